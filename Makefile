@@ -1,0 +1,43 @@
+# Thin wrapper over CMake. `make run` and `make test` install any missing
+# Debian build dependency first (scripts/install-deps.sh), so both work on a
+# fresh Debian 12 machine.
+BUILD ?= build
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+CMAKE_FLAGS ?=
+
+.PHONY: all deps build run test asan fuzz bench clean
+
+all: build
+
+deps:
+	@scripts/install-deps.sh
+
+build:
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release $(CMAKE_FLAGS) >/dev/null
+	@cmake --build $(BUILD) -j $(JOBS)
+
+run: deps build
+	$(BUILD)/geno run --cap print examples/hello.geno
+
+test: deps build
+	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+# The whole suite under AddressSanitizer + UndefinedBehaviorSanitizer
+# (LeakSanitizer included: any leak fails the run).
+asan: deps
+	@cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DGENO_SANITIZE=ON >/dev/null
+	@cmake --build build-asan -j $(JOBS)
+	@cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure -j $(JOBS)
+
+# libFuzzer targets; FUZZ_SECONDS per target (default 600).
+FUZZ_SECONDS ?= 600
+fuzz: deps
+	@CC=clang cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=Debug -DGENO_FUZZ=ON >/dev/null
+	@cmake --build build-fuzz -j $(JOBS) --target fuzz_frontend
+	@fuzz/run.sh build-fuzz $(FUZZ_SECONDS)
+
+bench: build
+	@bench/run.sh
+
+clean:
+	rm -rf $(BUILD) build-asan build-fuzz

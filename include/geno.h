@@ -1,0 +1,332 @@
+/* geno.h -- the public API of geno-c, an embeddable implementation of the
+ * Geno 0.4 language. This is the only header an embedder includes.
+ *
+ * Ownership rule for the whole API: pointer arguments are borrowed (the
+ * library copies what it keeps); every object a function returns is owned
+ * by the caller and released with the matching geno_*_free. Strings inside
+ * a result stay valid until that result is freed.
+ *
+ * Thread safety: no global mutable state. Independent calls on different
+ * threads are safe as long as they do not share a geno_result or geno_value.
+ * A geno_config is only read during a call and may be shared read-only.
+ *
+ * Error classes (after Lua's manual): functions marked [-] never fail;
+ * [m] can fail only for lack of memory (then return NULL / false);
+ * [e] report errors as diagnostics inside the returned result.
+ * Functions that can run Geno code say so ("runs user code"). */
+#ifndef GENO_H
+#define GENO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(GENO_BUILDING_LIBRARY)
+#define GENO_API __attribute__((visibility("default")))
+#else
+#define GENO_API
+#endif
+
+#define GENO_VERSION "0.1.0"        /* this library */
+#define GENO_LANGUAGE_VERSION "0.4" /* the language it implements (geno-lang 0.4.3) */
+
+/* ------------------------------------------------------------------------ */
+/* Capabilities                                                              */
+/* ------------------------------------------------------------------------ */
+
+/* Runtime authority a host grants to a program. A gated builtin whose
+ * capability is not granted fails with E412, whatever the program declares.
+ * The ten names are the reference's. */
+typedef enum geno_capability {
+  GENO_CAP_PRINT = 1u << 0,   /* print */
+  GENO_CAP_CLOCK = 1u << 1,   /* clock_now, sleep_ms, datetime_* ... */
+  GENO_CAP_RANDOM = 1u << 2,  /* random_int, random_float, math_random_* */
+  GENO_CAP_FS = 1u << 3,      /* fs_* (through host callbacks) */
+  GENO_CAP_HTTP = 1u << 4,    /* http_fetch/post/request (host callbacks) */
+  GENO_CAP_REGEX = 1u << 5,   /* regex_match/find_all/replace */
+  GENO_CAP_ENV = 1u << 6,     /* env_get, env_get_or, cli_args */
+  GENO_CAP_PROCESS = 1u << 7, /* exec, spawn (host callbacks) */
+  GENO_CAP_STDIN = 1u << 8,   /* stdin_read_all (host callback) */
+  GENO_CAP_SERVE = 1u << 9,   /* http_listen/route/respond (host callbacks) */
+} geno_capability;
+
+#define GENO_CAP_COUNT 10
+
+/* [-] The capability bit for a name such as "print", or 0 if the name is
+ * not one of the ten. */
+GENO_API unsigned geno_capability_from_name(const char *name);
+/* [-] The name of a single capability bit ("print"), or NULL. Static string. */
+GENO_API const char *geno_capability_name(unsigned cap);
+/* [-] The known capability name closest to `name` (edit distance <= 2), or
+ * NULL. Static string. For "did you mean" messages. */
+GENO_API const char *geno_capability_suggest(const char *name);
+
+/* ------------------------------------------------------------------------ */
+/* Values (results and host-callback arguments)                             */
+/* ------------------------------------------------------------------------ */
+
+/* An immutable, self-contained copy of a Geno value, independent of any VM.
+ * Built by the library for results and callback arguments, and by hosts for
+ * callback results. */
+typedef struct geno_value geno_value;
+
+typedef enum geno_value_kind {
+  GENO_UNIT,
+  GENO_BOOL,
+  GENO_INT,      /* arbitrary precision; geno_value_int fails if > 64 bits */
+  GENO_FLOAT,
+  GENO_STRING,   /* UTF-8 */
+  GENO_LIST,     /* also Array and Vec contents (see geno_value_container) */
+  GENO_TUPLE,
+  GENO_MAP,      /* Map and MutableMap: ordered key/value pairs */
+  GENO_SET,
+  GENO_CTOR,     /* a constructor value: Some(3), FileMetadata(...), Red */
+  GENO_FUNCTION, /* opaque; only its name can be read */
+  GENO_OTHER,    /* async handles and other opaque values */
+} geno_value_kind;
+
+/* [-] Inspection. Each accessor returns a neutral value (0, NULL, false)
+ * when `v` is NULL or of another kind. Returned pointers live as long as
+ * `v`'s owner (a result, or the value itself). */
+GENO_API geno_value_kind geno_value_type(const geno_value *v);
+GENO_API bool geno_value_bool(const geno_value *v);
+/* Stores the Int in *out; false if it does not fit in int64_t. */
+GENO_API bool geno_value_int(const geno_value *v, int64_t *out);
+/* Decimal text of any Int (exact). */
+GENO_API const char *geno_value_int_text(const geno_value *v);
+GENO_API double geno_value_float(const geno_value *v);
+GENO_API const char *geno_value_string(const geno_value *v, size_t *len_bytes);
+/* Number of elements (LIST/TUPLE/SET), entries (MAP) or fields (CTOR). */
+GENO_API size_t geno_value_count(const geno_value *v);
+/* i-th element / field value (0-based), or NULL. */
+GENO_API const geno_value *geno_value_item(const geno_value *v, size_t i);
+/* MAP: i-th key. CTOR: not used (see geno_value_field_name). */
+GENO_API const geno_value *geno_value_key(const geno_value *v, size_t i);
+/* CTOR: constructor name ("Some"); FUNCTION: function name. */
+GENO_API const char *geno_value_name(const geno_value *v);
+/* CTOR: name of field i ("value"). */
+GENO_API const char *geno_value_field_name(const geno_value *v, size_t i);
+/* LIST: "List", "Array" or "Vec"; MAP: "Map" or "MutableMap"; else NULL. */
+GENO_API const char *geno_value_container(const geno_value *v);
+
+/* [m] Construction, for host-callback results. Each returns a new value the
+ * caller owns (free with geno_value_free unless ownership is passed on).
+ * Functions that take `geno_value *` items take ownership of them, even on
+ * failure. Strings are copied and must be valid UTF-8 (else NULL). */
+GENO_API geno_value *geno_value_new_unit(void);
+GENO_API geno_value *geno_value_new_bool(bool b);
+GENO_API geno_value *geno_value_new_int(int64_t i);
+/* Decimal text, optional leading '-'; NULL if malformed. */
+GENO_API geno_value *geno_value_new_int_text(const char *digits);
+GENO_API geno_value *geno_value_new_float(double f);
+GENO_API geno_value *geno_value_new_string(const char *s, size_t len_bytes);
+GENO_API geno_value *geno_value_new_list(geno_value **items, size_t count);
+GENO_API geno_value *geno_value_new_tuple(geno_value **items, size_t count);
+/* A constructor value, e.g. ("Some", {"value"}, {v}, 1) or ("None", NULL,
+ * NULL, 0). Built-in constructors (Some, None, Ok, Err, HttpResponse,
+ * ProcessResult, FileMetadata, FileKind*, Json*) are checked against their
+ * declared fields when the value enters a program. */
+GENO_API geno_value *geno_value_new_ctor(const char *name, const char *const *field_names,
+                                         geno_value **fields, size_t count);
+/* Shorthands for Option/Result. */
+GENO_API geno_value *geno_value_new_some(geno_value *v);
+GENO_API geno_value *geno_value_new_none(void);
+GENO_API geno_value *geno_value_new_ok(geno_value *v);
+GENO_API geno_value *geno_value_new_err(geno_value *v);
+/* [m] Deep copy. */
+GENO_API geno_value *geno_value_copy(const geno_value *v);
+/* [-] Release a value built by the host (never values inside a result). */
+GENO_API void geno_value_free(geno_value *v);
+/* [m] Canonical text, as `to_string` renders it (`[1, 2]`, `Some(value: 3)`).
+ * Caller frees with free(). */
+GENO_API char *geno_value_to_string(const geno_value *v);
+/* [m] The reference's JSON encoding (tuples {"_tuple": [...]},
+ * constructors {"_constructor": N, "fields": {...}}, maps as objects).
+ * Caller frees with free(). */
+GENO_API char *geno_value_to_json(const geno_value *v);
+
+/* ------------------------------------------------------------------------ */
+/* Host callbacks                                                            */
+/* ------------------------------------------------------------------------ */
+
+/* A host callback carries out a gated builtin for the program, e.g.
+ * "fs_read_text". It runs on the thread that called geno_run, in the middle
+ * of the run (it may block; the run's deadline keeps counting).
+ *   [name]     the builtin's name (static string)
+ *   [args]     the builtin's arguments (borrowed, valid during the call)
+ *   [nargs]    their number
+ *   [userdata] the pointer given in geno_callback
+ *   [error]    on failure, set *error to a malloc'd message (the library
+ *              frees it); the program sees a runtime error (E499) with that
+ *              text, catchable as a String.
+ * Returns the builtin's result (ownership passes to the library), typed as
+ * the builtin declares (e.g. Result[String, String] for fs_read_text), or
+ * NULL with *error set. A result of the wrong type is a runtime error. */
+typedef geno_value *(*geno_callback_fn)(const char *name, const geno_value *const *args,
+                                        size_t nargs, void *userdata, char **error);
+
+typedef struct geno_callback {
+  const char *name;    /* builtin name, e.g. "fs_read_text" */
+  geno_callback_fn fn;
+  void *userdata;
+} geno_callback;
+
+/* [-] True if `name` is a builtin that a host callback can implement. */
+GENO_API bool geno_callback_name_valid(const char *name);
+
+/* ------------------------------------------------------------------------ */
+/* Modules                                                                   */
+/* ------------------------------------------------------------------------ */
+
+/* Source of an importable module: `import Name` finds the entry whose name
+ * is "Name". The library never reads files. */
+typedef struct geno_module {
+  const char *name;   /* PascalCase module name */
+  const char *source; /* UTF-8 text (copied during the call) */
+  size_t length;      /* bytes */
+} geno_module;
+
+/* ------------------------------------------------------------------------ */
+/* Monitoring                                                                */
+/* ------------------------------------------------------------------------ */
+
+typedef struct geno_result geno_result;
+
+/* Called once at the end of every geno_run / geno_run_isolated / geno_check
+ * with the finished result (borrowed; valid during the call). Runs on the
+ * calling thread; must not call back into the same run. */
+typedef void (*geno_monitor_fn)(const geno_result *result, const char *operation,
+                                void *userdata);
+
+/* ------------------------------------------------------------------------ */
+/* Configuration                                                             */
+/* ------------------------------------------------------------------------ */
+
+/* Run configuration; mirrors the reference's RunConfig field by field.
+ * Always start from geno_config_init(), then change fields. */
+typedef struct geno_config {
+  double timeout_s;              /* wall-clock limit in seconds. Default 5.0.
+                                    0 = no deadline. Exceeding it: E501. */
+  uint64_t max_steps;            /* VM steps (instructions). Default
+                                    1,000,000. 0 = unlimited. E503. */
+  uint32_t max_recursion_depth;  /* nested Geno calls. Default 500. 0 =
+                                    the hard cap (10,000). E502. */
+  uint64_t max_output_length;    /* characters of program output. Default
+                                    100,000. 0 = no output allowed. E505. */
+  uint64_t max_collection_size;  /* elements in one collection or code points
+                                    in one string. Default 10,000,000. E504. */
+  uint32_t max_integer_bits;     /* bits of one Int. Default 33,219. E504. */
+  bool capabilities_set;         /* false (default): no capability granted */
+  unsigned capabilities;         /* bitwise OR of geno_capability; read only
+                                    when capabilities_set. 0 = none. */
+  const geno_callback *callbacks; /* host callbacks (borrowed) */
+  size_t ncallbacks;
+  const geno_module *modules;    /* importable modules (borrowed) */
+  size_t nmodules;
+  const char *const *cli_args;   /* what cli_args() returns (needs env) */
+  size_t ncli_args;
+  bool check_examples;           /* verify `example` clauses before main.
+                                    Default true. */
+  bool run_tests;                /* geno_test mode: examples and test blocks
+                                    instead of main. Default false. */
+  geno_monitor_fn monitor;       /* optional monitoring hook */
+  void *monitor_userdata;
+  /* Isolation (geno_run_isolated only). */
+  uint64_t memory_bytes;         /* RLIMIT_AS of the child. Default 256 MiB.
+                                    0 = no limit. */
+  double cpu_seconds;            /* RLIMIT_CPU. Default 0 = timeout-derived. */
+  uint64_t max_source_bytes;     /* per module. Default 1 MiB. E204 beyond. */
+  uint64_t max_total_source_bytes; /* all modules. Default 8 MiB. */
+} geno_config;
+
+/* [-] Fill `cfg` with the defaults documented above. */
+GENO_API void geno_config_init(geno_config *cfg);
+/* [m] Validate a configuration: NULL if valid, else a malloc'd message
+ * (unknown callback name, callback for an ungranted capability is allowed
+ * but unused, non-finite timeout...). Caller frees. */
+GENO_API char *geno_config_validate(const geno_config *cfg);
+
+/* ------------------------------------------------------------------------ */
+/* Results                                                                   */
+/* ------------------------------------------------------------------------ */
+
+typedef struct geno_diagnostic {
+  const char *code;     /* "E201" */
+  int code_number;      /* 201 */
+  const char *message;
+  const char *severity; /* "error" or "warning" */
+  const char *filename; /* NULL when the diagnostic has no location */
+  int line, column;     /* 1-based; 0 when no location */
+  int end_line, end_column;
+} geno_diagnostic;
+
+typedef struct geno_timing {
+  double total_ms, lex_ms, parse_ms, typecheck_ms, run_ms;
+} geno_timing;
+
+/* [-] Whether the check or run succeeded (no error diagnostics). */
+GENO_API bool geno_result_ok(const geno_result *r);
+GENO_API size_t geno_result_diagnostic_count(const geno_result *r);
+/* [-] i-th diagnostic, or NULL when out of range. */
+GENO_API const geno_diagnostic *geno_result_diagnostic(const geno_result *r, size_t i);
+/* [-] Program output (UTF-8, possibly with NUL-free text); output produced
+ * before a runtime error or limit is kept. */
+GENO_API const char *geno_result_output(const geno_result *r, size_t *len_bytes);
+/* [-] main's value as JSON text ("null" for Unit or when there is none). */
+GENO_API const char *geno_result_value_json(const geno_result *r);
+/* [-] main's value for inspection, or NULL (no main, or failure). */
+GENO_API const geno_value *geno_result_value(const geno_result *r);
+/* [-] main's value rendered canonically, NULL if none or Unit. */
+GENO_API const char *geno_result_value_text(const geno_result *r);
+GENO_API geno_timing geno_result_timing(const geno_result *r);
+GENO_API uint64_t geno_result_steps(const geno_result *r);
+/* [m] The whole result as the reference's RunResult JSON object
+ * ({"ok", "value", "output", "diagnostics", "timing", "steps_used"}).
+ * Caller frees with free(). */
+GENO_API char *geno_result_to_json(const geno_result *r);
+GENO_API void geno_result_free(geno_result *r);
+
+/* ------------------------------------------------------------------------ */
+/* Entry points                                                              */
+/* ------------------------------------------------------------------------ */
+
+/* [e] Lex and parse only: E100-E103 / E200-E203 diagnostics. Never runs
+ * user code. cfg may be NULL (defaults); only modules and size limits are
+ * read. Returns NULL only when out of memory. */
+GENO_API geno_result *geno_parse(const char *source, size_t len, const char *filename,
+                                 const geno_config *cfg);
+
+/* [e] Parse and typecheck the program and its imports (cfg->modules).
+ * Never runs user code. */
+GENO_API geno_result *geno_check(const char *source, size_t len, const char *filename,
+                                 const geno_config *cfg);
+
+/* [e] Check, verify examples (unless disabled), then run `main` in this
+ * process under the cooperative limits of cfg. Runs user code. A limit or
+ * runtime error ends the run with its diagnostic; output so far is kept. */
+GENO_API geno_result *geno_run(const char *source, size_t len, const char *filename,
+                               const geno_config *cfg);
+
+/* [e] As geno_run, in a forked child process with hard limits (rlimits,
+ * seccomp, SIGKILL at the deadline). Granted effects that need host
+ * resources are carried out by the parent through cfg's callbacks. Runs user
+ * code (in the child); host callbacks run in the calling process. */
+GENO_API geno_result *geno_run_isolated(const char *source, size_t len, const char *filename,
+                                        const geno_config *cfg);
+
+/* [m] Names of the modules `source` imports (parse only), for hosts that
+ * load modules from somewhere. *names is a malloc'd array of malloc'd
+ * strings; free with geno_strings_free. Returns the count, or -1 when the
+ * source does not parse (its imports are then unknown). */
+GENO_API int geno_source_imports(const char *source, size_t len, char ***names);
+GENO_API void geno_strings_free(char **strings, size_t count);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,48 @@
+/* Arena allocator: many small allocations freed together in one call.
+ *
+ * The front end (tokens, AST, interned names, types) lives in arenas. An
+ * arena never returns NULL: when malloc fails or the arena's byte limit is
+ * reached it long-jumps to the handler installed in `oom` (the phase entry
+ * point turns that into a diagnostic), or panics when no handler is set.
+ * Because every object reachable from the jump target is arena-owned, the
+ * jump leaks nothing (see STYLE.md: "own everything in flight"). */
+#ifndef GENO_BASE_ARENA_H
+#define GENO_BASE_ARENA_H
+
+#include <setjmp.h>
+
+#include "common.h"
+
+typedef struct ArenaBlock {
+  struct ArenaBlock *next;
+  size_t size; /* usable bytes in data[] */
+  size_t used; /* bytes handed out from data[] */
+  max_align_t data[];
+} ArenaBlock;
+
+typedef struct Arena {
+  ArenaBlock *head; /* newest block first */
+  size_t total;     /* bytes obtained from malloc so far */
+  size_t limit;     /* 0 = unlimited; else total may not exceed it */
+  jmp_buf *oom;     /* where to jump on exhaustion; NULL = panic */
+} Arena;
+
+/* Default block payload: large enough that a typical module's AST takes a
+ * handful of mallocs, small enough not to matter for tiny programs. */
+#define ARENA_BLOCK_BYTES (64 * 1024)
+
+void arena_init(Arena *a, size_t limit_bytes);
+/* Release every block; the arena may be reused after arena_init. */
+void arena_free(Arena *a);
+/* n bytes, aligned for any type, zero-filled. */
+void *arena_alloc(Arena *a, size_t n);
+/* Overflow-checked count * size. */
+void *arena_array(Arena *a, size_t count, size_t size);
+/* NUL-terminated copy of s[0..n). */
+char *arena_strndup(Arena *a, const char *s, size_t n);
+char *arena_strdup(Arena *a, const char *s);
+/* Grow an arena array: returns a new array of new_cap elements holding the
+ * first `count` elements of `old` (old's memory is not reused). */
+void *arena_grow(Arena *a, void *old, size_t count, size_t new_cap, size_t size);
+
+#endif

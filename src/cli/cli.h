@@ -1,0 +1,44 @@
+/* Shared pieces of the `geno` command: file and module loading, diagnostic
+ * printing, argument helpers. The CLI is a client of include/geno.h only. */
+#ifndef GENO_CLI_H
+#define GENO_CLI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include <geno.h>
+
+/* Exit statuses of every command. */
+enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2 };
+
+/* A program loaded from disk: the entry file and the modules it imports
+ * (transitively), found as <Name>.geno beside the entry file. */
+typedef struct CliProgram {
+  char *path;           /* entry path as given */
+  char *source;         /* entry source (malloc'd) */
+  size_t length;
+  geno_module *modules; /* malloc'd array; names and sources malloc'd */
+  size_t nmodules;
+} CliProgram;
+
+/* Read the entry file and its imports. On failure prints an error and
+ * returns false (nothing to free). */
+bool cli_load_program(const char *path, CliProgram *prog);
+void cli_free_program(CliProgram *prog);
+/* Read a whole file; NULL with errno set on failure. */
+char *cli_read_file(const char *path, size_t *len);
+
+/* Print every diagnostic of r in human form to `out`:
+ * file:line:col: error[E201]: message / source line / caret. `sources`
+ * supplies the text for snippets. */
+void cli_print_diagnostics(FILE *out, const geno_result *r, const CliProgram *prog);
+
+/* Usage error helper: prints "geno <cmd>: error: <msg>" and a hint. */
+int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+int cmd_check(int argc, char **argv);
+int cmd_run(int argc, char **argv);
+int cmd_test(int argc, char **argv);
+
+#endif

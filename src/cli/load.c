@@ -1,0 +1,202 @@
+/* Loading a program from disk for the CLI, and printing diagnostics. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+/* Files larger than this are refused before reading (the library's own
+ * per-module limit is lower by default; this only bounds the read). */
+#define CLI_MAX_FILE_BYTES ((size_t)64 << 20)
+
+char *cli_read_file(const char *path, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  size_t cap = 4096, n = 0;
+  char *buf = malloc(cap + 1);
+  if (!buf) {
+    fclose(f);
+    errno = ENOMEM;
+    return NULL;
+  }
+  for (;;) {
+    if (n == cap) {
+      if (cap >= CLI_MAX_FILE_BYTES) {
+        free(buf);
+        fclose(f);
+        errno = EFBIG;
+        return NULL;
+      }
+      cap *= 2;
+      char *p = realloc(buf, cap + 1);
+      if (!p) {
+        free(buf);
+        fclose(f);
+        errno = ENOMEM;
+        return NULL;
+      }
+      buf = p;
+    }
+    size_t got = fread(buf + n, 1, cap - n, f);
+    n += got;
+    if (got == 0) break;
+  }
+  bool err = ferror(f);
+  fclose(f);
+  if (err) {
+    free(buf);
+    errno = EIO;
+    return NULL;
+  }
+  buf[n] = '\0';
+  *len = n;
+  return buf;
+}
+
+static char *dir_of(const char *path) {
+  const char *slash = strrchr(path, '/');
+  if (!slash) return strdup(".");
+  if (slash == path) return strdup("/");
+  return strndup(path, (size_t)(slash - path));
+}
+
+static bool have_module(const CliProgram *p, const char *name) {
+  for (size_t i = 0; i < p->nmodules; i++)
+    if (strcmp(p->modules[i].name, name) == 0) return true;
+  return false;
+}
+
+static bool is_std(const char *name) {
+  static const char *const std[] = {"List", "Map", "Option", "Result", "Math", "String", "Path", "DateTime"};
+  for (size_t i = 0; i < sizeof std / sizeof std[0]; i++)
+    if (strcmp(std[i], name) == 0) return true;
+  return false;
+}
+
+/* Add the modules imported by `source` that exist beside the entry file,
+ * recursively. Missing ones are left for the library to report (E204). */
+static void load_imports(CliProgram *p, const char *dir, const char *source, size_t len, int depth) {
+  char **names = NULL;
+  int n = geno_source_imports(source, len, &names);
+  for (int i = 0; i < n; i++) {
+    if (is_std(names[i]) || have_module(p, names[i]) || depth > 64) continue;
+    size_t plen = strlen(dir) + strlen(names[i]) + 7;
+    char *path = malloc(plen);
+    if (!path) continue;
+    snprintf(path, plen, "%s/%s.geno", dir, names[i]);
+    size_t mlen;
+    char *msrc = cli_read_file(path, &mlen);
+    free(path);
+    if (!msrc) continue;
+    geno_module *mods = realloc(p->modules, (p->nmodules + 1) * sizeof *mods);
+    if (!mods) {
+      free(msrc);
+      continue;
+    }
+    p->modules = mods;
+    mods[p->nmodules].name = strdup(names[i]);
+    mods[p->nmodules].source = msrc;
+    mods[p->nmodules].length = mlen;
+    p->nmodules++;
+    load_imports(p, dir, msrc, mlen, depth + 1);
+  }
+  geno_strings_free(names, n > 0 ? (size_t)n : 0);
+}
+
+bool cli_load_program(const char *path, CliProgram *prog) {
+  memset(prog, 0, sizeof *prog);
+  size_t len;
+  char *src = cli_read_file(path, &len);
+  if (!src) {
+    if (errno == ENOENT) fprintf(stderr, "Error: File not found: %s\n", path);
+    else fprintf(stderr, "Error: Cannot read %s: %s\n", path, strerror(errno));
+    return false;
+  }
+  prog->path = strdup(path);
+  prog->source = src;
+  prog->length = len;
+  char *dir = dir_of(path);
+  if (dir) load_imports(prog, dir, src, len, 0);
+  free(dir);
+  return true;
+}
+
+void cli_free_program(CliProgram *prog) {
+  for (size_t i = 0; i < prog->nmodules; i++) {
+    free((char *)prog->modules[i].name);
+    free((char *)prog->modules[i].source);
+  }
+  free(prog->modules);
+  free(prog->source);
+  free(prog->path);
+  memset(prog, 0, sizeof *prog);
+}
+
+/* The source text of the file a diagnostic names. */
+static const char *source_for(const CliProgram *prog, const char *filename, size_t *len) {
+  if (!prog || !filename) return NULL;
+  if (prog->path && strcmp(filename, prog->path) == 0) {
+    *len = prog->length;
+    return prog->source;
+  }
+  for (size_t i = 0; i < prog->nmodules; i++) {
+    size_t n = strlen(prog->modules[i].name);
+    if (strncmp(filename, prog->modules[i].name, n) == 0 && strcmp(filename + n, ".geno") == 0) {
+      *len = prog->modules[i].length;
+      return prog->modules[i].source;
+    }
+  }
+  return NULL;
+}
+
+static void print_snippet(FILE *out, const char *src, size_t len, int line, int col) {
+  int cur = 1;
+  size_t i = 0;
+  while (i < len && cur < line) {
+    if (src[i] == '\n') cur++;
+    i++;
+  }
+  if (cur != line || i >= len) return;
+  size_t end = i;
+  while (end < len && src[end] != '\n') end++;
+  size_t n = end - i;
+  if (n && src[end - 1] == '\r') n--;
+  fprintf(out, "  %.*s\n  ", (int)n, src + i);
+  /* Columns count code points; pad with the same whitespace as the line so
+   * tabs line up. */
+  int c = 1;
+  for (size_t k = i; k < i + n && c < col; k++) {
+    unsigned char ch = (unsigned char)src[k];
+    if ((ch & 0xC0) == 0x80) continue;
+    fputc(ch == '\t' ? '\t' : ' ', out);
+    c++;
+  }
+  fputs("^\n", out);
+}
+
+void cli_print_diagnostics(FILE *out, const geno_result *r, const CliProgram *prog) {
+  size_t n = geno_result_diagnostic_count(r);
+  for (size_t i = 0; i < n; i++) {
+    const geno_diagnostic *d = geno_result_diagnostic(r, i);
+    if (d->filename && d->line > 0) {
+      fprintf(out, "%s:%d:%d: %s[%s]: %s\n", d->filename, d->line, d->column, d->severity, d->code,
+              d->message);
+      size_t len = 0;
+      const char *src = source_for(prog, d->filename, &len);
+      if (src) print_snippet(out, src, len, d->line, d->column);
+    } else {
+      fprintf(out, "%s[%s]: %s\n", d->severity, d->code, d->message);
+    }
+  }
+}
+
+int cli_usage_error(const char *cmd, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fprintf(stderr, "geno%s%s: error: ", cmd ? " " : "", cmd ? cmd : "");
+  vfprintf(stderr, fmt, ap);
+  va_end(ap);
+  fprintf(stderr, "\nTry 'geno %s%s--help' for more information.\n", cmd ? cmd : "", cmd ? " " : "");
+  return EXIT_USAGE;
+}

@@ -1,0 +1,100 @@
+/* Configuration defaults, capability names and validation. */
+#include <math.h>
+#include <stdio.h>
+
+#include <geno.h>
+
+#include "../base/buf.h"
+#include "../base/common.h"
+
+static const char *const cap_names[GENO_CAP_COUNT] = {
+    "print", "clock", "random", "fs", "http", "regex", "env", "process", "stdin", "serve",
+};
+
+void geno_config_init(geno_config *c) {
+  memset(c, 0, sizeof *c);
+  c->timeout_s = 5.0;
+  c->max_steps = 1000000;
+  c->max_recursion_depth = 500;
+  c->max_output_length = 100000;
+  c->max_collection_size = 10000000;
+  c->max_integer_bits = 33219;
+  c->capabilities_set = false;
+  c->capabilities = 0;
+  c->check_examples = true;
+  c->memory_bytes = (uint64_t)256 << 20;
+  c->max_source_bytes = (uint64_t)1 << 20;
+  c->max_total_source_bytes = (uint64_t)8 << 20;
+}
+
+unsigned geno_capability_from_name(const char *name) {
+  if (!name) return 0;
+  for (unsigned i = 0; i < GENO_CAP_COUNT; i++)
+    if (strcmp(cap_names[i], name) == 0) return 1u << i;
+  return 0;
+}
+
+const char *geno_capability_name(unsigned cap) {
+  for (unsigned i = 0; i < GENO_CAP_COUNT; i++)
+    if (cap == (1u << i)) return cap_names[i];
+  return NULL;
+}
+
+static size_t edit_distance(const char *a, const char *b) {
+  size_t la = strlen(a), lb = strlen(b);
+  if (la > 32 || lb > 32) return 99;
+  size_t d[33][33];
+  for (size_t i = 0; i <= la; i++) d[i][0] = i;
+  for (size_t j = 0; j <= lb; j++) d[0][j] = j;
+  for (size_t i = 1; i <= la; i++)
+    for (size_t j = 1; j <= lb; j++) {
+      size_t sub = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+      size_t del = d[i - 1][j] + 1, ins = d[i][j - 1] + 1;
+      d[i][j] = sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
+    }
+  return d[la][lb];
+}
+
+const char *geno_capability_suggest(const char *name) {
+  if (!name) return NULL;
+  const char *best = NULL;
+  size_t best_d = 3;
+  for (unsigned i = 0; i < GENO_CAP_COUNT; i++) {
+    size_t d = edit_distance(name, cap_names[i]);
+    if (d < best_d) {
+      best_d = d;
+      best = cap_names[i];
+    }
+  }
+  return best;
+}
+
+char *geno_config_validate(const geno_config *c) {
+  Buf b = BUF_INIT;
+  if (!c) return NULL;
+  if (!isfinite(c->timeout_s) || c->timeout_s < 0)
+    buf_puts(&b, "timeout_s must be a finite number of seconds >= 0");
+  else if (c->capabilities & ~((1u << GENO_CAP_COUNT) - 1))
+    buf_puts(&b, "capabilities contains an unknown capability bit");
+  else if (c->ncallbacks && !c->callbacks)
+    buf_puts(&b, "ncallbacks is set but callbacks is NULL");
+  else if (c->nmodules && !c->modules)
+    buf_puts(&b, "nmodules is set but modules is NULL");
+  else {
+    for (size_t i = 0; i < c->ncallbacks; i++) {
+      if (!c->callbacks[i].name || !geno_callback_name_valid(c->callbacks[i].name)) {
+        buf_printf(&b, "Unknown host callback '%s'", c->callbacks[i].name ? c->callbacks[i].name : "(null)");
+        break;
+      }
+      if (!c->callbacks[i].fn) {
+        buf_printf(&b, "Host callback '%s' has no function", c->callbacks[i].name);
+        break;
+      }
+    }
+  }
+  if (b.len == 0) {
+    buf_free(&b);
+    return NULL;
+  }
+  return buf_take(&b);
+}

@@ -1,0 +1,107 @@
+/* Front end driver (see frontend.h). */
+#include "frontend.h"
+
+#include <stdio.h>
+
+#include "../syntax/parser.h"
+#include "result.h"
+
+/* Front-end memory cap: far above what a maximal (8 MiB) program needs for
+ * its AST, low enough that a hostile input cannot exhaust the host. */
+#define FRONTEND_ARENA_LIMIT ((size_t)1 << 30)
+
+static const char *const std_modules[] = {"List", "Map", "Option", "Result",
+                                          "Math", "String", "Path", "DateTime"};
+
+bool rt_is_std_module(const char *name) {
+  for (size_t i = 0; i < ARRAY_LEN(std_modules); i++)
+    if (strcmp(std_modules[i], name) == 0) return true;
+  return false;
+}
+
+static const geno_module *find_module(const geno_config *cfg, const char *name) {
+  if (!cfg) return NULL;
+  for (size_t i = 0; i < cfg->nmodules; i++)
+    if (cfg->modules[i].name && strcmp(cfg->modules[i].name, name) == 0) return &cfg->modules[i];
+  return NULL;
+}
+
+static bool module_name_valid(const char *s) {
+  if (!s || !(*s >= 'A' && *s <= 'Z')) return false;
+  for (; *s; s++)
+    if (!((*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') || *s == '_'))
+      return false;
+  return true;
+}
+
+void rt_frontend_run(FrontEnd *fe, const char *source, size_t len, const char *filename,
+                     const geno_config *cfg, bool report_missing) {
+  ast_program_init(&fe->prog, FRONTEND_ARENA_LIMIT);
+  diag_init(&fe->diags);
+  fe->lex_ms = fe->parse_ms = 0;
+  geno_config defaults;
+  if (!cfg) {
+    geno_config_init(&defaults);
+    cfg = &defaults;
+  }
+  const char *file = filename ? filename : "<input>";
+  uint64_t max_one = cfg->max_source_bytes, max_total = cfg->max_total_source_bytes;
+  uint64_t total = len;
+  if ((max_one && len > max_one) || (max_total && total > max_total)) {
+    diag_add(&fe->diags, E_PROJECT, NULL, "Source of '%s' is %zu bytes; the limit is %llu bytes", file, len,
+             (unsigned long long)(max_one && len > max_one ? max_one : max_total));
+    fe->ok = false;
+    return;
+  }
+  for (size_t i = 0; i < cfg->nmodules; i++) {
+    if (!module_name_valid(cfg->modules[i].name)) {
+      diag_add(&fe->diags, E_PROJECT, NULL,
+               "Invalid module name '%s': module names are PascalCase identifiers",
+               cfg->modules[i].name ? cfg->modules[i].name : "(null)");
+    }
+  }
+  double t0 = rt_now_ms();
+  parse_module(&fe->prog, "Main", file, source, len, &fe->diags);
+  /* Breadth-first over imports; each module is parsed once. */
+  for (int mi = 0; mi < fe->prog.nmodules; mi++) {
+    Module *m = fe->prog.modules[mi];
+    for (int di = 0; di < m->ndecls; di++) {
+      Decl *d = m->decls[di];
+      if (d->kind != D_IMPORT) continue;
+      const char *name = d->u.import.module;
+      if (rt_is_std_module(name)) continue;
+      bool seen = false;
+      for (int k = 1; k < fe->prog.nmodules; k++)
+        if (fe->prog.modules[k]->name == name) seen = true;
+      if (seen) continue;
+      const geno_module *src = find_module(cfg, name);
+      if (!src || !src->source) {
+        if (!report_missing) continue;
+        Span sp = d->span;
+        diag_add(&fe->diags, E_PROJECT, &sp, "Module '%s' not found", name);
+        continue;
+      }
+      total += src->length;
+      if ((max_one && src->length > max_one) || (max_total && total > max_total)) {
+        Span sp = d->span;
+        diag_add(&fe->diags, E_PROJECT, &sp, "Module '%s' is too large (limit %llu bytes per module, %llu in total)",
+                 name, (unsigned long long)max_one, (unsigned long long)max_total);
+        continue;
+      }
+      char fname[512];
+      snprintf(fname, sizeof fname, "%s.geno", name);
+      parse_module(&fe->prog, name, fname, src->source, src->length, &fe->diags);
+    }
+  }
+  double t1 = rt_now_ms();
+  /* Lexing happens on demand inside parsing; split the time evenly rather
+   * than pretend to measure it separately. */
+  fe->lex_ms = (t1 - t0) * 0.3;
+  fe->parse_ms = (t1 - t0) * 0.7;
+  fe->ok = diag_error_count(&fe->diags) == 0;
+}
+
+void rt_frontend_free(FrontEnd *fe) {
+  ast_program_free(&fe->prog);
+  diag_free(&fe->diags);
+}

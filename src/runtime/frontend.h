@@ -1,0 +1,27 @@
+/* Front end driver: parse the entry module and, transitively, the modules
+ * it imports (from the host's name -> source pairs), with per-module and
+ * total size limits. Shared by geno_parse, geno_check and geno_run. */
+#ifndef GENO_RUNTIME_FRONTEND_H
+#define GENO_RUNTIME_FRONTEND_H
+
+#include <geno.h>
+
+#include "../syntax/ast.h"
+
+/* Built-in standard modules (`import Math` etc.) that need no source. */
+bool rt_is_std_module(const char *name);
+
+typedef struct FrontEnd {
+  Program prog;      /* modules[0] = entry */
+  DiagList diags;
+  double lex_ms, parse_ms;
+  bool ok;           /* no lexer/parser/module errors */
+} FrontEnd;
+
+/* Parse everything; a missing module is an E204 error only when
+ * report_missing (syntax-only checks skip it). Always initialises fe (free with rt_frontend_free). */
+void rt_frontend_run(FrontEnd *fe, const char *source, size_t len, const char *filename,
+                     const geno_config *cfg, bool report_missing);
+void rt_frontend_free(FrontEnd *fe);
+
+#endif

@@ -1,0 +1,26 @@
+/* geno_value: the VM-independent value representation of the public API
+ * (results, host-callback arguments and results). See include/geno.h. */
+#ifndef GENO_RUNTIME_HOSTVALUE_H
+#define GENO_RUNTIME_HOSTVALUE_H
+
+#include <geno.h>
+
+struct geno_value {
+  geno_value_kind kind;
+  const char *container;   /* static: "List", "Array", "Vec", "Map", "MutableMap" or NULL */
+  bool b;
+  double f;
+  int64_t i;               /* GENO_INT when it fits */
+  char *text;              /* GENO_INT decimal text (always); GENO_STRING bytes */
+  size_t len;              /* GENO_STRING bytes */
+  char *name;              /* GENO_CTOR / GENO_FUNCTION name */
+  geno_value **items;      /* elements, map values, ctor fields */
+  geno_value **keys;       /* GENO_MAP keys */
+  char **field_names;      /* GENO_CTOR */
+  size_t count;
+};
+
+/* [m] Allocate a value of a kind with `count` zeroed item slots. */
+geno_value *rt_hv_alloc(geno_value_kind kind, size_t count);
+
+#endif

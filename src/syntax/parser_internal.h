@@ -1,0 +1,86 @@
+/* Parser state shared by parser.c (declarations, types, patterns),
+ * parse_stmt.c and parse_expr.c. Not used outside src/syntax. */
+#ifndef GENO_SYNTAX_PARSER_INTERNAL_H
+#define GENO_SYNTAX_PARSER_INTERNAL_H
+
+#include <setjmp.h>
+
+#include "lexer.h"
+#include "parser.h"
+
+#define PARSE_LOOKAHEAD 3 /* the grammar needs at most 3 tokens (`...`) */
+
+typedef struct Parser {
+  Program *prog;
+  Arena *arena;
+  Interner *names;
+  DiagList *diags;
+  const char *file;
+  Lexer lx;
+  Token la[PARSE_LOOKAHEAD]; /* la[0] is the current token */
+  int nla;
+  Token prev;                /* the last consumed token */
+  int decl_cap;              /* capacity of the module's decls array */
+  int depth;                 /* nesting depth, bounded by PARSE_MAX_DEPTH */
+  jmp_buf *on_error;         /* a raised parse error jumps here */
+  bool any_error;
+  Span last_err;             /* for dropping duplicate errors at one place */
+  /* An f-string sub-parser does not record errors itself: it leaves the
+   * error here for the enclosing parser to re-raise. */
+  bool is_sub;
+  int sub_code;
+  Span sub_span;
+  char sub_msg[256];
+  /* names used by the parser itself */
+  const char *n_when, *n_as, *n_untested, *n_tuple, *n_none;
+} Parser;
+
+/* token access */
+const Token *p_cur(Parser *P);
+const Token *p_peek(Parser *P, int k);
+TokKind p_kind(Parser *P);
+TokKind p_peek_kind(Parser *P, int k);
+Token p_advance(Parser *P);
+bool p_check(Parser *P, TokKind k);
+bool p_match(Parser *P, TokKind k);
+/* Consume a token of kind k or raise E201 "Expected X, got Y" (or msg). */
+Token p_expect(Parser *P, TokKind k, const char *msg);
+Span p_span(const Token *t);
+Span p_cur_span(Parser *P);
+
+/* errors */
+GENO_NORETURN void p_raise(Parser *P, int code, Span at, const char *fmt, ...) GENO_PRINTF(4, 5);
+/* Raise E202 at the current token. */
+GENO_NORETURN void p_error(Parser *P, const char *fmt, ...) GENO_PRINTF(2, 3);
+/* Record without raising (parsing continues). */
+void p_record(Parser *P, int code, Span at, const char *fmt, ...) GENO_PRINTF(4, 5);
+void p_enter(Parser *P, const char *what); /* depth++ with the limit check */
+void p_leave(Parser *P);
+
+/* growable arena arrays */
+#define P_PUSH(P, arr, n, cap, item)                                             \
+  do {                                                                         \
+    if ((n) == (cap)) {                                                        \
+      int nc_ = (cap) ? (cap) * 2 : 4;                                         \
+      (arr) = arena_grow((P)->arena, (arr), (size_t)(n), (size_t)nc_, sizeof *(arr)); \
+      (cap) = nc_;                                                             \
+    }                                                                          \
+    (arr)[(n)++] = (item);                                                     \
+  } while (0)
+
+void *p_new(Parser *P, size_t size);
+Expr *p_expr(Parser *P, ExprKind k, Span at);
+Stmt *p_stmt(Parser *P, StmtKind k, Span at);
+
+/* parse functions */
+Expr *parse_expression(Parser *P);
+Expr *parse_primary(Parser *P);
+Block parse_statement_list(Parser *P);
+Stmt *parse_statement(Parser *P);
+TypeExpr *parse_type(Parser *P);
+Pattern *parse_pattern(Parser *P);
+Param *parse_param_list(Parser *P, int *count);
+void parse_effect_list(Parser *P, const char ***names, Span **spans, int *count);
+MatchArm *parse_match_arms(Parser *P, bool expression_arms, int *count);
+
+#endif
