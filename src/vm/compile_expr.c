@@ -4,6 +4,7 @@
 #include <stdio.h>
 
 #include "../base/intern.h"
+#include "../check/types.h"
 #include "compile.h"
 #include "object.h"
 
@@ -338,7 +339,7 @@ static int call_common(FuncState *fs, Span sp, Expr *callee, CallArg *args, int 
     const char *name = callee->u.name;
     VarRef v = cg_resolve(fs, name);
     if (v.kind == VAR_NONE) {
-      if ((idx = pm_get(&cg->traits, name)) >= 0) kind = CK_TRAIT;
+      if ((idx = cgm_get(&cg->traits, name)) >= 0) kind = CK_TRAIT;
       else if ((idx = cg_find_func(fs, name)) >= 0) kind = CK_FUNC;
       else if ((idx = cg_find_builtin(fs, name)) >= 0) kind = CK_BUILTIN;
       else {
@@ -727,9 +728,9 @@ static int comprehension(FuncState *fs, Expr *e, int dst) {
   int exit = cg_emit_jump(fs, BC_FORITER, base, 0, 0);
   cg_enter(fs);
   fs->freereg = base + 2;
-  cg_add_local(fs, NULL, base, false, false);
-  cg_add_local(fs, NULL, base + 1, false, false);
-  cg_add_local(fs, e->u.comp.var, base + 2, false, e->u.comp.var_type && cg_type_is_float(fs->cg, e->u.comp.var_type));
+  cg_add_local(fs, NULL, base, false);
+  cg_add_local(fs, NULL, base + 1, false);
+  cg_add_local(fs, e->u.comp.var, base + 2, false);
   if (e->u.comp.cond) {
     JumpList skip = {0};
     cg_cond_jump(fs, e->u.comp.cond, false, &skip);
@@ -755,7 +756,7 @@ static int propagate(FuncState *fs, Expr *e, int dst) {
   int d = target(fs, dst);
   at(fs, e);
   int j = cg_emit_jump(fs, BC_PROP, d, r, 0);
-  cg_return_reg(fs, d);
+  cg_return_reg(fs, d, false);
   cg_patch_here(fs, j);
   return d;
 }
@@ -848,7 +849,7 @@ int cg_expr(FuncState *fs, Expr *e, int dst) {
     case EX_MATCH: {
       int save = fs->freereg;
       int d = target(fs, dst);
-      bool promote = e->type && cg_expr_is_float(fs, e);
+      bool promote = cg_expr_is_float(e);
       cg_match(fs, e->u.match.scrutinee, e->u.match.arms, e->u.match.n, true, d, e->span, promote);
       fs->freereg = dst >= 0 ? save : d + 1;
       return d;
@@ -863,46 +864,10 @@ int cg_expr(FuncState *fs, Expr *e, int dst) {
   return target(fs, dst);
 }
 
-/* ---- static Float-ness (until the checker's types are available) ---------------------- */
+/* ---- static types ---------------------------------------------------------------------- */
 
-bool cg_expr_is_float(FuncState *fs, const Expr *e) {
-  if (!e) return false;
-  switch (e->kind) {
-    case EX_FLOAT: return true;
-    case EX_UNARY: return e->u.un.op == OP_NEG && cg_expr_is_float(fs, e->u.un.e);
-    case EX_BINARY:
-      switch (e->u.bin.op) {
-        case OP_ADD:
-        case OP_SUB:
-        case OP_MUL:
-        case OP_DIV:
-        case OP_MOD:
-        case OP_POW: return cg_expr_is_float(fs, e->u.bin.l) || cg_expr_is_float(fs, e->u.bin.r);
-        default: return false;
-      }
-    case EX_IDENT: {
-      VarRef v = cg_resolve(fs, e->u.name);
-      return v.kind != VAR_NONE && v.is_float;
-    }
-    case EX_CALL: {
-      Expr *c = e->u.call.callee;
-      if (c->kind != EX_IDENT) return false;
-      if (cg_resolve(fs, c->u.name).kind != VAR_NONE) return false;
-      int f = cg_find_func(fs, c->u.name);
-      if (f >= 0) return fs->cg->fdecls[f]->ret && cg_type_is_float(fs->cg, fs->cg->fdecls[f]->ret);
-      int b = cg_find_builtin(fs, c->u.name);
-      if (b >= 0) {
-        size_t n;
-        const BuiltinDef *all = lib_builtins(&n);
-        const char *arrow = all[b].sig ? strstr(all[b].sig, ") -> ") : NULL;
-        return arrow && strcmp(arrow + 5, "Float") == 0;
-      }
-      return false;
-    }
-    case EX_MATCH:
-      for (int i = 0; i < e->u.match.n; i++)
-        if (cg_expr_is_float(fs, e->u.match.arms[i].value)) return true;
-      return false;
-    default: return false;
-  }
+bool cg_expr_is_float(const Expr *e) {
+  if (!e || !e->type) return false;
+  const Type *t = chk_resolve(e->type);
+  return t && t->kind == TY_FLOAT;
 }
