@@ -160,6 +160,11 @@ static bool has_extra(OpCode op) {
     case BC_JGTI:
     case BC_JGEI:
     case BC_JEQI:
+    case BC_JLTK:
+    case BC_JLEK:
+    case BC_JGTK:
+    case BC_JGEK:
+    case BC_JEQK:
     case BC_FORITER:
     case BC_TESTCTOR:
     case BC_TESTLIST:
@@ -620,6 +625,7 @@ Proto *cg_function(Cg *cg, FuncState *parent, ModScope *scope, const char *name,
     }
   }
   if (expr_body) {
+    fs.pending++; /* the reference runs an expression body as a return statement */
     int r = cg_expr(&fs, expr_body, -1);
     fs.span = expr_body->span;
     cg_emit_w(&fs, BC_RET, r, 0, 0);

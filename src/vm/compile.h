@@ -181,8 +181,6 @@ void cg_error(Cg *cg, const Span *sp, int code, const char *fmt, ...) GENO_PRINT
 int cg_expr(FuncState *fs, Expr *e, int dst);
 /* Jump to the returned list when cond is false (or true when `when`). */
 void cg_cond_jump(FuncState *fs, Expr *e, bool when, JumpList *out);
-/* Count of AST nodes in a pattern (step weight of trying it). */
-int cg_pattern_weight(const Pattern *p);
 /* A nested function (lambda / top-level): compile into a Proto. */
 Proto *cg_function(Cg *cg, FuncState *parent, ModScope *scope, const char *name, Span span, Param *params,
                    int nparams, Block *body, Expr *expr_body, FuncDecl *decl);

@@ -177,31 +177,19 @@ static void store_path(FuncState *fs, Stmt *s, Expr *chain, bool leaf_field, con
 
 /* ---- patterns --------------------------------------------------------------------------- */
 
-int cg_pattern_weight(const Pattern *p) {
-  if (!p) return 0;
-  int w = 1;
-  switch (p->kind) {
-    case PAT_INT:
-    case PAT_FLOAT:
-    case PAT_STRING:
-    case PAT_BOOL: w++; break; /* the equality test */
-    case PAT_CTOR:
-    case PAT_LIST:
-      for (int i = 0; i < p->n; i++) w += cg_pattern_weight(p->items[i]);
-      break;
-    default: break;
-  }
-  return w;
-}
-
 static int hidden_temp(FuncState *fs) {
   int t = cg_reserve(fs, 1);
   cg_add_local(fs, NULL, t, false);
   return t;
 }
 
+/* Each pattern node tried is one step (two for a literal, whose equality
+ * test is one more), charged as the match proceeds like the reference's
+ * recursive matcher: a constructor that does not match costs one step,
+ * not the weight of its whole sub-pattern. */
 static void pattern(FuncState *fs, Pattern *p, int r, JumpList *fail) {
   at(fs, p->span);
+  fs->pending += p->kind == PAT_INT || p->kind == PAT_FLOAT || p->kind == PAT_STRING || p->kind == PAT_BOOL ? 2 : 1;
   switch (p->kind) {
     case PAT_WILDCARD:
     case PAT_REST: return;
@@ -219,7 +207,10 @@ static void pattern(FuncState *fs, Pattern *p, int r, JumpList *fail) {
       }
       cg_jl_add(fail, cg_emit_jump(fs, BC_TESTCTOR, r, 0, ci->id));
       for (int i = 0; i < p->n; i++) {
-        if (p->items[i]->kind == PAT_WILDCARD) continue;
+        if (p->items[i]->kind == PAT_WILDCARD) {
+          fs->pending++;
+          continue;
+        }
         int t = hidden_temp(fs);
         at(fs, p->items[i]->span);
         cg_emit(fs, BC_GETFLDI, t, r, i);
@@ -265,7 +256,10 @@ static void pattern(FuncState *fs, Pattern *p, int r, JumpList *fail) {
       int after = rest < 0 ? 0 : p->n - rest - 1;
       cg_jl_add(fail, cg_emit_jump(fs, BC_TESTLIST, r, before + after, rest >= 0));
       for (int i = 0; i < before; i++) {
-        if (p->items[i]->kind == PAT_WILDCARD) continue;
+        if (p->items[i]->kind == PAT_WILDCARD) {
+          fs->pending++;
+          continue;
+        }
         int t = hidden_temp(fs);
         at(fs, p->items[i]->span);
         cg_emit(fs, BC_GETLI, t, r, i);
@@ -280,7 +274,10 @@ static void pattern(FuncState *fs, Pattern *p, int r, JumpList *fail) {
       }
       for (int j = 0; j < after; j++) {
         Pattern *q = p->items[rest + 1 + j];
-        if (q->kind == PAT_WILDCARD) continue;
+        if (q->kind == PAT_WILDCARD) {
+          fs->pending++;
+          continue;
+        }
         int t = hidden_temp(fs);
         at(fs, q->span);
         cg_emit(fs, BC_GETLE, t, r, after - j);
@@ -301,11 +298,11 @@ void cg_match(FuncState *fs, Expr *scrutinee, MatchArm *arms, int narms, bool is
   for (int i = 0; i < narms; i++) {
     MatchArm *arm = &arms[i];
     cg_enter(fs);
-    fs->pending += cg_pattern_weight(arm->pat);
     JumpList fail = {0};
     pattern(fs, arm->pat, sr, &fail);
     if (arm->guard) cg_cond_jump(fs, arm->guard, false, &fail);
     if (is_expr) {
+      fs->pending++; /* the reference runs an arm value as a return statement */
       int r = cg_expr(fs, arm->value, dst);
       (void)r;
       if (promote) cg_emit(fs, BC_PROMOTE, dst, 0, 0);
