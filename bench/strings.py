@@ -1,6 +1,11 @@
-s = ""
-i = 0
-while i < 1000000:
-    s += str(i % 10)
-    i += 1
-print(len(s))
+def main():
+    parts = []
+    i = 0
+    while i < 1000000:
+        parts.append(str(i % 10))
+        i += 1
+    s = "".join(parts)
+    print(len(s))
+
+
+main()

@@ -27,12 +27,71 @@ static bool make_room(VM *vm, size_t size) {
   return true;
 }
 
+/* ---- small-object pools ----------------------------------------------------
+ * Objects of up to POOL_MAX_SIZE bytes come from per-size-class free lists
+ * carved out of POOL_CHUNK_BYTES chunks: allocation and freeing are a list
+ * push/pop, and a freed block is reused next, while it is still in cache.
+ * Chunks go back to the system when the VM is freed. Sanitizer builds use
+ * malloc/free for every object so use-after-free stays detectable. */
+#if !defined(__SANITIZE_ADDRESS__) && !defined(GENO_GC_STRESS)
+#define GC_USE_POOLS 1
+#endif
+
+#ifdef GC_USE_POOLS
+static size_t size_class(size_t size) { return (size + POOL_GRAIN - 1) / POOL_GRAIN; }
+
+static void *pool_alloc(VM *vm, size_t cls) {
+  PoolBlock *b = vm->pool_free[cls];
+  if (b) {
+    vm->pool_free[cls] = b->next;
+    return b;
+  }
+  size_t bsize = cls * POOL_GRAIN;
+  if (vm->pool_left < bsize) {
+    PoolChunk *c = malloc(sizeof(PoolChunk) + POOL_CHUNK_BYTES);
+    if (!c) return NULL;
+    c->next = vm->pool_chunks;
+    vm->pool_chunks = c;
+    vm->pool_cursor = (char *)(c + 1);
+    vm->pool_left = POOL_CHUNK_BYTES;
+  }
+  void *p = vm->pool_cursor;
+  vm->pool_cursor += bsize;
+  vm->pool_left -= bsize;
+  return p;
+}
+#endif
+
+static void *block_alloc(VM *vm, size_t size) {
+#ifdef GC_USE_POOLS
+  size_t cls = size_class(size);
+  if (cls < POOL_CLASSES) return pool_alloc(vm, cls);
+#endif
+  return malloc(size);
+}
+
+static void block_free(VM *vm, void *p, size_t size) {
+#ifdef GC_USE_POOLS
+  size_t cls = size_class(size);
+  if (cls < POOL_CLASSES) {
+    PoolBlock *b = p;
+    b->next = vm->pool_free[cls];
+    vm->pool_free[cls] = b;
+    return;
+  }
+#else
+  (void)vm;
+  (void)size;
+#endif
+  free(p);
+}
+
 static void *raw_alloc(VM *vm, size_t size) {
   if (!make_room(vm, size)) return NULL;
-  void *p = malloc(size);
+  void *p = block_alloc(vm, size);
   if (!p) {
     gc_collect(vm);
-    p = malloc(size);
+    p = block_alloc(vm, size);
     if (!p) {
       vm_raise_oom(vm);
       return NULL;
@@ -124,7 +183,12 @@ static void mark_values(VM *vm, const Value *vs, size_t n) {
 static void blacken(VM *vm, Obj *o) {
   switch ((ValueTag)o->kind) {
     case T_STRING: mark_obj(vm, (Obj *)((ObjString *)o)->buf); break;
-    case T_LIST: mark_obj(vm, (Obj *)((ObjList *)o)->buf); break;
+    case T_LIST: {
+      ObjList *l = (ObjList *)o;
+      if (l->buf) mark_obj(vm, (Obj *)l->buf);
+      else mark_values(vm, l->inl, l->len);
+      break;
+    }
     case T_LISTBUF: {
       ObjListBuf *b = (ObjListBuf *)o;
       mark_values(vm, b->items, b->used);
@@ -211,7 +275,7 @@ static void free_object(VM *vm, Obj *o) {
     default: break;
   }
   vm->bytes -= o->size < vm->bytes ? o->size : vm->bytes;
-  free(o);
+  block_free(vm, o, o->size);
 }
 
 void gc_collect(VM *vm) {
@@ -247,6 +311,13 @@ void gc_free_all(VM *vm) {
     }
   }
   vm->objects = vm->perm = NULL;
+  while (vm->pool_chunks) {
+    PoolChunk *c = vm->pool_chunks;
+    vm->pool_chunks = c->next;
+    free(c);
+  }
+  memset(vm->pool_free, 0, sizeof vm->pool_free);
+  vm->pool_left = 0;
   free(vm->gray);
   vm->gray = NULL;
   vm->ngray = vm->graycap = 0;

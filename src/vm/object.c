@@ -189,28 +189,20 @@ static ObjListBuf *listbuf_alloc(VM *vm, size_t cap) {
 
 bool obj_list(VM *vm, size_t n, Value *out) {
   if (n > vm->max_collection && !vm_check_collection(vm, "List", n)) return false;
-  ObjList *l = (ObjList *)gc_alloc(vm, T_LIST, sizeof(ObjList));
+  if (n > (SIZE_MAX - sizeof(ObjList)) / sizeof(Value)) return vm_raise_oom(vm);
+  ObjList *l = (ObjList *)gc_alloc(vm, T_LIST, sizeof(ObjList) + n * sizeof(Value));
   if (!l) return false;
-  l->len = 0;
+  l->len = n;
   l->buf = NULL;
-  Value list = v_obj((Obj *)l);
-  if (n) {
-    gc_push_root(vm, &list); /* the buffer allocation may collect */
-    ObjListBuf *b = listbuf_alloc(vm, n);
-    gc_pop_roots(vm, 1);
-    if (!b) return false;
-    for (size_t i = 0; i < n; i++) b->items[i] = v_unit();
-    b->used = n;
-    l->buf = b;
-    l->len = n;
-  }
-  *out = list;
+  l->items = l->inl;
+  for (size_t i = 0; i < n; i++) l->inl[i] = v_unit();
+  *out = v_obj((Obj *)l);
   return true;
 }
 
 bool obj_list_from(VM *vm, const Value *items, size_t n, Value *out) {
   if (!obj_list(vm, n, out)) return false;
-  if (n) memcpy(AS_LIST(*out)->buf->items, items, n * sizeof(Value));
+  if (n) memcpy(AS_LIST(*out)->items, items, n * sizeof(Value));
   return true;
 }
 
@@ -227,6 +219,7 @@ bool obj_list_append(VM *vm, Value *list, Value x) {
   }
   nl->len = 0;
   nl->buf = NULL;
+  nl->items = nl->inl;
   Value result = v_obj((Obj *)nl);
   gc_push_root(vm, &result);
   l = AS_LIST(*list);
@@ -241,13 +234,13 @@ bool obj_list_append(VM *vm, Value *list, Value x) {
       return false;
     }
     l = AS_LIST(*list);
-    if (l->len) memcpy(nb->items, l->buf->items, l->len * sizeof(Value));
+    if (l->len) memcpy(nb->items, l->items, l->len * sizeof(Value));
     nb->items[l->len] = keepx;
     nb->used = n;
     b = nb;
   }
-  nl = AS_LIST(result);
   nl->buf = b;
+  nl->items = b->items;
   nl->len = n;
   gc_pop_roots(vm, 2);
   *list = result;

@@ -103,9 +103,11 @@ typedef struct ObjString {
   char inl[];       /* inline bytes when buf == NULL */
 } ObjString;
 
-/* Same sharing scheme for Lists: `append(xs, x)` extends xs's buffer when
- * xs is the longest list using it, so appending in a loop is amortised
- * O(1) instead of a copy per element. */
+/* A List keeps its elements either inline (a list made at once: a
+ * literal, map's result...) or in a shared ObjListBuf: `append(xs, x)`
+ * moves the elements to a buffer with room to spare, and extends that
+ * buffer in place when xs is the longest list using it, so appending in a
+ * loop is amortised O(1) instead of a copy per element. */
 typedef struct ObjListBuf {
   Obj hdr;
   size_t used;
@@ -116,7 +118,9 @@ typedef struct ObjListBuf {
 typedef struct ObjList {
   Obj hdr;
   size_t len;
-  ObjListBuf *buf; /* NULL when len == 0 */
+  ObjListBuf *buf; /* shared storage, or NULL when the elements are inline */
+  Value *items;    /* buf->items or inl */
+  Value inl[];
 } ObjList;
 
 typedef struct ObjTuple {
@@ -259,7 +263,7 @@ static inline Value v_obj(Obj *o) {
 
 /* Elements of a List (valid until the next allocation only if the caller
  * does not root the list). */
-static inline Value *list_items(const ObjList *l) { return l->buf ? l->buf->items : NULL; }
+static inline Value *list_items(const ObjList *l) { return l->items; }
 
 /* Human name of a tag ("List", "Int") for error messages. */
 const char *vm_tag_name(int tag);

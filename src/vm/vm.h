@@ -34,6 +34,22 @@
  * keeps the overshoot past a deadline under a millisecond. */
 #define VM_POLL_INTERVAL 4096
 
+/* Small-object pools (gc.c): blocks of up to POOL_CLASSES * POOL_GRAIN
+ * bytes, in POOL_GRAIN steps; 256 bytes covers every fixed-size object and
+ * short strings, lists and tuples. */
+#define POOL_GRAIN 16
+#define POOL_CLASSES 17
+#define POOL_CHUNK_BYTES ((size_t)64 << 10)
+
+typedef struct PoolBlock {
+  struct PoolBlock *next;
+} PoolBlock;
+
+typedef struct PoolChunk {
+  struct PoolChunk *next;
+  max_align_t pad[1];
+} PoolChunk;
+
 typedef struct Frame {
   const Proto *p;
   ObjFunc *fn;     /* the closure (upvalues), or NULL for top-level functions */
@@ -75,6 +91,10 @@ typedef struct VM {
   Value *roots[VM_MAX_ROOTS]; /* pinned C temporaries */
   int nroots;
   bool gc_running;
+  PoolBlock *pool_free[POOL_CLASSES]; /* free blocks by size class */
+  PoolChunk *pool_chunks;             /* every chunk, for teardown */
+  char *pool_cursor;                  /* unused tail of the newest chunk */
+  size_t pool_left;
 
   /* stacks */
   Value *stack;

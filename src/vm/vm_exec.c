@@ -525,7 +525,7 @@ L_FORITER: {
   ObjList *l = AS_LIST(R[i.a]);
   int64_t k = R[i.a + 1].as.i;
   if ((size_t)k < l->len) {
-    R[i.a + 2] = l->buf->items[k];
+    R[i.a + 2] = l->items[k];
     R[i.a + 1].as.i = k + 1;
     SKIPX();
   } else {
@@ -714,7 +714,7 @@ L_INDEX: {
     ObjList *l = AS_LIST(t);
     int64_t k = x.as.i < 0 ? x.as.i + (int64_t)l->len : x.as.i;
     if (k >= 0 && (uint64_t)k < l->len) {
-      R[i.a] = l->buf->items[k];
+      R[i.a] = l->items[k];
       DISPATCH();
     }
   }
@@ -758,11 +758,11 @@ L_TESTLIST: {
   DISPATCH();
 }
 L_GETLI:
-  R[i.a] = AS_LIST(R[i.b])->buf->items[i.c];
+  R[i.a] = AS_LIST(R[i.b])->items[i.c];
   DISPATCH();
 L_GETLE: {
   ObjList *l = AS_LIST(R[i.b]);
-  R[i.a] = l->buf->items[l->len - i.c];
+  R[i.a] = l->items[l->len - i.c];
   DISPATCH();
 }
 L_LSLICE: {
