@@ -165,6 +165,8 @@ static void checker_init(Checker *C, Program *prog, Module *m, Module **avail, i
   chk_types_init(&C->tc, C->A, C->I);
   init_names(C);
   C->global_scope = arena_alloc(C->A, sizeof(Scope));
+  C->eff_mutation = ty_effect_bit(&C->tc, intern_cstr(C->I, "mutation"));
+  C->eff_throw = ty_effect_bit(&C->tc, intern_cstr(C->I, "throw"));
   init_builtin_adts(C);
 }
 

@@ -32,6 +32,10 @@
  * generous backstop rather than the primary limit. */
 #define CHK_MAX_DEPTH 400
 
+/* Argument-position prefixes cached per checker (positions beyond are
+ * formatted each time). */
+#define CHK_PREFIX_CACHE 16
+
 /* ---- maps keyed by interned names ---------------------------------------- */
 
 typedef struct PtrMap {
@@ -139,6 +143,12 @@ typedef struct Checker {
   PtrMap param_names;  /* function name -> ParamList* (user; builtins via table) */
   PtrMap default_counts; /* function name -> (intptr_t) count */
   PtrMap builtin_cache;  /* builtin name -> Type* (its parsed signature) */
+  PtrMap builtin_rows;   /* name -> BuiltinDef* or &C->not_builtin (lookup cache) */
+  char not_builtin;      /* sentinel address for builtin_rows */
+  PtrMap type_cache;     /* TypeExpr* -> Type* (annotations outside generic decls) */
+  bool cache_types;      /* set once every declaration is collected */
+  EffectSet eff_mutation, eff_throw;
+  const char *prefixes[3][CHK_PREFIX_CACHE]; /* "__arg%d_", "__pipe%d_", "__ctor_arg%d_" */
 
   PtrMap type_defs;    /* type name -> AdtInfo* */
   PtrMap ctor_to_type; /* constructor name -> type name */
@@ -275,6 +285,11 @@ EffectSet chk_infer_expr_effects(Checker *C, Expr *e, Scope *s);
 EffectSet chk_infer_function_effects(Checker *C, FuncDecl *f);
 void chk_stabilize_effects(Checker *C);
 void chk_bind_pattern_effect_env(Checker *C, Pattern *p, Type *expected, Scope *s);
+
+/* ---- walks (walk.c) ------------------------------------------------------------ */
+
+/* Call fn on every expression of f (defaults, clauses, body), pre-order. */
+void chk_walk_function(FuncDecl *f, void (*fn)(void *ud, Expr *e), void *ud);
 
 /* ---- exhaustiveness (exhaust.c) ----------------------------------------------- */
 

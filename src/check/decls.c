@@ -475,6 +475,7 @@ void chk_module_passes(Checker *C) {
 
   for (int i = 0; i < m->ndecls; i++)
     if (m->decls[i]->kind == D_TEST) tested_block(C, m->decls[i]->u.test.body, 0);
+  C->cache_types = true;
 
   /* pass 2 */
   for (int i = 0; i < m->ndecls; i++)

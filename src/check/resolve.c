@@ -120,7 +120,20 @@ static Type *resolve_alias(Checker *C, TypeExpr *te, AliasInfo *al, const ParamL
   return resolved;
 }
 
+static Type *resolve_uncached(Checker *C, TypeExpr *te, const ParamList *tp);
+
+/* Once every type and alias is known, an annotation outside a generic
+ * declaration always resolves to the same type, so it is cached. */
 Type *chk_resolve_type(Checker *C, TypeExpr *te, const ParamList *tp) {
+  if (!C->cache_types || (tp && tp->n) || C->self_depth) return resolve_uncached(C, te, tp);
+  Type *t = pm_get(&C->type_cache, te);
+  if (t) return t;
+  t = resolve_uncached(C, te, tp);
+  pm_put(C->A, &C->type_cache, te, t);
+  return t;
+}
+
+static Type *resolve_uncached(Checker *C, TypeExpr *te, const ParamList *tp) {
   TypeCtx *tc = &C->tc;
   chk_enter(C, te->span);
   Type *result = NULL;
