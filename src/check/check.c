@@ -44,6 +44,9 @@ void chk_step(Checker *C, Span sp) {
     chk_fatal(C, E_TYPE_MISMATCH, sp,
               "Program is too complex to type-check (more than %ld checking steps); simplify deeply nested lambdas",
               CHK_MAX_STEPS);
+  if ((C->steps & 1023) == 0 && C->prog->arena.total - C->start_bytes > CHK_MAX_BYTES)
+    chk_fatal(C, E_TYPE_MISMATCH, sp, "Program is too complex to type-check (more than %zu MiB of checker memory)",
+              (size_t)(CHK_MAX_BYTES >> 20));
 }
 
 void chk_enter(Checker *C, Span sp) {
@@ -173,17 +176,28 @@ static void checker_init(Checker *C, Program *prog, Module *m, Module **avail, i
 /* Check one module; its errors are appended to diags. */
 static bool check_module(Program *prog, Module *m, Module **avail, int navail, DiagList *diags) {
   Checker *C = arena_alloc(&prog->arena, sizeof *C);
-  jmp_buf jb;
+  jmp_buf jb, oom;
+  jmp_buf *saved_oom = prog->arena.oom;
   checker_init(C, prog, m, avail, navail);
   C->fatal = &jb;
-  if (setjmp(jb) == 0) {
+  C->start_bytes = prog->arena.total;
+  prog->arena.oom = &oom;
+  if (setjmp(oom) != 0) {
+    /* The front-end arena is exhausted: everything in flight is in it. */
+    diag_free(&C->errors);
+    diag_init(&C->errors);
+    Span sp = {m->file, 1, 1, 1, 1};
+    diag_add(&C->errors, E_TYPE_MISMATCH, &sp, "Program needs too much memory to type-check (limit %zu bytes)",
+             prog->arena.limit);
+  } else if (setjmp(jb) == 0) {
     chk_module_passes(C);
-    if (C->tc.too_deep && diag_error_count(&C->errors) == 0) {
+    if (C->tc.too_deep && !C->too_deep_reported) {
       Span sp = {m->file, 1, 1, 1, 1};
       chk_error(C, E_TYPE_MISMATCH, sp,
                 "Inferred types nest too deeply (more than %d levels); add type annotations", CHK_MAX_TYPE_DEPTH);
     }
   }
+  prog->arena.oom = saved_oom;
   bool ok = diag_error_count(&C->errors) == 0;
   diag_move(diags, &C->errors);
   diag_free(&C->errors);

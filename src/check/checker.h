@@ -26,6 +26,19 @@
  * 5,000 lines) take well under a million visits. */
 #define CHK_MAX_STEPS 20000000L
 
+/* Memory bound for one module check (types, scopes, substitutions), on top
+ * of the front end's arena limit. The self-hosted checker (8,000 lines
+ * with its modules) needs about 3 MiB; the largest accepted program (8 MiB
+ * of source) scaled alike stays well under this. */
+#define CHK_MAX_BYTES ((size_t)256 << 20)
+
+/* Past this many steps the checker stops re-checking lambda bodies it has
+ * already typed within the current function (effect inference re-checks
+ * callees, which costs time exponential in the nesting of immediately
+ * invoked lambdas). Ordinary programs never get here, so their error
+ * reports stay exactly the reference's. */
+#define CHK_MEMO_AFTER_STEPS 1000000L
+
 /* Recursion bound for the checker's own walks over expressions and
  * statements. The parser bounds nesting at 50 levels, but a walk adds
  * frames per level (calls, lambdas, effect inference), so this is a
@@ -134,6 +147,7 @@ typedef struct Checker {
   DiagList errors;   /* this module's errors, in discovery order */
   jmp_buf *fatal;    /* chk_fatal jumps here */
   long steps;        /* work done, against CHK_MAX_STEPS */
+  size_t start_bytes; /* arena size when this check began (CHK_MAX_BYTES) */
   int depth;         /* recursion depth, against CHK_MAX_DEPTH */
 
   /* global environment */
@@ -173,6 +187,8 @@ typedef struct Checker {
   int loop_depth;
   bool app_mode;
   long fresh_counter;
+  bool too_deep_reported;  /* the CHK_MAX_TYPE_DEPTH error was given */
+  PtrMap lambda_memo;       /* Expr* -> Type*, see CHK_MEMO_AFTER_STEPS */
 } Checker;
 
 /* ---- errors (check.c) -------------------------------------------------------- */
@@ -259,6 +275,8 @@ const ParamList *chk_trait_method_params(Checker *C, const char *trait, const ch
 /* ---- expressions (expr.c, call.c) --------------------------------------------- */
 
 Type *chk_expr(Checker *C, Expr *e, Scope *s);
+/* Forget memoised lambda types (a new function body, new signatures). */
+void chk_memo_reset(Checker *C);
 Type *chk_call(Checker *C, Expr *e, Scope *s);
 Type *chk_pipeline(Checker *C, Expr *e, Scope *s);
 Type *chk_ctor_call(Checker *C, Expr *e, Scope *s);

@@ -252,6 +252,7 @@ static Scope *effect_env(Checker *C, FuncDecl *f) {
 }
 
 EffectSet chk_infer_function_effects(Checker *C, FuncDecl *f) {
+  chk_memo_reset(C);
   Scope *env = effect_env(C, f);
   EffectSet e = 0;
   for (int i = 0; i < f->nrequires; i++) e |= chk_infer_expr_effects(C, f->requires[i].cond, env);

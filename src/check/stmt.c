@@ -621,6 +621,7 @@ static void check_specs(Checker *C, FuncDecl *f, Scope *local) {
 
 void chk_function(Checker *C, FuncDecl *f, bool update_signature, bool validate_effects) {
   const char *name = f->name;
+  chk_memo_reset(C);
   bool exempt = name == C->n.main_ || name == C->n.init || name == C->n.update || name == C->n.render;
   if (f->nexamples == 0 && !exempt && !C->app_mode && !f->is_async && !f->untested &&
       !pm_has(&C->tested_by_block, name))
@@ -701,6 +702,7 @@ void chk_function(Checker *C, FuncDecl *f, bool update_signature, bool validate_
 }
 
 void chk_test_block(Checker *C, Decl *d) {
+  chk_memo_reset(C);
   Scope *s = chk_scope_new(C, C->global_scope);
   chk_block(C, d->u.test.body, s);
 }
