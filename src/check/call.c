@@ -6,7 +6,6 @@
 
 #include "checker.h"
 
-const char *chk_ctor_hint(Checker *C, const char *name);
 
 static Type *prim(Checker *C, TypeKind k) { return ty_prim(&C->tc, k); }
 

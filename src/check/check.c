@@ -4,9 +4,9 @@
 #include <stdarg.h>
 #include <stdio.h>
 
+#include "../syntax/parser.h"
 #include "checker.h"
 
-void chk_module_passes(Checker *C);
 
 void chk_options_init(ChkOptions *o) { o->check_imported_bodies = true; }
 
@@ -126,7 +126,6 @@ static const BuiltinAdt builtin_adts[] = {
      {{"FileMetadata", 3, {{"kind", "FileKind"}, {"size", "Int"}, {"modified_ms", "Int"}}}}},
 };
 
-TypeExpr *parse_type_text(Program *p, const char *text, size_t len, DiagList *diags);
 
 static void init_builtin_adts(Checker *C) {
   for (size_t i = 0; i < ARRAY_LEN(builtin_adts); i++) {

@@ -238,7 +238,7 @@ void chk_pop_declared(Checker *C);
 Type *chk_sig_type(Checker *C, TypeExpr *te);
 /* Map/MutableMap/Set key hashability (records E300, never fatal). */
 void chk_validate_keyed(Checker *C, Type *t, Span sp);
-bool chk_is_hashable(Checker *C, Type *t, int depth);
+bool chk_is_hashable(Checker *C, Type *t);
 
 /* ---- compatibility and substitution (compat.c) ------------------------------- */
 
@@ -266,9 +266,28 @@ Type *chk_substitute(Checker *C, Type *t, int n, const char *const *names, Type 
 /* Recompute invariant type parameters of the given ADTs to a fixpoint. */
 void chk_refresh_variance(Checker *C, AdtInfo **infos, int n);
 
-/* ---- declarations and passes (decls.c) --------------------------------------- */
+/* ---- declarations and passes (decls.c, imports.c) ------------------------------ */
 
+/* Run every pass over C->mod (see decls.c). */
+void chk_module_passes(Checker *C);
 AdtInfo *chk_adt(Checker *C, const char *name);
+/* Build an ADT's info from its declaration (field types resolved). */
+AdtInfo *chk_build_adt(Checker *C, Decl *d);
+/* Install it, replacing a type of the same name; a constructor already
+ * owned by another type is E309 when report_dup_ctors. */
+void chk_install_adt(Checker *C, AdtInfo *info, Span sp, bool report_dup_ctors);
+void chk_collect_alias(Checker *C, Decl *d);
+/* Resolve an alias's target once (errors surface even if it is unused). */
+void chk_validate_alias(Checker *C, Decl *d);
+/* A function's signature type; *ndefaults gets its defaulted parameters. */
+Type *chk_signature(Checker *C, FuncDecl *f, int *ndefaults);
+ParamList *chk_func_params(Checker *C, FuncDecl *f);
+/* Bind a function globally with its parameter names (user-defined). */
+void chk_register_function(Checker *C, const char *name, Type *t, ParamList *params, int ndefaults);
+void chk_resolve_imports(Checker *C);
+bool chk_module_has_exports(Module *m);
+/* Exported signatures may only mention exported types (fatal otherwise). */
+void chk_validate_export_surface(Checker *C, Module *m, bool has_exports);
 Impl *chk_find_impl(Checker *C, const char *trait, const char *type);
 const ParamList *chk_trait_method_params(Checker *C, const char *trait, const char *method);
 
@@ -282,6 +301,12 @@ Type *chk_pipeline(Checker *C, Expr *e, Scope *s);
 Type *chk_ctor_call(Checker *C, Expr *e, Scope *s);
 Type *chk_lambda(Checker *C, Expr *e, Scope *s);
 Type *chk_match_expr(Checker *C, Expr *e, Scope *s);
+/* " Did you mean ...?" among constructors and module names. */
+const char *chk_ctor_hint(Checker *C, const char *name);
+/* The type of field `name` on ADT t when every variant has it with one
+ * type; NULL otherwise (*reported tells whether an error was given).
+ * `verb` completes "use pattern matching to ... variant-specific fields". */
+Type *chk_field_type(Checker *C, Type *t, const char *name, Span sp, const char *verb, bool *reported);
 /* The reference records the expected runtime type of a value for Int ->
  * Float promotion; the VM only needs the statement-level marks. */
 bool chk_is_float(Type *t);
@@ -291,6 +316,10 @@ bool chk_is_float(Type *t);
 void chk_stmt(Checker *C, Stmt *st, Scope *s);
 void chk_block(Checker *C, Block b, Scope *s);
 void chk_pattern(Checker *C, Pattern *p, Type *expected, Scope *s);
+/* The constructors behind a scrutinee type (user ADT, Option, Result) and
+ * the substitution of its type parameters; NULL if it has none. */
+AdtInfo *chk_pattern_adt(Checker *C, Type *t, const char **tname, Subst *sub);
+AdtVariant *chk_variant(AdtInfo *info, const char *name);
 bool chk_definitely_returns(Block b);
 void chk_function(Checker *C, FuncDecl *f, bool update_signature, bool validate_effects);
 void chk_test_block(Checker *C, Decl *d);

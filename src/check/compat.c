@@ -410,8 +410,7 @@ static bool hashable(Checker *C, Type *t, const SeenName *seen) {
   }
 }
 
-bool chk_is_hashable(Checker *C, Type *t, int depth) {
-  (void)depth;
+bool chk_is_hashable(Checker *C, Type *t) {
   return hashable(C, t, NULL);
 }
 

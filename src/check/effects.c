@@ -12,9 +12,6 @@
  * recomputed with chk_expr where it needs them. */
 #include "checker.h"
 
-void chk_bind_pattern_effect_env(Checker *C, Pattern *p, Type *expected, Scope *s);
-AdtInfo *chk_pattern_adt(Checker *C, Type *t, const char **tname, Subst *sub);
-AdtVariant *chk_variant(AdtInfo *info, const char *name);
 
 
 EffectSet chk_effects_of_decl(Checker *C, FuncDecl *f) {

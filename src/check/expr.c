@@ -29,7 +29,6 @@ static const char *ctor_hint(Checker *C, const char *name) {
   return chk_suggest(C, name, cands, n);
 }
 
-const char *chk_ctor_hint(Checker *C, const char *name);
 const char *chk_ctor_hint(Checker *C, const char *name) { return ctor_hint(C, name); }
 
 static Type *check_type_identifier(Checker *C, Expr *e) {
@@ -240,7 +239,6 @@ static Type *consistent_field(Checker *C, Type *t, const char *name, FieldLookup
 
 /* Shared by field access and field assignment (stmt.c): the field's type
  * or NULL after reporting. `verb` is "access" or "update". */
-Type *chk_field_type(Checker *C, Type *t, const char *name, Span sp, const char *verb, bool *reported);
 Type *chk_field_type(Checker *C, Type *t, const char *name, Span sp, const char *verb, bool *reported) {
   *reported = false;
   FieldLookup fl = lookup_field(C, t, name);

@@ -175,13 +175,13 @@ static Type *resolve_uncached(Checker *C, TypeExpr *te, const ParamList *tp) {
         Type *b = chk_resolve_type(C, te->args[1], tp);
         result = ty_binary(tc, bt->kind, a, b);
         if (bt->kind == TY_MAP || bt->kind == TY_MUTABLE_MAP) {
-          if (!chk_is_hashable(C, a, 0))
+          if (!chk_is_hashable(C, a))
             chk_error(C, E_TYPE_MISMATCH, te->span, "%s key type must be hashable, got %s",
                       bt->kind == TY_MAP ? "Map" : "MutableMap", chk_tstr(C, a));
         }
       } else {
         result = ty_unary(tc, bt->kind, a);
-        if (bt->kind == TY_SET && !chk_is_hashable(C, a, 0))
+        if (bt->kind == TY_SET && !chk_is_hashable(C, a))
           chk_error(C, E_TYPE_MISMATCH, te->span, "Set element type must be hashable, got %s", chk_tstr(C, a));
       }
     } else {

@@ -3,7 +3,6 @@
  * requires/ensures/example clauses, and test blocks. */
 #include "checker.h"
 
-Type *chk_field_type(Checker *C, Type *t, const char *name, Span sp, const char *verb, bool *reported);
 
 static Type *prim(Checker *C, TypeKind k) { return ty_prim(&C->tc, k); }
 
@@ -262,7 +261,6 @@ void chk_block(Checker *C, Block b, Scope *s) {
 
 /* The ADT behind a scrutinee type: user ADTs, Option and Result. Fills the
  * parameter substitution. NULL when the type has no constructors. */
-AdtInfo *chk_pattern_adt(Checker *C, Type *t, const char **tname, Subst *sub);
 AdtInfo *chk_pattern_adt(Checker *C, Type *t, const char **tname, Subst *sub) {
   AdtInfo *info = NULL;
   if (t->kind == TY_ADT) {
@@ -285,7 +283,6 @@ AdtInfo *chk_pattern_adt(Checker *C, Type *t, const char **tname, Subst *sub) {
   return info;
 }
 
-AdtVariant *chk_variant(AdtInfo *info, const char *name);
 AdtVariant *chk_variant(AdtInfo *info, const char *name) {
   for (int i = 0; info && i < info->nvariants; i++)
     if (info->variants[i].name == name) return &info->variants[i];
