@@ -468,19 +468,28 @@ void chk_module_passes(Checker *C) {
 
   /* pass 2 */
   for (int i = 0; i < m->ndecls; i++)
-    if (m->decls[i]->kind == D_FUNC) chk_function(C, &m->decls[i]->u.func, false, false);
+    if (m->decls[i]->kind == D_FUNC) chk_function(C, &m->decls[i]->u.func, false, false, true);
   for (int i = 0; i < m->ndecls; i++)
     if (m->decls[i]->kind == D_IMPL)
-      for (int k = 0; k < m->decls[i]->u.impl.n; k++) chk_function(C, m->decls[i]->u.impl.methods[k], false, false);
+      for (int k = 0; k < m->decls[i]->u.impl.n; k++) chk_function(C, m->decls[i]->u.impl.methods[k], false, false, true);
 
   /* pass 3 */
   if (diag_error_count(&C->errors) == 0) {
-    chk_stabilize_effects(C);
+    /* A body is checked again only when a name it mentions gained effects
+     * (only function types changed since pass 2); every body's effects are
+     * validated. */
+    PtrMap affected = chk_stabilize_effects(C);
     for (int i = 0; i < m->ndecls; i++)
-      if (m->decls[i]->kind == D_FUNC) chk_function(C, &m->decls[i]->u.func, true, true);
+      if (m->decls[i]->kind == D_FUNC) {
+        FuncDecl *f = &m->decls[i]->u.func;
+        chk_function(C, f, true, true, pm_has(&affected, f));
+      }
     for (int i = 0; i < m->ndecls; i++)
       if (m->decls[i]->kind == D_IMPL)
-        for (int k = 0; k < m->decls[i]->u.impl.n; k++) chk_function(C, m->decls[i]->u.impl.methods[k], false, true);
+        for (int k = 0; k < m->decls[i]->u.impl.n; k++) {
+          FuncDecl *f = m->decls[i]->u.impl.methods[k];
+          chk_function(C, f, false, true, pm_has(&affected, f));
+        }
   }
 
   /* pass 4 */

@@ -616,9 +616,28 @@ static void check_specs(Checker *C, FuncDecl *f, Scope *local) {
   }
 }
 
-void chk_function(Checker *C, FuncDecl *f, bool update_signature, bool validate_effects) {
-  const char *name = f->name;
+static void check_function_body(Checker *C, FuncDecl *f);
+static void validate_function_effects(Checker *C, FuncDecl *f, bool update_signature);
+
+void chk_function(Checker *C, FuncDecl *f, bool update_signature, bool validate_effects, bool recheck) {
   chk_memo_reset(C);
+  bool prev_async = C->in_async, prev_main = C->in_main;
+  if (recheck) check_function_body(C, f);
+  /* Inference re-checks expressions, so it runs in the function's context
+   * (return type, async, main) like the reference's. */
+  C->current_return = chk_resolve_type(C, f->ret, NULL);
+  C->in_async = f->is_async;
+  C->in_main = f->name == C->n.main_;
+  if (validate_effects) validate_function_effects(C, f, update_signature);
+  C->current_return = NULL;
+  C->in_async = prev_async;
+  C->in_main = prev_main;
+}
+
+/* Everything but effects: examples, annotations, parameters, defaults,
+ * clauses, body, return paths. */
+static void check_function_body(Checker *C, FuncDecl *f) {
+  const char *name = f->name;
   bool exempt = name == C->n.main_ || name == C->n.init || name == C->n.update || name == C->n.render;
   if (f->nexamples == 0 && !exempt && !C->app_mode && !f->is_async && !f->untested &&
       !pm_has(&C->tested_by_block, name))
@@ -668,8 +687,15 @@ void chk_function(Checker *C, FuncDecl *f, bool update_signature, bool validate_
 
   if (C->current_return->kind != TY_UNIT && !chk_definitely_returns(f->body))
     chk_error(C, E_TYPE_MISMATCH, f->span, "Function '%s' may not return a value on all paths", name);
+  C->in_async = prev_async;
+  C->in_main = prev_main;
+}
 
-  if (validate_effects) {
+/* The `with` annotation against the inferred effects (E310), and the
+ * signature update for functions without one. */
+static void validate_function_effects(Checker *C, FuncDecl *f, bool update_signature) {
+  const char *name = f->name;
+  {
     EffectSet inferred = chk_infer_function_effects(C, f);
     EffectSet final_effects = inferred;
     if (f->neffects) {
@@ -692,10 +718,6 @@ void chk_function(Checker *C, FuncDecl *f, bool update_signature, bool validate_
         chk_bind_global(C, name, ty_func(&C->tc, existing->n, existing->args, existing->ret, final_effects));
     }
   }
-
-  C->current_return = NULL;
-  C->in_async = prev_async;
-  C->in_main = prev_main;
 }
 
 void chk_test_block(Checker *C, Decl *d) {
