@@ -238,7 +238,18 @@ static bool subst_inv(Checker *C, Type *e, Type *a, Subst *s) {
   return true;
 }
 
+static bool compat_subst(Checker *C, Type *e, Type *a, Subst *s);
+
+/* The recursion is bounded by the types' depth, except through chains of
+ * bound variables; chk_enter turns a runaway chain into a diagnostic. */
 bool chk_compatible_subst(Checker *C, Type *e, Type *a, Subst *s) {
+  chk_enter(C, (Span){0});
+  bool ok = compat_subst(C, e, a, s);
+  chk_leave(C);
+  return ok;
+}
+
+static bool compat_subst(Checker *C, Type *e, Type *a, Subst *s) {
   /* Numeric generics widen to Float whatever the argument order. */
   if (e->kind == TY_VAR && e->name == C->n.num) {
     Type *bound = chk_subst_get(s, e->name);
