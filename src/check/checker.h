@@ -307,9 +307,6 @@ const char *chk_ctor_hint(Checker *C, const char *name);
  * type; NULL otherwise (*reported tells whether an error was given).
  * `verb` completes "use pattern matching to ... variant-specific fields". */
 Type *chk_field_type(Checker *C, Type *t, const char *name, Span sp, const char *verb, bool *reported);
-/* The reference records the expected runtime type of a value for Int ->
- * Float promotion; the VM only needs the statement-level marks. */
-bool chk_is_float(Type *t);
 
 /* ---- statements (stmt.c) ------------------------------------------------------ */
 

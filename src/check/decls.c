@@ -187,6 +187,11 @@ static Type *resolve_with_self(Checker *C, TypeExpr *te) {
   return t;
 }
 
+/* `impl Trait for Type`: the trait and the (user ADT) type must exist, a
+ * second impl of the pair is E309, every trait method must be implemented
+ * with matching parameter count and types (Self = the ADT). The first impl
+ * of a trait binds each method name as a dispatch function typed with
+ * Self; calls are resolved by the first argument (call.c). */
 static void check_impl(Checker *C, Decl *d) {
   const char *trait = d->u.impl.trait, *type = d->u.impl.type;
   Decl *td = pm_get(&C->trait_defs, trait);
@@ -270,6 +275,8 @@ static void check_impl(Checker *C, Decl *d) {
 
 /* ---- names called from test blocks ------------------------------------------------- */
 
+/* Functions called by plain name anywhere inside a test block are exempt
+ * from the example requirement (not transitively, not through values). */
 static void tested_expr(Checker *C, Expr *e, int depth);
 
 static void tested_block(Checker *C, Block b, int depth);

@@ -28,6 +28,8 @@ EffectSet chk_infer_block_effects(Checker *C, Block b, Scope *s) {
   return e;
 }
 
+/* A trait method call has the effects of the implementation its first
+ * argument selects (the dispatch binding itself carries none). */
 static EffectSet trait_dispatch_effects(Checker *C, Expr *call, Scope *s) {
   Expr *callee = call->u.call.callee;
   TraitList *tl = pm_get(&C->trait_methods, callee->u.name);
@@ -59,6 +61,10 @@ static EffectSet arms_effects(Checker *C, Expr *scrutinee, MatchArm *arms, int n
   return e;
 }
 
+/* Effects of evaluating e. A call contributes its callee's function-type
+ * effects, which needs the callee's type: it is re-checked here (so an
+ * undefined callee inside a lambda is reported again, as E301, exactly as
+ * the reference does). */
 EffectSet chk_infer_expr_effects(Checker *C, Expr *e, Scope *s) {
   if (!e) return 0;
   chk_step(C, e->span);
@@ -135,6 +141,9 @@ EffectSet chk_infer_expr_effects(Checker *C, Expr *e, Scope *s) {
   return eff;
 }
 
+/* Effects of a statement; bindings are made in s as checking would, so
+ * later statements see the same types. Every `var` and every assignment is
+ * `mutation` (even of locals); `try` masks `throw` from its body. */
 static EffectSet stmt_effects(Checker *C, Stmt *st, Scope *s) {
   chk_step(C, st->span);
   chk_enter(C, st->span);
