@@ -6,14 +6,19 @@
 
 #include "checker.h"
 
-const char *chk_ctor_hint(Checker *C, const char *name);
 
 static Type *prim(Checker *C, TypeKind k) { return ty_prim(&C->tc, k); }
 
+/* "__arg3_" and friends: the prefixes that keep an argument's own type
+ * variables apart from the callee's (built once per checker and index). */
 static const char *arg_prefix(Checker *C, const char *fmt, int i) {
+  int kind = fmt[2] == 'a' ? 0 : fmt[2] == 'p' ? 1 : 2; /* __arg, __pipe, __ctor_arg */
+  if (i >= 0 && i < CHK_PREFIX_CACHE && C->prefixes[kind][i]) return C->prefixes[kind][i];
   char buf[48];
   snprintf(buf, sizeof buf, fmt, i);
-  return arena_strdup(C->A, buf);
+  const char *p = arena_strdup(C->A, buf);
+  if (i >= 0 && i < CHK_PREFIX_CACHE) C->prefixes[kind][i] = p;
+  return p;
 }
 
 static int param_index(const ParamList *pl, const char *name) {
@@ -430,18 +435,23 @@ Type *chk_ctor_call(Checker *C, Expr *e, Scope *s) {
     }
   }
   if (never) return prim(C, TY_NEVER);
-  Type **targs = arena_array(C->A, (size_t)(info->nparams ? info->nparams : 1), sizeof(Type *));
-  for (int i = 0; i < info->nparams; i++) {
-    Type *b = chk_subst_get(&bind, info->params[i]);
-    targs[i] = b ? b : chk_fresh_var(C, info->params[i]);
-  }
+  /* Parameters no argument bound get fresh variables (a later annotation
+   * or call site can still bind them). */
   if (tname == C->n.option) {
     Type *b = chk_subst_get(&bind, C->n.t);
     return ty_unary(&C->tc, TY_OPTION, b ? b : chk_fresh_var(C, "T"));
   }
   if (tname == C->n.result_type) {
     Type *b1 = chk_subst_get(&bind, C->n.t), *b2 = chk_subst_get(&bind, C->n.e);
-    return ty_binary(&C->tc, TY_RESULT, b1 ? b1 : chk_fresh_var(C, "T"), b2 ? b2 : chk_fresh_var(C, "E"));
+    if (!b1) b1 = chk_fresh_var(C, "T");
+    if (!b2) b2 = chk_fresh_var(C, "E");
+    return ty_binary(&C->tc, TY_RESULT, b1, b2);
+  }
+  if (info->nparams == 0) return ty_adt(&C->tc, tname, 0, NULL);
+  Type **targs = arena_array(C->A, (size_t)info->nparams, sizeof(Type *));
+  for (int i = 0; i < info->nparams; i++) {
+    Type *b = chk_subst_get(&bind, info->params[i]);
+    targs[i] = b ? b : chk_fresh_var(C, info->params[i]);
   }
   return ty_adt(&C->tc, tname, info->nparams, targs);
 }

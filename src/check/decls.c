@@ -41,7 +41,6 @@ static ParamList decl_params(Decl *d) {
   return pl;
 }
 
-AdtInfo *chk_build_adt(Checker *C, Decl *d);
 AdtInfo *chk_build_adt(Checker *C, Decl *d) {
   AdtInfo *info = arena_alloc(C->A, sizeof *info);
   info->name = d->u.adt.name;
@@ -72,7 +71,6 @@ AdtInfo *chk_build_adt(Checker *C, Decl *d) {
 }
 
 /* Install an ADT: replaces a type of the same name (and its constructors). */
-void chk_install_adt(Checker *C, AdtInfo *info, Span sp, bool report_dup_ctors);
 void chk_install_adt(Checker *C, AdtInfo *info, Span sp, bool report_dup_ctors) {
   AdtInfo *old = chk_adt(C, info->name);
   if (old)
@@ -87,7 +85,6 @@ void chk_install_adt(Checker *C, AdtInfo *info, Span sp, bool report_dup_ctors) 
   }
 }
 
-void chk_collect_alias(Checker *C, Decl *d);
 void chk_collect_alias(Checker *C, Decl *d) {
   AliasInfo *al = arena_alloc(C->A, sizeof *al);
   al->nparams = d->u.alias.nparams;
@@ -96,7 +93,6 @@ void chk_collect_alias(Checker *C, Decl *d) {
   pm_put(C->A, &C->aliases, d->u.alias.name, al);
 }
 
-void chk_validate_alias(Checker *C, Decl *d);
 void chk_validate_alias(Checker *C, Decl *d) {
   ParamList tp = {d->u.alias.nparams, d->u.alias.params};
   chk_resolve_type(C, d->u.alias.target, &tp);
@@ -106,7 +102,6 @@ void chk_validate_alias(Checker *C, Decl *d) {
 
 /* The signature type of a function declaration (parameters, return type,
  * declared effects; Async[R] for async functions). */
-Type *chk_signature(Checker *C, FuncDecl *f, int *ndefaults);
 Type *chk_signature(Checker *C, FuncDecl *f, int *ndefaults) {
   Type *buf[16];
   Type **ps = f->nparams <= 16 ? buf : arena_array(C->A, (size_t)f->nparams, sizeof(Type *));
@@ -123,7 +118,6 @@ Type *chk_signature(Checker *C, FuncDecl *f, int *ndefaults) {
   return ty_func(&C->tc, f->nparams, ps, ret, chk_effects_of_decl(C, f));
 }
 
-ParamList *chk_func_params(Checker *C, FuncDecl *f);
 ParamList *chk_func_params(Checker *C, FuncDecl *f) {
   ParamList *pl = arena_alloc(C->A, sizeof *pl);
   pl->n = f->nparams;
@@ -132,7 +126,6 @@ ParamList *chk_func_params(Checker *C, FuncDecl *f) {
   return pl;
 }
 
-void chk_register_function(Checker *C, const char *name, Type *t, ParamList *params, int ndefaults);
 void chk_register_function(Checker *C, const char *name, Type *t, ParamList *params, int ndefaults) {
   chk_bind_global(C, name, t);
   pm_put(C->A, &C->user_defined, name, (void *)1);
@@ -404,11 +397,7 @@ static void tested_block(Checker *C, Block b, int depth) {
 
 /* ---- the passes ------------------------------------------------------------------------ */
 
-void chk_resolve_imports(Checker *C);
-void chk_validate_export_surface(Checker *C, Module *m, bool has_exports);
-bool chk_module_has_exports(Module *m);
 
-void chk_module_passes(Checker *C);
 void chk_module_passes(Checker *C) {
   Module *m = C->mod;
   chk_resolve_imports(C);
@@ -475,6 +464,7 @@ void chk_module_passes(Checker *C) {
 
   for (int i = 0; i < m->ndecls; i++)
     if (m->decls[i]->kind == D_TEST) tested_block(C, m->decls[i]->u.test.body, 0);
+  C->cache_types = true;
 
   /* pass 2 */
   for (int i = 0; i < m->ndecls; i++)

@@ -99,7 +99,7 @@ void chk_bind(Checker *C, Scope *s, const char *name, Type *t, bool mutable_) {
       return;
     }
   if (s->n == s->cap) {
-    int nc = s->cap ? s->cap * 2 : 4;
+    int nc = s->cap ? s->cap * 2 : 8;
     s->names = arena_grow(C->A, s->names, (size_t)s->n, (size_t)nc, sizeof *s->names);
     s->types = arena_grow(C->A, s->types, (size_t)s->n, (size_t)nc, sizeof *s->types);
     s->mut = arena_grow(C->A, s->mut, (size_t)s->n, (size_t)nc, sizeof *s->mut);
@@ -113,12 +113,20 @@ void chk_bind(Checker *C, Scope *s, const char *name, Type *t, bool mutable_) {
 
 void chk_bind_global(Checker *C, const char *name, Type *t) { pm_put(C->A, &C->globals, name, t); }
 
-static const BuiltinDef *builtin_row(const char *name) { return lib_builtin_find(name); }
+/* The builtin table row for `name`, through a per-checker cache (names
+ * are interned, so the cache is keyed by pointer). */
+static const BuiltinDef *builtin_row(Checker *C, const char *name) {
+  void *v = pm_get(&C->builtin_rows, name);
+  if (v) return v == &C->not_builtin ? NULL : v;
+  const BuiltinDef *b = lib_builtin_find(name);
+  pm_put(C->A, &C->builtin_rows, name, b ? (void *)b : (void *)&C->not_builtin);
+  return b;
+}
 
 Type *chk_builtin_type(Checker *C, const char *name) {
   Type *t = pm_get(&C->builtin_cache, name);
   if (t) return t;
-  const BuiltinDef *b = builtin_row(name);
+  const BuiltinDef *b = builtin_row(C, name);
   if (!b) return NULL;
   ChkSig sig;
   if (!chk_sig_parse(C->prog, b->sig, &sig)) return NULL; /* a table bug; the unit test guards */
@@ -171,7 +179,7 @@ const ParamList *chk_param_names(Checker *C, const char *name) {
 }
 
 bool chk_resolves_to_builtin(Checker *C, Scope *s, const char *name) {
-  if (!builtin_row(name) || pm_has(&C->user_defined, name)) return false;
+  if (!builtin_row(C, name) || pm_has(&C->user_defined, name)) return false;
   for (; s && s != C->global_scope; s = s->parent)
     for (int i = 0; i < s->n; i++)
       if (s->names[i] == name) return false;

@@ -8,16 +8,6 @@
  * module's function types carry only its declared effects. */
 #include "checker.h"
 
-AdtInfo *chk_build_adt(Checker *C, Decl *d);
-void chk_install_adt(Checker *C, AdtInfo *info, Span sp, bool report_dup_ctors);
-void chk_collect_alias(Checker *C, Decl *d);
-void chk_validate_alias(Checker *C, Decl *d);
-Type *chk_signature(Checker *C, FuncDecl *f, int *ndefaults);
-ParamList *chk_func_params(Checker *C, FuncDecl *f);
-void chk_register_function(Checker *C, const char *name, Type *t, ParamList *params, int ndefaults);
-bool chk_module_has_exports(Module *m);
-void chk_validate_export_surface(Checker *C, Module *m, bool has_exports);
-void chk_resolve_imports(Checker *C);
 
 /* std wrappers that take the generic signature of the builtin they call */
 typedef struct Forwarder {

@@ -120,7 +120,20 @@ static Type *resolve_alias(Checker *C, TypeExpr *te, AliasInfo *al, const ParamL
   return resolved;
 }
 
+static Type *resolve_uncached(Checker *C, TypeExpr *te, const ParamList *tp);
+
+/* Once every type and alias is known, an annotation outside a generic
+ * declaration always resolves to the same type, so it is cached. */
 Type *chk_resolve_type(Checker *C, TypeExpr *te, const ParamList *tp) {
+  if (!C->cache_types || (tp && tp->n) || C->self_depth) return resolve_uncached(C, te, tp);
+  Type *t = pm_get(&C->type_cache, te);
+  if (t) return t;
+  t = resolve_uncached(C, te, tp);
+  pm_put(C->A, &C->type_cache, te, t);
+  return t;
+}
+
+static Type *resolve_uncached(Checker *C, TypeExpr *te, const ParamList *tp) {
   TypeCtx *tc = &C->tc;
   chk_enter(C, te->span);
   Type *result = NULL;
@@ -162,13 +175,13 @@ Type *chk_resolve_type(Checker *C, TypeExpr *te, const ParamList *tp) {
         Type *b = chk_resolve_type(C, te->args[1], tp);
         result = ty_binary(tc, bt->kind, a, b);
         if (bt->kind == TY_MAP || bt->kind == TY_MUTABLE_MAP) {
-          if (!chk_is_hashable(C, a, 0))
+          if (!chk_is_hashable(C, a))
             chk_error(C, E_TYPE_MISMATCH, te->span, "%s key type must be hashable, got %s",
                       bt->kind == TY_MAP ? "Map" : "MutableMap", chk_tstr(C, a));
         }
       } else {
         result = ty_unary(tc, bt->kind, a);
-        if (bt->kind == TY_SET && !chk_is_hashable(C, a, 0))
+        if (bt->kind == TY_SET && !chk_is_hashable(C, a))
           chk_error(C, E_TYPE_MISMATCH, te->span, "Set element type must be hashable, got %s", chk_tstr(C, a));
       }
     } else {
