@@ -127,7 +127,10 @@ case("else_if_chain_990", FUNC + b"  if false then\n    return 1\n" + b"  else i
      + b"  end if\n  return 0\n" + END, [])
 case("else_if_chain_100k", FUNC + b"  if false then\n    return 1\n" + b"  else if false then\n    return 1\n" * N
      + b"  end if\n  return 0\n" + END, [("E200", 1999, 12)], DEEP, 2.0, 128)
-case("operator_chain_990", FUNC + b"  return 1" + b" + 1" * 990 + b"\n" + END, [])
+# `return` is level 1 and the chain's root level 2, so 998 operators put
+# the first operand at level 1000, the limit, and 999 one past it.
+case("operator_chain_998", FUNC + b"  return 1" + b" + 1" * 998 + b"\n" + END, [])
+case("operator_chain_999", FUNC + b"  return 1" + b" + 1" * 999 + b"\n" + END, [("E200", 2, 10)], DEEP)
 case("operator_chain_100k", FUNC + b"  return 1" + b" + 1" * N + b"\n" + END, [("E200", 2, 10)], DEEP)
 case("and_chain_100k", FUNC + b"  return a" + b" and a" * N + b"\n" + END, [("E200", 2, 10)], DEEP)
 case("field_chain_100k", FUNC + b"  return x" + b".f" * N + b"\n" + END, [("E200", 2, 10)], DEEP)
