@@ -412,19 +412,20 @@ geno_result *sbx_get_result(SbxReader *r, size_t output_cap) {
     span.col = sbx_get_i32(r);
     span.end_line = sbx_get_i32(r);
     span.end_col = sbx_get_i32(r);
-    bool good = !r->bad && code >= 100 && code <= 999 && warning <= 1 && span.line >= 0 && span.col >= 0 &&
-                span.end_line >= 0 && span.end_col >= 0;
-    if (good && msg && (!present || file)) {
+    bool valid = !r->bad && code >= 100 && code <= 999 && warning <= 1 && span.line >= 0 && span.col >= 0 &&
+                 span.end_line >= 0 && span.end_col >= 0;
+    bool stored = false;
+    if (valid && msg && (!present || file)) {
       size_t before = res->ndiags;
       rt_result_add(res, (int)code, file ? &span : NULL, msg);
-      if (res->ndiags == before) good = false; /* out of memory */
-      else if (warning) res->diags[before].severity = "warning";
-      else any_error = true;
+      stored = res->ndiags > before;
+      if (stored && warning) res->diags[before].severity = "warning";
+      else if (stored) any_error = true;
     }
     free(msg);
     free(file);
-    if (r->bad) goto bad;
-    if (!good) goto fail;
+    if (!valid) goto bad;
+    if (!stored) goto fail; /* out of memory */
   }
   if (r->off != r->n) goto bad; /* trailing bytes: not a result we wrote */
   res->ok = ok && !any_error;
