@@ -710,6 +710,35 @@ Module *parse_module(Program *prog, const char *name, const char *file, const ch
   return m;
 }
 
+TypeExpr *parse_type_text(Program *prog, const char *text, size_t len, DiagList *diags) {
+  DiagList local;
+  diag_init(&local);
+  DiagList *d = diags ? diags : &local;
+  Arena *A = &prog->arena;
+  TypeExpr *volatile result = NULL;
+  Lexer scan;
+  lex_init(&scan, text, len, "<type>", 1, 1, NULL, NULL);
+  if (lex_scan(&scan, d)) {
+    Parser *P = arena_alloc(A, sizeof *P);
+    P->prog = prog;
+    P->arena = A;
+    P->names = &prog->names;
+    P->diags = d;
+    P->file = "<type>";
+    parser_init_names(P);
+    lex_init(&P->lx, text, len, P->file, 1, 1, A, &prog->names);
+    jmp_buf jb;
+    P->on_error = &jb;
+    if (setjmp(jb) == 0) {
+      TypeExpr *t = parse_type(P);
+      p_expect(P, TOK_EOF, NULL);
+      result = t;
+    }
+  }
+  diag_free(&local);
+  return result;
+}
+
 /* ---- program ---------------------------------------------------------------- */
 
 void ast_program_init(Program *p, size_t arena_limit) {

@@ -19,4 +19,10 @@
 Module *parse_module(Program *p, const char *name, const char *file, const char *src,
                      size_t len, DiagList *diags);
 
+/* Parse one type annotation from text (e.g. a builtin signature's parameter
+ * type "List[(K, V)]"). The text is not copied: it must live as long as the
+ * program. NULL on any lexer or parser error (errors go to diags, which
+ * may be NULL). Used for the builtin table's signatures. */
+TypeExpr *parse_type_text(Program *p, const char *text, size_t len, DiagList *diags);
+
 #endif

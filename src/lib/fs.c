@@ -1,0 +1,19 @@
+/* Filesystem builtins (capability fs): every one is a host callback; the
+ * library itself never touches the filesystem.
+ *
+ * The rows at the bottom are this family's part of the builtin table
+ * (src/lib/builtins.h); the implementations are written above them. */
+#include <geno.h>
+
+#include "families.h"
+
+const BuiltinDef lib_fs_builtins[] = {
+    {"fs_canonicalize", "(path: String) -> Result[String, String]", GENO_CAP_FS, "fs", BF_CALLBACK, NULL},
+    {"fs_exists", "(path: String) -> Bool", GENO_CAP_FS, "fs", BF_CALLBACK, NULL},
+    {"fs_list_dir", "(path: String) -> Result[List[String], String]", GENO_CAP_FS, "fs", BF_CALLBACK, NULL},
+    {"fs_metadata", "(path: String) -> Result[FileMetadata, String]", GENO_CAP_FS, "fs", BF_CALLBACK, NULL},
+    {"fs_read_text", "(path: String) -> String", GENO_CAP_FS, "fs", BF_CALLBACK, NULL},
+    {"fs_symlink_metadata", "(path: String) -> Result[FileMetadata, String]", GENO_CAP_FS, "fs", BF_CALLBACK, NULL},
+    {"fs_write_text", "(path: String, content: String) -> Unit", GENO_CAP_FS, "fs", BF_CALLBACK, NULL},
+};
+const size_t lib_fs_builtin_count = ARRAY_LEN(lib_fs_builtins);

@@ -1,0 +1,19 @@
+/* HTTP builtins: the client (capability http: http_fetch, http_post,
+ * http_request) and the server (capability serve: http_listen, http_route,
+ * http_respond). All but http_respond are host callbacks.
+ *
+ * The rows at the bottom are this family's part of the builtin table
+ * (src/lib/builtins.h); the implementations are written above them. */
+#include <geno.h>
+
+#include "families.h"
+
+const BuiltinDef lib_http_builtins[] = {
+    {"http_fetch", "(url: String) -> String", GENO_CAP_HTTP, "http", BF_CALLBACK, NULL},
+    {"http_listen", "(port: Int) -> Unit", GENO_CAP_SERVE, "http", BF_CALLBACK, NULL},
+    {"http_post", "(url: String, body: String) -> String", GENO_CAP_HTTP, "http", BF_CALLBACK, NULL},
+    {"http_request", "(method: String, url: String, headers: List[(String, String)], body: String) -> Result[HttpResponse, String]", GENO_CAP_HTTP, "http", BF_CALLBACK, NULL},
+    {"http_respond", "(status: Int, headers: List[(String, String)], body: String) -> HttpResponse", GENO_CAP_SERVE, "http", 0, NULL},
+    {"http_route", "(method: String, path: String, handler: (HttpRequest) -> HttpResponse with http) -> Unit", GENO_CAP_SERVE, "http", BF_CALLBACK|BF_HIGHER_ORDER, NULL},
+};
+const size_t lib_http_builtin_count = ARRAY_LEN(lib_http_builtins);
