@@ -19,6 +19,7 @@
 #include <stdio.h>
 
 #include "../base/utf8.h"
+#include "../lib/builtins.h"
 #include "../runtime/hostvalue.h"
 #include "wire.h"
 
@@ -28,39 +29,9 @@
 /* Longest builtin name; the real ones are under 24 bytes. */
 #define SBX_MAX_BUILTIN_NAME 64
 
-/* The capability of each builtin a host callback may implement.
- * TODO(builtin table): read lib_builtin_find(name)->cap once
- * src/lib/registry.c exists, and drop this copy. */
-static const struct {
-  const char *name;
-  unsigned cap;
-} callback_caps[] = {
-    {"print", GENO_CAP_PRINT},
-    {"clock_now", GENO_CAP_CLOCK},         {"clock_format", GENO_CAP_CLOCK},
-    {"clock_parse", GENO_CAP_CLOCK},       {"clock_elapsed", GENO_CAP_CLOCK},
-    {"datetime_now", GENO_CAP_CLOCK},      {"datetime_format", GENO_CAP_CLOCK},
-    {"datetime_parse", GENO_CAP_CLOCK},    {"datetime_elapsed", GENO_CAP_CLOCK},
-    {"sleep_ms", GENO_CAP_CLOCK},          {"random_int", GENO_CAP_RANDOM},
-    {"random_float", GENO_CAP_RANDOM},     {"math_random_int", GENO_CAP_RANDOM},
-    {"math_random_float", GENO_CAP_RANDOM}, {"fs_read_text", GENO_CAP_FS},
-    {"fs_write_text", GENO_CAP_FS},        {"fs_list_dir", GENO_CAP_FS},
-    {"fs_exists", GENO_CAP_FS},            {"fs_metadata", GENO_CAP_FS},
-    {"fs_symlink_metadata", GENO_CAP_FS},  {"fs_canonicalize", GENO_CAP_FS},
-    {"http_fetch", GENO_CAP_HTTP},         {"http_post", GENO_CAP_HTTP},
-    {"http_request", GENO_CAP_HTTP},       {"http_listen", GENO_CAP_SERVE},
-    {"http_route", GENO_CAP_SERVE},        {"http_respond", GENO_CAP_SERVE},
-    {"regex_match", GENO_CAP_REGEX},       {"regex_find_all", GENO_CAP_REGEX},
-    {"regex_replace", GENO_CAP_REGEX},     {"env_get", GENO_CAP_ENV},
-    {"env_get_or", GENO_CAP_ENV},          {"cli_args", GENO_CAP_ENV},
-    {"exec", GENO_CAP_PROCESS},            {"exec_with_input", GENO_CAP_PROCESS},
-    {"spawn", GENO_CAP_PROCESS},           {"spawn_with_input", GENO_CAP_PROCESS},
-    {"stdin_read_all", GENO_CAP_STDIN},
-};
-
 unsigned sbx_callback_capability(const char *name) {
-  for (size_t i = 0; name && i < ARRAY_LEN(callback_caps); i++)
-    if (strcmp(callback_caps[i].name, name) == 0) return callback_caps[i].cap;
-  return 0;
+  const BuiltinDef *b = name ? lib_builtin_find(name) : NULL;
+  return b ? b->cap : 0;
 }
 
 static char *dup_text(const char *s) {

@@ -98,7 +98,8 @@ geno_callback *sbx_forwarders(const geno_config *cfg, int *chan);
  * child must then be killed); *why says what was wrong. */
 bool sbx_broker_handle(const geno_config *cfg, const void *body, size_t n, Buf *reply, const char **why);
 
-/* The capability a callback-capable builtin needs (0 if not one). */
+/* The capability a gated builtin needs, from the builtin table (0 for a
+ * pure builtin or an unknown name). */
 unsigned sbx_callback_capability(const char *name);
 
 #endif
