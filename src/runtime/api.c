@@ -4,6 +4,7 @@
 
 #include <geno.h>
 
+#include "../check/check.h"
 #include "../syntax/parser.h"
 #include "frontend.h"
 #include "result.h"
@@ -64,7 +65,23 @@ void geno_strings_free(char **strings, size_t count) {
 }
 
 geno_result *geno_check(const char *source, size_t len, const char *filename, const geno_config *cfg) {
-  /* The typechecker runs here once it exists (issue 3); until then
-   * checking is parsing. */
-  return geno_parse(source, len, filename, cfg);
+  double t0 = rt_now_ms();
+  geno_result *r = rt_result_new();
+  if (!r) return NULL;
+  FrontEnd fe;
+  rt_frontend_run(&fe, source ? source : "", source ? len : 0, filename, cfg, true);
+  r->timing.lex_ms = fe.lex_ms;
+  r->timing.parse_ms = fe.parse_ms;
+  if (fe.ok) {
+    /* Type checking runs only on a program that parsed, as in the
+     * reference (its checker never sees a partial AST). */
+    double t1 = rt_now_ms();
+    chk_program(&fe.prog, &fe.diags, NULL);
+    r->timing.typecheck_ms = rt_now_ms() - t1;
+  }
+  rt_result_add_diags(r, &fe.diags);
+  rt_frontend_free(&fe);
+  r->timing.total_ms = rt_now_ms() - t0;
+  monitor(cfg, r, "check");
+  return r;
 }

@@ -10,15 +10,6 @@
  * its AST, low enough that a hostile input cannot exhaust the host. */
 #define FRONTEND_ARENA_LIMIT ((size_t)1 << 30)
 
-static const char *const std_modules[] = {"List", "Map", "Option", "Result",
-                                          "Math", "String", "Path", "DateTime"};
-
-bool rt_is_std_module(const char *name) {
-  for (size_t i = 0; i < ARRAY_LEN(std_modules); i++)
-    if (strcmp(std_modules[i], name) == 0) return true;
-  return false;
-}
-
 static const geno_module *find_module(const geno_config *cfg, const char *name) {
   if (!cfg) return NULL;
   for (size_t i = 0; i < cfg->nmodules; i++)
@@ -69,12 +60,21 @@ void rt_frontend_run(FrontEnd *fe, const char *source, size_t len, const char *f
       Decl *d = m->decls[di];
       if (d->kind != D_IMPORT) continue;
       const char *name = d->u.import.module;
-      if (rt_is_std_module(name)) continue;
       bool seen = false;
       for (int k = 1; k < fe->prog.nmodules; k++)
         if (fe->prog.modules[k]->name == name) seen = true;
       if (seen) continue;
       const geno_module *src = find_module(cfg, name);
+      if ((!src || !src->source) && rt_is_std_module(name)) {
+        /* A host module of the same name wins, as a file beside the
+         * program does in the reference. */
+        size_t std_len;
+        const char *std_src = rt_std_module_source(name, &std_len);
+        char fname[128];
+        snprintf(fname, sizeof fname, "<std>/%s.geno", name);
+        parse_module(&fe->prog, name, fname, std_src, std_len, &fe->diags);
+        continue;
+      }
       if (!src || !src->source) {
         if (!report_missing) continue;
         Span sp = d->span;

@@ -8,8 +8,11 @@
 
 #include "../syntax/ast.h"
 
-/* Built-in standard modules (`import Math` etc.) that need no source. */
+/* Built-in standard modules (`import Math` etc.) that need no source from
+ * the host: their Geno source is built in (std_modules.c). */
 bool rt_is_std_module(const char *name);
+/* The built-in source of std module `name` (static), or NULL. */
+const char *rt_std_module_source(const char *name, size_t *len);
 
 typedef struct FrontEnd {
   Program prog;      /* modules[0] = entry */

@@ -1,0 +1,248 @@
+/* Typechecker entry (check.h): circular-import detection, one checker per
+ * module (imported modules first, as the reference does: the first module
+ * with errors is the one reported), error recording and the fatal path. */
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "checker.h"
+
+void chk_module_passes(Checker *C);
+
+void chk_options_init(ChkOptions *o) { o->check_imported_bodies = true; }
+
+/* ---- errors ------------------------------------------------------------------------ */
+
+void chk_error(Checker *C, int code, Span sp, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  if (!sp.file) sp.file = C->mod->file;
+  diag_vadd(&C->errors, code, &sp, fmt, ap);
+  va_end(ap);
+}
+
+void chk_fatal(Checker *C, int code, Span sp, const char *fmt, ...) {
+  diag_free(&C->errors);
+  diag_init(&C->errors);
+  va_list ap;
+  va_start(ap, fmt);
+  if (!sp.file) sp.file = C->mod->file;
+  diag_vadd(&C->errors, code, &sp, fmt, ap);
+  va_end(ap);
+  longjmp(*C->fatal, 1);
+}
+
+const char *chk_tstr(Checker *C, const Type *t) {
+  Buf b = BUF_INIT;
+  ty_str(&C->tc, t, &b);
+  const char *s = b.data ? arena_strdup(C->A, b.data) : "?";
+  buf_free(&b);
+  return s;
+}
+
+void chk_step(Checker *C, Span sp) {
+  if (++C->steps > CHK_MAX_STEPS)
+    chk_fatal(C, E_TYPE_MISMATCH, sp,
+              "Program is too complex to type-check (more than %ld checking steps); simplify deeply nested lambdas",
+              CHK_MAX_STEPS);
+}
+
+void chk_enter(Checker *C, Span sp) {
+  if (++C->depth > CHK_MAX_DEPTH)
+    chk_fatal(C, E_TYPE_MISMATCH, sp, "Program is nested too deeply to type-check (more than %d levels)",
+              CHK_MAX_DEPTH);
+}
+
+/* ---- setup ----------------------------------------------------------------------------- */
+
+static void init_names(Checker *C) {
+  Interner *I = C->I;
+  ChkNames *n = &C->n;
+  n->main_ = intern_cstr(I, "main");
+  n->init = intern_cstr(I, "init");
+  n->update = intern_cstr(I, "update");
+  n->render = intern_cstr(I, "render");
+  n->result = intern_cstr(I, "result");
+  n->self_type = intern_cstr(I, "Self");
+  n->option = intern_cstr(I, "Option");
+  n->result_type = intern_cstr(I, "Result");
+  n->some = intern_cstr(I, "Some");
+  n->none = intern_cstr(I, "None");
+  n->ok = intern_cstr(I, "Ok");
+  n->err = intern_cstr(I, "Err");
+  n->range = intern_cstr(I, "range");
+  n->length = intern_cstr(I, "length");
+  n->num = intern_cstr(I, "Num");
+  n->tuple = intern_cstr(I, "Tuple");
+  n->start = intern_cstr(I, "start");
+  n->end = intern_cstr(I, "end");
+  n->list = intern_cstr(I, "list");
+  n->value = intern_cstr(I, "value");
+  n->error = intern_cstr(I, "error");
+  n->t = intern_cstr(I, "T");
+  n->e = intern_cstr(I, "E");
+}
+
+/* The built-in ADTs every module sees. */
+typedef struct BuiltinField {
+  const char *name, *type; /* type in builtin-signature syntax */
+} BuiltinField;
+typedef struct BuiltinVariant {
+  const char *name;
+  int nfields;
+  BuiltinField fields[5];
+} BuiltinVariant;
+typedef struct BuiltinAdt {
+  const char *name;
+  const char *params[2];
+  int nparams;
+  int nvariants;
+  BuiltinVariant variants[7];
+} BuiltinAdt;
+
+static const BuiltinAdt builtin_adts[] = {
+    {"Option", {"T"}, 1, 2, {{"Some", 1, {{"value", "T"}}}, {"None", 0, {{0}}}}},
+    {"Result", {"T", "E"}, 2, 2, {{"Ok", 1, {{"value", "T"}}}, {"Err", 1, {{"error", "E"}}}}},
+    {"JsonValue", {0}, 0, 7,
+     {{"JsonString", 1, {{"value", "String"}}},
+      {"JsonInt", 1, {{"value", "Int"}}},
+      {"JsonFloat", 1, {{"value", "Float"}}},
+      {"JsonBool", 1, {{"value", "Bool"}}},
+      {"JsonNull", 0, {{0}}},
+      {"JsonArray", 1, {{"items", "List[JsonValue]"}}},
+      {"JsonObject", 1, {{"entries", "List[(String, JsonValue)]"}}}}},
+    {"HttpResponse", {0}, 0, 1,
+     {{"HttpResponse", 3, {{"status", "Int"}, {"body", "String"}, {"headers", "List[(String, String)]"}}}}},
+    {"HttpRequest", {0}, 0, 1,
+     {{"HttpRequest", 5,
+       {{"method", "String"}, {"path", "String"}, {"query", "String"}, {"headers", "List[(String, String)]"},
+        {"body", "String"}}}}},
+    {"ProcessResult", {0}, 0, 1,
+     {{"ProcessResult", 3, {{"exit_code", "Int"}, {"stdout", "String"}, {"stderr", "String"}}}}},
+    {"FileKind", {0}, 0, 4, {{"FileKindFile", 0, {{0}}}, {"FileKindDirectory", 0, {{0}}}, {"FileKindSymlink", 0, {{0}}}, {"FileKindOther", 0, {{0}}}}},
+    {"FileMetadata", {0}, 0, 1,
+     {{"FileMetadata", 3, {{"kind", "FileKind"}, {"size", "Int"}, {"modified_ms", "Int"}}}}},
+};
+
+TypeExpr *parse_type_text(Program *p, const char *text, size_t len, DiagList *diags);
+
+static void init_builtin_adts(Checker *C) {
+  for (size_t i = 0; i < ARRAY_LEN(builtin_adts); i++) {
+    const BuiltinAdt *b = &builtin_adts[i];
+    AdtInfo *info = arena_alloc(C->A, sizeof *info);
+    info->name = intern_cstr(C->I, b->name);
+    info->nparams = b->nparams;
+    info->params = arena_array(C->A, 2, sizeof(const char *));
+    for (int k = 0; k < b->nparams; k++) info->params[k] = intern_cstr(C->I, b->params[k]);
+    info->nvariants = b->nvariants;
+    info->variants = arena_array(C->A, (size_t)b->nvariants, sizeof(AdtVariant));
+    for (int v = 0; v < b->nvariants; v++) {
+      const BuiltinVariant *bv = &b->variants[v];
+      AdtVariant *av = &info->variants[v];
+      av->name = intern_cstr(C->I, bv->name);
+      av->nfields = bv->nfields;
+      av->fnames = arena_array(C->A, 5, sizeof(const char *));
+      av->ftypes = arena_array(C->A, 5, sizeof(Type *));
+      for (int f = 0; f < bv->nfields; f++) {
+        av->fnames[f] = intern_cstr(C->I, bv->fields[f].name);
+        TypeExpr *te = parse_type_text(C->prog, bv->fields[f].type, strlen(bv->fields[f].type), NULL);
+        av->ftypes[f] = te ? chk_sig_type(C, te) : ty_prim(&C->tc, TY_ERROR);
+      }
+      pm_put(C->A, &C->ctor_to_type, av->name, (void *)info->name);
+    }
+    pm_put(C->A, &C->type_defs, info->name, info);
+  }
+}
+
+static void checker_init(Checker *C, Program *prog, Module *m, Module **avail, int navail) {
+  memset(C, 0, sizeof *C);
+  C->prog = prog;
+  C->mod = m;
+  C->avail = avail;
+  C->navail = navail;
+  C->A = &prog->arena;
+  C->I = &prog->names;
+  diag_init(&C->errors);
+  chk_types_init(&C->tc, C->A, C->I);
+  init_names(C);
+  C->global_scope = arena_alloc(C->A, sizeof(Scope));
+  init_builtin_adts(C);
+}
+
+/* Check one module; its errors are appended to diags. */
+static bool check_module(Program *prog, Module *m, Module **avail, int navail, DiagList *diags) {
+  Checker *C = arena_alloc(&prog->arena, sizeof *C);
+  jmp_buf jb;
+  checker_init(C, prog, m, avail, navail);
+  C->fatal = &jb;
+  if (setjmp(jb) == 0) {
+    chk_module_passes(C);
+    if (C->tc.too_deep && diag_error_count(&C->errors) == 0) {
+      Span sp = {m->file, 1, 1, 1, 1};
+      chk_error(C, E_TYPE_MISMATCH, sp,
+                "Inferred types nest too deeply (more than %d levels); add type annotations", CHK_MAX_TYPE_DEPTH);
+    }
+  }
+  bool ok = diag_error_count(&C->errors) == 0;
+  diag_move(diags, &C->errors);
+  diag_free(&C->errors);
+  return ok;
+}
+
+/* ---- circular imports ------------------------------------------------------------- */
+
+static Module *module_named(Program *prog, const char *name) {
+  for (int i = 1; i < prog->nmodules; i++)
+    if (prog->modules[i]->name == name) return prog->modules[i];
+  return NULL;
+}
+
+/* Depth-first search; on a cycle, report it (E204, as the reference's
+ * project resolution does) and return true. */
+static bool find_cycle(Program *prog, Module *m, Module **stack, int depth, DiagList *diags) {
+  for (int i = 0; i < depth; i++)
+    if (stack[i] == m) {
+      Buf b = BUF_INIT;
+      for (int k = i; k < depth; k++) buf_printf(&b, "%s -> ", stack[k]->name);
+      buf_puts(&b, m->name);
+      Span sp = {m->file, 1, 1, 1, 1};
+      diag_add(diags, E_PROJECT, &sp, "Circular import detected: %s", b.data ? b.data : "");
+      buf_free(&b);
+      return true;
+    }
+  if (depth >= 256) return false; /* deeper chains than any real project */
+  stack[depth] = m;
+  for (int i = 0; i < m->ndecls; i++) {
+    Decl *d = m->decls[i];
+    if (d->kind != D_IMPORT) continue;
+    Module *dep = module_named(prog, d->u.import.module);
+    if (dep && find_cycle(prog, dep, stack, depth + 1, diags)) return true;
+  }
+  return false;
+}
+
+bool chk_program(Program *prog, DiagList *diags, const ChkOptions *opts) {
+  ChkOptions defaults;
+  if (!opts) {
+    chk_options_init(&defaults);
+    opts = &defaults;
+  }
+  if (prog->nmodules == 0) return true;
+  Module *stack[257];
+  if (find_cycle(prog, prog->modules[0], stack, 0, diags)) return false;
+
+  int n = prog->nmodules;
+  Module **others = arena_array(&prog->arena, (size_t)n, sizeof(Module *));
+  if (opts->check_imported_bodies) {
+    for (int i = 1; i < n; i++) {
+      Module *m = prog->modules[i];
+      /* The built-in std modules are known to check cleanly. */
+      if (strncmp(m->file, CHK_STD_FILE_PREFIX, strlen(CHK_STD_FILE_PREFIX)) == 0) continue;
+      int k = 0;
+      for (int j = 1; j < n; j++)
+        if (j != i) others[k++] = prog->modules[j];
+      if (!check_module(prog, m, others, k, diags)) return false;
+    }
+  }
+  for (int j = 1; j < n; j++) others[j - 1] = prog->modules[j];
+  return check_module(prog, prog->modules[0], others, n - 1, diags);
+}

@@ -1,0 +1,283 @@
+/* Internal state of the typechecker, shared by the files of src/check.
+ *
+ * The checker follows the reference implementation's structure closely,
+ * because programs are judged by the set of diagnostic codes it reports:
+ * - one Checker per module check (imports are summarised into it);
+ * - scopes are chains of small binding arrays over one global table;
+ * - generic calls bind named type variables in a per-call substitution
+ *   (compat.c), not by global unification;
+ * - errors are appended and checking continues, except errors found while
+ *   resolving a type annotation (resolve.c): those are fatal and replace
+ *   everything reported so far (chk_fatal long-jumps to the module entry;
+ *   everything in flight is arena-owned, so nothing leaks).
+ * Not thread-shared: a Checker lives on one call's stack. */
+#ifndef GENO_CHECK_CHECKER_H
+#define GENO_CHECK_CHECKER_H
+
+#include <setjmp.h>
+
+#include "../syntax/ast.h"
+#include "check.h"
+#include "types.h"
+
+/* Work bound: expression and statement visits per module check. Effect
+ * inference re-checks callees, so nested immediately-invoked lambdas cost
+ * exponential time in their depth; real programs (the self-hosted checker,
+ * 5,000 lines) take well under a million visits. */
+#define CHK_MAX_STEPS 20000000L
+
+/* Recursion bound for the checker's own walks over expressions and
+ * statements. The parser bounds nesting at 50 levels, but a walk adds
+ * frames per level (calls, lambdas, effect inference), so this is a
+ * generous backstop rather than the primary limit. */
+#define CHK_MAX_DEPTH 400
+
+/* ---- maps keyed by interned names ---------------------------------------- */
+
+typedef struct PtrMap {
+  const void **keys; /* open addressing; NULL = empty */
+  void **vals;
+  size_t cap;        /* power of two, or 0 */
+  size_t count;
+} PtrMap;
+
+void *pm_get(const PtrMap *m, const void *key);
+bool pm_has(const PtrMap *m, const void *key);
+void pm_put(Arena *a, PtrMap *m, const void *key, void *val);
+void pm_del(PtrMap *m, const void *key);
+/* Iterate: for (size_t i = 0; i < m.cap; i++) if (m.keys[i]) ... */
+
+/* ---- declarations ----------------------------------------------------------- */
+
+typedef struct ParamList {
+  int n;
+  const char **names;
+} ParamList;
+
+typedef struct AdtVariant {
+  const char *name;
+  int nfields;
+  const char **fnames;
+  Type **ftypes;
+} AdtVariant;
+
+typedef struct AdtInfo {
+  const char *name;
+  int nparams;
+  const char **params;
+  int nvariants;
+  AdtVariant *variants;
+  uint64_t invariant; /* bit i: type parameter i is invariant (compat.c) */
+} AdtInfo;
+
+typedef struct AliasInfo {
+  int nparams;
+  const char **params;
+  TypeExpr *target;
+} AliasInfo;
+
+typedef struct ModuleNs {
+  const char *module; /* the module's real name */
+  PtrMap symbols;     /* name -> Type* (functions and constructors) */
+  PtrMap params;      /* name -> ParamList* */
+  PtrMap defaults;    /* name -> (intptr_t) number of defaulted params */
+} ModuleNs;
+
+typedef struct Impl {
+  const char *trait;
+  const char *type;
+  PtrMap methods; /* name -> Type* (a TY_FUNC) */
+} Impl;
+
+typedef struct TraitList {
+  int n, cap;
+  const char **traits; /* traits declaring a method of this name, in order */
+} TraitList;
+
+/* Return types of a block lambda's `return` statements (the lambda's type
+ * is inferred from them, not checked against the enclosing function). */
+typedef struct ReturnCollector {
+  Type **items;
+  int n, cap;
+} ReturnCollector;
+
+/* ---- scopes ------------------------------------------------------------------ */
+
+typedef struct Scope {
+  struct Scope *parent; /* NULL for the global scope's children's root */
+  int n, cap;
+  const char **names;
+  Type **types;
+  uint8_t *mut;
+} Scope;
+
+/* Names the checker compares against, interned once per program. */
+typedef struct ChkNames {
+  const char *main_, *init, *update, *render, *result, *self_type, *option, *result_type, *some,
+      *none, *ok, *err, *range, *length, *num, *tuple, *start, *end, *list, *value, *error;
+  const char *t, *e; /* Option/Result type parameter names */
+} ChkNames;
+
+typedef struct Checker {
+  Program *prog;
+  Module *mod;
+  Module **avail;    /* modules this one may import (all but itself) */
+  int navail;
+  Arena *A;
+  Interner *I;
+  TypeCtx tc;
+  ChkNames n;
+  DiagList errors;   /* this module's errors, in discovery order */
+  jmp_buf *fatal;    /* chk_fatal jumps here */
+  long steps;        /* work done, against CHK_MAX_STEPS */
+  int depth;         /* recursion depth, against CHK_MAX_DEPTH */
+
+  /* global environment */
+  Scope *global_scope; /* sentinel: its bindings live in `globals` */
+  PtrMap globals;      /* name -> Type* */
+  PtrMap user_defined; /* names of user (or imported) functions: set */
+  PtrMap param_names;  /* function name -> ParamList* (user; builtins via table) */
+  PtrMap default_counts; /* function name -> (intptr_t) count */
+  PtrMap builtin_cache;  /* builtin name -> Type* (its parsed signature) */
+
+  PtrMap type_defs;    /* type name -> AdtInfo* */
+  PtrMap ctor_to_type; /* constructor name -> type name */
+  PtrMap aliases;      /* alias name -> AliasInfo* */
+  PtrMap module_ns;    /* namespace (alias or module name) -> ModuleNs* */
+  PtrMap trait_defs;   /* trait name -> Decl* */
+  PtrMap trait_methods; /* method name -> TraitList* */
+  Impl *impls;
+  int nimpls, impls_cap;
+  PtrMap tested_by_block; /* names called directly in test blocks: set */
+
+  /* annotation resolution */
+  PtrMap resolving_aliases; /* set, for recursive alias detection */
+  PtrMap *declared_types;   /* stack of frames: name -> ParamList* */
+  int ndeclared, declared_cap;
+  int self_depth;           /* >0 while resolving trait signatures */
+
+  /* the function being checked */
+  Type *current_return;     /* NULL outside functions */
+  bool in_async, in_main;
+  struct ReturnCollector *lambda_returns; /* collecting block-lambda returns, or NULL */
+  int loop_depth;
+  bool app_mode;
+  long fresh_counter;
+} Checker;
+
+/* ---- errors (check.c) -------------------------------------------------------- */
+
+void chk_error(Checker *C, int code, Span sp, const char *fmt, ...) GENO_PRINTF(4, 5);
+/* A fatal error: replaces every error recorded so far and ends the check. */
+GENO_NORETURN void chk_fatal(Checker *C, int code, Span sp, const char *fmt, ...) GENO_PRINTF(4, 5);
+/* Render a type into a per-checker scratch string (valid until the arena
+ * is freed; used for messages). */
+const char *chk_tstr(Checker *C, const Type *t);
+/* " Did you mean 'x'?" for the closest candidate within edit distance 2,
+ * or "". */
+const char *chk_suggest(Checker *C, const char *name, const char *const *cands, int n);
+/* Count one unit of work; fatal past CHK_MAX_STEPS. */
+void chk_step(Checker *C, Span sp);
+void chk_enter(Checker *C, Span sp);
+static inline void chk_leave(Checker *C) { C->depth--; }
+
+/* ---- environment (env.c) ----------------------------------------------------- */
+
+Scope *chk_scope_new(Checker *C, Scope *parent);
+void chk_bind(Checker *C, Scope *s, const char *name, Type *t, bool mutable_);
+/* Look a name up through s and its parents, then the global table (which
+ * falls back to the builtin table). NULL if unbound. */
+Type *chk_lookup(Checker *C, Scope *s, const char *name);
+bool chk_is_mutable(Checker *C, Scope *s, const char *name);
+/* The builtin's function type, or NULL if `name` is not a builtin. */
+Type *chk_builtin_type(Checker *C, const char *name);
+/* Parameter names for calls by name (user functions, trait methods and
+ * builtins alike); NULL if unknown. */
+const ParamList *chk_param_names(Checker *C, const char *name);
+/* Is `name` (as seen from s) still the builtin of that name? */
+bool chk_resolves_to_builtin(Checker *C, Scope *s, const char *name);
+void chk_bind_global(Checker *C, const char *name, Type *t);
+/* " Did you mean ...?" over every name visible from s. */
+const char *chk_suggest_in_scope(Checker *C, Scope *s, const char *name);
+
+/* ---- annotations (resolve.c) ------------------------------------------------- */
+
+/* Resolve an annotation; type_params are the names of the enclosing
+ * generic declaration's parameters (may be NULL). Fatal on unknown types,
+ * wrong type-argument counts, recursive aliases and `Self` misuse. */
+Type *chk_resolve_type(Checker *C, TypeExpr *te, const ParamList *type_params);
+void chk_push_declared(Checker *C, Decl **type_decls, int n);
+void chk_pop_declared(Checker *C);
+/* Convert a builtin signature's type (type variables are T, U, ..., Num). */
+Type *chk_sig_type(Checker *C, TypeExpr *te);
+/* Map/MutableMap/Set key hashability (records E300, never fatal). */
+void chk_validate_keyed(Checker *C, Type *t, Span sp);
+bool chk_is_hashable(Checker *C, Type *t, int depth);
+
+/* ---- compatibility and substitution (compat.c) ------------------------------- */
+
+typedef struct Subst {
+  int n, cap;
+  const char **names;
+  Type **types;
+} Subst;
+
+Type *chk_subst_get(const Subst *s, const char *name);
+void chk_subst_set(Checker *C, Subst *s, const char *name, Type *t);
+Type *chk_apply(Checker *C, Type *t, const Subst *s);
+/* Replace every type variable X by prefix+X. */
+Type *chk_freshen(Checker *C, Type *t, const char *prefix);
+Type *chk_fresh_var(Checker *C, const char *hint);
+/* Call-site compatibility: type variables act as wildcards. */
+bool chk_compatible(Checker *C, Type *expected, Type *actual);
+/* Declarations, returns, assignments: no wildcards (but a polymorphic value
+ * may instantiate to a monomorphic annotation). */
+bool chk_strictly_compatible(Checker *C, Type *expected, Type *actual);
+/* Compatibility binding type variables of `expected` (and of `actual`) in s. */
+bool chk_compatible_subst(Checker *C, Type *expected, Type *actual, Subst *s);
+/* Substitute type parameters by name (no chains), as pattern checking does. */
+Type *chk_substitute(Checker *C, Type *t, int n, const char *const *names, Type *const *types);
+/* Recompute invariant type parameters of the given ADTs to a fixpoint. */
+void chk_refresh_variance(Checker *C, AdtInfo **infos, int n);
+
+/* ---- declarations and passes (decls.c) --------------------------------------- */
+
+AdtInfo *chk_adt(Checker *C, const char *name);
+Impl *chk_find_impl(Checker *C, const char *trait, const char *type);
+const ParamList *chk_trait_method_params(Checker *C, const char *trait, const char *method);
+
+/* ---- expressions (expr.c, call.c) --------------------------------------------- */
+
+Type *chk_expr(Checker *C, Expr *e, Scope *s);
+Type *chk_call(Checker *C, Expr *e, Scope *s);
+Type *chk_pipeline(Checker *C, Expr *e, Scope *s);
+Type *chk_ctor_call(Checker *C, Expr *e, Scope *s);
+Type *chk_lambda(Checker *C, Expr *e, Scope *s);
+Type *chk_match_expr(Checker *C, Expr *e, Scope *s);
+/* The reference records the expected runtime type of a value for Int ->
+ * Float promotion; the VM only needs the statement-level marks. */
+bool chk_is_float(Type *t);
+
+/* ---- statements (stmt.c) ------------------------------------------------------ */
+
+void chk_stmt(Checker *C, Stmt *st, Scope *s);
+void chk_block(Checker *C, Block b, Scope *s);
+void chk_pattern(Checker *C, Pattern *p, Type *expected, Scope *s);
+bool chk_definitely_returns(Block b);
+void chk_function(Checker *C, FuncDecl *f, bool update_signature, bool validate_effects);
+void chk_test_block(Checker *C, Decl *d);
+
+/* ---- effects (effects.c) ------------------------------------------------------ */
+
+EffectSet chk_effects_of_decl(Checker *C, FuncDecl *f); /* declared `with` set */
+EffectSet chk_infer_block_effects(Checker *C, Block b, Scope *s);
+EffectSet chk_infer_expr_effects(Checker *C, Expr *e, Scope *s);
+EffectSet chk_infer_function_effects(Checker *C, FuncDecl *f);
+void chk_stabilize_effects(Checker *C);
+void chk_bind_pattern_effect_env(Checker *C, Pattern *p, Type *expected, Scope *s);
+
+/* ---- exhaustiveness (exhaust.c) ----------------------------------------------- */
+
+void chk_exhaustive(Checker *C, Type *scrutinee, MatchArm *arms, int n, Span sp);
+
+#endif

@@ -1,0 +1,415 @@
+/* Type compatibility, substitutions and variance.
+ *
+ * Three relations, as in the reference checker:
+ * - chk_compatible: call sites; a type variable on either side matches
+ *   anything;
+ * - chk_strictly_compatible: declarations, returns, assignments; type
+ *   variables only match themselves, except that a polymorphic value may be
+ *   instantiated at a monomorphic annotation (`let f: (Int) -> String =
+ *   to_string`);
+ * - chk_compatible_subst: generic calls; binds type variables in a
+ *   substitution so that `append([1], "x")` fails on the second argument.
+ * All three accept Int where Float is expected (covariantly inside lists,
+ * options, tuples, function results ...) but keep mutable containers
+ * (Array, Vec, Set, MutableMap) and invariant ADT parameters invariant. */
+#include <stdio.h>
+
+#include "checker.h"
+
+/* ---- substitutions ------------------------------------------------------------ */
+
+Type *chk_subst_get(const Subst *s, const char *name) {
+  for (int i = 0; i < s->n; i++)
+    if (s->names[i] == name) return s->types[i];
+  return NULL;
+}
+
+void chk_subst_set(Checker *C, Subst *s, const char *name, Type *t) {
+  for (int i = 0; i < s->n; i++)
+    if (s->names[i] == name) {
+      s->types[i] = t;
+      return;
+    }
+  if (s->n == s->cap) {
+    int nc = s->cap ? s->cap * 2 : 4;
+    s->names = arena_grow(C->A, s->names, (size_t)s->n, (size_t)nc, sizeof *s->names);
+    s->types = arena_grow(C->A, s->types, (size_t)s->n, (size_t)nc, sizeof *s->types);
+    s->cap = nc;
+  }
+  s->names[s->n] = name;
+  s->types[s->n] = t;
+  s->n++;
+}
+
+static Subst subst_copy(Checker *C, const Subst *s) {
+  Subst c = {0};
+  if (s->n) {
+    c.cap = s->n;
+    c.names = arena_array(C->A, (size_t)c.cap, sizeof *c.names);
+    c.types = arena_array(C->A, (size_t)c.cap, sizeof *c.types);
+    memcpy(c.names, s->names, (size_t)s->n * sizeof *c.names);
+    memcpy(c.types, s->types, (size_t)s->n * sizeof *c.types);
+    c.n = s->n;
+  }
+  return c;
+}
+
+/* Names already being replaced on the current path (cycle guard). */
+typedef struct Seen {
+  const char *name;
+  const struct Seen *next;
+} Seen;
+
+/* Substitution chains (T -> List[U], U -> ...) add recursion depth beyond
+ * the type depth; past this many levels the result is cut to Error. */
+#define CHK_MAX_SUBST_DEPTH 1000
+
+static Type *apply_rec(Checker *C, Type *t, const Subst *s, const Seen *seen, int depth) {
+  if (!ty_has_var(t)) return t;
+  if (depth > CHK_MAX_SUBST_DEPTH) {
+    C->tc.too_deep = true;
+    return ty_prim(&C->tc, TY_ERROR);
+  }
+  if (t->kind == TY_VAR) {
+    Type *r = chk_subst_get(s, t->name);
+    if (!r) return t;
+    for (const Seen *x = seen; x; x = x->next)
+      if (x->name == t->name) return t;
+    Seen next = {t->name, seen};
+    return apply_rec(C, r, s, &next, depth + 1);
+  }
+  Type *buf[16];
+  Type **args = t->n <= 16 ? buf : arena_array(C->A, (size_t)t->n, sizeof(Type *));
+  bool changed = false;
+  for (int i = 0; i < t->n; i++) {
+    args[i] = apply_rec(C, t->args[i], s, seen, depth + 1);
+    changed |= args[i] != t->args[i];
+  }
+  Type *ret = t->ret ? apply_rec(C, t->ret, s, seen, depth + 1) : NULL;
+  changed |= ret != t->ret;
+  return changed ? ty_rebuild(&C->tc, t, args, ret) : t;
+}
+
+Type *chk_apply(Checker *C, Type *t, const Subst *s) {
+  if (!s || s->n == 0) return t;
+  return apply_rec(C, t, s, NULL, 0);
+}
+
+Type *chk_substitute(Checker *C, Type *t, int n, const char *const *names, Type *const *types) {
+  if (!ty_has_var(t) || n == 0) return t;
+  if (t->kind == TY_VAR) {
+    for (int i = 0; i < n; i++)
+      if (names[i] == t->name) return types[i];
+    return t;
+  }
+  Type *buf[16];
+  Type **args = t->n <= 16 ? buf : arena_array(C->A, (size_t)t->n, sizeof(Type *));
+  bool changed = false;
+  for (int i = 0; i < t->n; i++) {
+    args[i] = chk_substitute(C, t->args[i], n, names, types);
+    changed |= args[i] != t->args[i];
+  }
+  Type *ret = t->ret ? chk_substitute(C, t->ret, n, names, types) : NULL;
+  changed |= ret != t->ret;
+  return changed ? ty_rebuild(&C->tc, t, args, ret) : t;
+}
+
+static const char *prefixed(Checker *C, const char *prefix, const char *name) {
+  size_t lp = strlen(prefix), ln = strlen(name);
+  char stackbuf[128];
+  char *tmp = lp + ln < sizeof stackbuf ? stackbuf : arena_alloc(C->A, lp + ln + 1);
+  memcpy(tmp, prefix, lp);
+  memcpy(tmp + lp, name, ln);
+  return intern(C->I, tmp, lp + ln);
+}
+
+Type *chk_freshen(Checker *C, Type *t, const char *prefix) {
+  if (!ty_has_var(t)) return t;
+  if (t->kind == TY_VAR) return ty_var(&C->tc, prefixed(C, prefix, t->name));
+  Type *buf[16];
+  Type **args = t->n <= 16 ? buf : arena_array(C->A, (size_t)t->n, sizeof(Type *));
+  for (int i = 0; i < t->n; i++) args[i] = chk_freshen(C, t->args[i], prefix);
+  Type *ret = t->ret ? chk_freshen(C, t->ret, prefix) : NULL;
+  return ty_rebuild(&C->tc, t, args, ret);
+}
+
+Type *chk_fresh_var(Checker *C, const char *hint) {
+  char name[96];
+  snprintf(name, sizeof name, "__fresh_%s_%ld", hint, ++C->fresh_counter);
+  return ty_var(&C->tc, intern_cstr(C->I, name));
+}
+
+/* ---- structural compatibility ------------------------------------------------------- */
+
+static uint64_t adt_invariant(Checker *C, const char *name) {
+  AdtInfo *info = chk_adt(C, name);
+  return info ? info->invariant : 0;
+}
+
+static bool is_inv(uint64_t inv, int i) { return i < 64 && (inv >> i) & 1; }
+
+static bool structural(Checker *C, Type *e, Type *a, bool wild);
+
+static bool structural_inv(Checker *C, Type *e, Type *a, bool wild) {
+  return structural(C, e, a, wild) && structural(C, a, e, wild);
+}
+
+static bool structural(Checker *C, Type *e, Type *a, bool wild) {
+  if (e->kind == TY_ERROR || a->kind == TY_ERROR) return true;
+  if (a->kind == TY_NEVER) return true;
+  if (e->kind == TY_VAR || a->kind == TY_VAR) return wild ? true : chk_type_equal(e, a);
+  if (e->kind != a->kind) return e->kind == TY_FLOAT && a->kind == TY_INT;
+  switch ((TypeKind)e->kind) {
+  case TY_LIST: case TY_OPTION: case TY_ASYNC:
+    return structural(C, e->args[0], a->args[0], wild);
+  case TY_ARRAY: case TY_VEC: case TY_SET:
+    return structural_inv(C, e->args[0], a->args[0], wild);
+  case TY_RESULT: case TY_MAP:
+    return structural(C, e->args[0], a->args[0], wild) && structural(C, e->args[1], a->args[1], wild);
+  case TY_MUTABLE_MAP:
+    return structural_inv(C, e->args[0], a->args[0], wild) && structural_inv(C, e->args[1], a->args[1], wild);
+  case TY_TUPLE:
+    if (e->n != a->n) return false;
+    for (int i = 0; i < e->n; i++)
+      if (!structural(C, e->args[i], a->args[i], wild)) return false;
+    return true;
+  case TY_FUNC: {
+    if (e->n != a->n) return false;
+    bool ok = true;
+    for (int i = 0; i < e->n; i++) ok = structural(C, a->args[i], e->args[i], wild) && ok;
+    ok = structural(C, e->ret, a->ret, wild) && ok;
+    return ok && (a->effects & ~e->effects) == 0;
+  }
+  case TY_ADT: {
+    if (e->name != a->name || e->n != a->n) return false;
+    uint64_t inv = adt_invariant(C, e->name);
+    for (int i = 0; i < e->n; i++) {
+      bool ok = is_inv(inv, i) ? structural_inv(C, e->args[i], a->args[i], wild)
+                               : structural(C, e->args[i], a->args[i], wild);
+      if (!ok) return false;
+    }
+    return true;
+  }
+  case TY_INT: case TY_FLOAT: case TY_BOOL: case TY_STRING: case TY_UNIT:
+    return true;
+  default:
+    return false;
+  }
+}
+
+bool chk_compatible(Checker *C, Type *expected, Type *actual) { return structural(C, expected, actual, true); }
+
+bool chk_strictly_compatible(Checker *C, Type *expected, Type *actual) {
+  if (structural(C, expected, actual, false)) return true;
+  if (ty_has_var(actual) && !ty_has_var(expected)) {
+    Subst s = {0};
+    return chk_compatible_subst(C, expected, chk_freshen(C, actual, "__actual_"), &s);
+  }
+  return false;
+}
+
+/* ---- compatibility with substitution ----------------------------------------------- */
+
+static bool var_accepts(Checker *C, Type *var, Type *actual) {
+  if (var->name == C->n.num)
+    return actual->kind == TY_INT || actual->kind == TY_FLOAT || actual->kind == TY_VAR;
+  return true;
+}
+
+static bool subst_inv(Checker *C, Type *e, Type *a, Subst *s) {
+  Subst trial = subst_copy(C, s);
+  if (!chk_compatible_subst(C, e, a, &trial)) return false;
+  if (!chk_compatible_subst(C, a, e, &trial)) return false;
+  *s = trial;
+  return true;
+}
+
+bool chk_compatible_subst(Checker *C, Type *e, Type *a, Subst *s) {
+  /* Numeric generics widen to Float whatever the argument order. */
+  if (e->kind == TY_VAR && e->name == C->n.num) {
+    Type *bound = chk_subst_get(s, e->name);
+    if (bound && ty_is_numeric(bound) && ty_is_numeric(a)) {
+      if (a->kind == TY_FLOAT) chk_subst_set(C, s, e->name, ty_prim(&C->tc, TY_FLOAT));
+      return true;
+    }
+  }
+  e = chk_apply(C, e, s);
+  a = chk_apply(C, a, s);
+  if (e->kind == TY_ERROR || a->kind == TY_ERROR) return true;
+  if (a->kind == TY_NEVER) return true;
+  if (e->kind == TY_VAR) {
+    Type *bound = chk_subst_get(s, e->name);
+    if (bound) return chk_compatible_subst(C, bound, a, s);
+    if (!var_accepts(C, e, a)) return false;
+    if (ty_occurs(e->name, a)) return false;
+    chk_subst_set(C, s, e->name, a);
+    return true;
+  }
+  if (a->kind == TY_VAR) {
+    Type *bound = chk_subst_get(s, a->name);
+    if (bound) return chk_compatible_subst(C, e, bound, s);
+    if (ty_occurs(a->name, e)) return false;
+    chk_subst_set(C, s, a->name, e);
+    return true;
+  }
+  if (e->kind != a->kind) return e->kind == TY_FLOAT && a->kind == TY_INT;
+  switch ((TypeKind)e->kind) {
+  case TY_LIST: case TY_OPTION: case TY_ASYNC:
+    return chk_compatible_subst(C, e->args[0], a->args[0], s);
+  case TY_ARRAY: case TY_VEC: case TY_SET:
+    return subst_inv(C, e->args[0], a->args[0], s);
+  case TY_RESULT: case TY_MAP:
+    return chk_compatible_subst(C, e->args[0], a->args[0], s) && chk_compatible_subst(C, e->args[1], a->args[1], s);
+  case TY_MUTABLE_MAP:
+    return subst_inv(C, e->args[0], a->args[0], s) && subst_inv(C, e->args[1], a->args[1], s);
+  case TY_TUPLE:
+    if (e->n != a->n) return false;
+    for (int i = 0; i < e->n; i++)
+      if (!chk_compatible_subst(C, e->args[i], a->args[i], s)) return false;
+    return true;
+  case TY_FUNC: {
+    if (e->n != a->n) return false;
+    /* Parameters stop at the first failure, but the result type is
+     * compared (and may bind variables) either way, as in the reference:
+     * later arguments and the call's type see those bindings. */
+    bool params_ok = true;
+    for (int i = 0; i < e->n && params_ok; i++) params_ok = chk_compatible_subst(C, a->args[i], e->args[i], s);
+    bool ret_ok = chk_compatible_subst(C, e->ret, a->ret, s);
+    return params_ok && ret_ok && (a->effects & ~e->effects) == 0;
+  }
+  case TY_ADT: {
+    if (e->name != a->name || e->n != a->n) return false;
+    uint64_t inv = adt_invariant(C, e->name);
+    for (int i = 0; i < e->n; i++) {
+      bool ok = is_inv(inv, i) ? subst_inv(C, e->args[i], a->args[i], s)
+                               : chk_compatible_subst(C, e->args[i], a->args[i], s);
+      if (!ok) return false;
+    }
+    return true;
+  }
+  case TY_INT: case TY_FLOAT: case TY_BOOL: case TY_STRING: case TY_UNIT:
+    return true;
+  default:
+    return false;
+  }
+}
+
+/* ---- variance -------------------------------------------------------------------- */
+
+static bool noncovariant(Checker *C, Type *t, const char *param) {
+  switch ((TypeKind)t->kind) {
+  case TY_VAR:
+    return false;
+  case TY_ARRAY: case TY_VEC: case TY_SET:
+    return ty_occurs(param, t->args[0]);
+  case TY_MUTABLE_MAP:
+    return ty_occurs(param, t->args[0]) || ty_occurs(param, t->args[1]);
+  case TY_FUNC:
+    for (int i = 0; i < t->n; i++)
+      if (ty_occurs(param, t->args[i])) return true;
+    return noncovariant(C, t->ret, param);
+  case TY_LIST: case TY_OPTION: case TY_ASYNC:
+    return noncovariant(C, t->args[0], param);
+  case TY_RESULT: case TY_MAP: case TY_TUPLE:
+    for (int i = 0; i < t->n; i++)
+      if (noncovariant(C, t->args[i], param)) return true;
+    return false;
+  case TY_ADT: {
+    AdtInfo *info = chk_adt(C, t->name);
+    for (int i = 0; i < t->n; i++) {
+      bool hit = !info || is_inv(info->invariant, i) ? ty_occurs(param, t->args[i])
+                                                     : noncovariant(C, t->args[i], param);
+      if (hit) return true;
+    }
+    return false;
+  }
+  default:
+    return false;
+  }
+}
+
+static uint64_t compute_invariant(Checker *C, AdtInfo *info) {
+  uint64_t inv = 0;
+  for (int p = 0; p < info->nparams && p < 64; p++) {
+    const char *param = info->params[p];
+    bool hit = false;
+    for (int v = 0; v < info->nvariants && !hit; v++)
+      for (int f = 0; f < info->variants[v].nfields && !hit; f++) {
+        Type *ft = info->variants[v].ftypes[f];
+        hit = (ft->kind == TY_VAR && ft->name == param) || noncovariant(C, ft, param);
+      }
+    if (hit) inv |= (uint64_t)1 << p;
+  }
+  return inv;
+}
+
+void chk_refresh_variance(Checker *C, AdtInfo **infos, int n) {
+  /* Monotone in practice; the bound only guards against a pathological
+   * oscillation (each round can only flip one of 64 bits per type). */
+  for (int round = 0; round < 64 * 4 + 4; round++) {
+    bool changed = false;
+    for (int i = 0; i < n; i++) {
+      uint64_t inv = compute_invariant(C, infos[i]);
+      if (inv != infos[i]->invariant) {
+        infos[i]->invariant = inv;
+        changed = true;
+      }
+    }
+    if (!changed) return;
+  }
+}
+
+/* ---- hashability ------------------------------------------------------------------- */
+
+typedef struct SeenName {
+  const char *name;
+  const struct SeenName *next;
+} SeenName;
+
+static bool hashable(Checker *C, Type *t, const SeenName *seen) {
+  switch ((TypeKind)t->kind) {
+  case TY_ERROR: case TY_NEVER: case TY_VAR:
+  case TY_INT: case TY_FLOAT: case TY_BOOL: case TY_STRING: case TY_UNIT:
+    return true;
+  case TY_TUPLE: case TY_OPTION: case TY_RESULT:
+    for (int i = 0; i < t->n; i++)
+      if (!hashable(C, t->args[i], seen)) return false;
+    return true;
+  case TY_ADT: {
+    AdtInfo *info = chk_adt(C, t->name);
+    if (!info) return true;
+    for (const SeenName *x = seen; x; x = x->next)
+      if (x->name == t->name) return true;
+    SeenName next = {t->name, seen};
+    int np = info->nparams < t->n ? info->nparams : t->n;
+    for (int v = 0; v < info->nvariants; v++)
+      for (int f = 0; f < info->variants[v].nfields; f++) {
+        Subst s = {0};
+        for (int i = 0; i < np; i++) chk_subst_set(C, &s, info->params[i], t->args[i]);
+        Type *ft = chk_apply(C, info->variants[v].ftypes[f], &s);
+        if (!hashable(C, ft, &next)) return false;
+      }
+    return true;
+  }
+  default:
+    return false;
+  }
+}
+
+bool chk_is_hashable(Checker *C, Type *t, int depth) {
+  (void)depth;
+  return hashable(C, t, NULL);
+}
+
+static void validate_key(Checker *C, const char *coll, const char *role, Type *key, Span sp) {
+  if (!hashable(C, key, NULL))
+    chk_error(C, E_TYPE_MISMATCH, sp, "%s %s type must be hashable, got %s", coll, role, chk_tstr(C, key));
+}
+
+void chk_validate_keyed(Checker *C, Type *t, Span sp) {
+  if (t->kind == TY_MAP) validate_key(C, "Map", "key", t->args[0], sp);
+  else if (t->kind == TY_MUTABLE_MAP) validate_key(C, "MutableMap", "key", t->args[0], sp);
+  else if (t->kind == TY_SET) validate_key(C, "Set", "element", t->args[0], sp);
+  for (int i = 0; i < t->n; i++) chk_validate_keyed(C, t->args[i], sp);
+  if (t->ret) chk_validate_keyed(C, t->ret, sp);
+}

@@ -1,0 +1,311 @@
+/* Effect inference. A function's effects are what its body does: the
+ * effects of the functions it calls (builtins: print -> io, fs_* -> fs,
+ * ...; user functions: their declared or inferred set; trait methods: the
+ * implementation chosen by the first argument; any called function value:
+ * its type's effects), `throw` (masked by an enclosing try), and every
+ * `var` declaration and assignment (mutation). Creating a lambda adds
+ * nothing; calling it does.
+ *
+ * Signatures are refined to a fixpoint before bodies are checked against
+ * their `with` annotations (E310). As in the reference, inference re-walks
+ * expressions with the same environment rules as checking, so types are
+ * recomputed with chk_expr where it needs them. */
+#include "checker.h"
+
+void chk_bind_pattern_effect_env(Checker *C, Pattern *p, Type *expected, Scope *s);
+AdtInfo *chk_pattern_adt(Checker *C, Type *t, const char **tname, Subst *sub);
+AdtVariant *chk_variant(AdtInfo *info, const char *name);
+
+static EffectSet bit(Checker *C, const char *name) { return ty_effect_bit(&C->tc, intern_cstr(C->I, name)); }
+
+EffectSet chk_effects_of_decl(Checker *C, FuncDecl *f) {
+  EffectSet e = 0;
+  for (int i = 0; i < f->neffects; i++) e |= ty_effect_bit(&C->tc, f->effects[i]);
+  return e;
+}
+
+static EffectSet stmt_effects(Checker *C, Stmt *st, Scope *s);
+
+EffectSet chk_infer_block_effects(Checker *C, Block b, Scope *s) {
+  EffectSet e = 0;
+  for (int i = 0; i < b.n; i++) e |= stmt_effects(C, b.items[i], s);
+  return e;
+}
+
+static EffectSet trait_dispatch_effects(Checker *C, Expr *call, Scope *s) {
+  Expr *callee = call->u.call.callee;
+  TraitList *tl = pm_get(&C->trait_methods, callee->u.name);
+  if (!tl || call->u.call.nargs == 0) return 0;
+  Type *first = chk_expr(C, call->u.call.args[0].value, s);
+  if (first->kind != TY_ADT) return 0;
+  const char *tname = first->name;
+  const char *parent = pm_get(&C->ctor_to_type, tname);
+  if (parent) tname = parent;
+  EffectSet e = 0;
+  for (int i = 0; i < tl->n; i++) {
+    Impl *impl = chk_find_impl(C, tl->traits[i], tname);
+    Type *mt = impl ? pm_get(&impl->methods, callee->u.name) : NULL;
+    if (mt) e |= mt->effects;
+  }
+  return e;
+}
+
+static EffectSet arms_effects(Checker *C, Expr *scrutinee, MatchArm *arms, int n, Scope *s) {
+  EffectSet e = chk_infer_expr_effects(C, scrutinee, s);
+  Type *st = chk_expr(C, scrutinee, s);
+  for (int i = 0; i < n; i++) {
+    Scope *as = chk_scope_new(C, s);
+    chk_bind_pattern_effect_env(C, arms[i].pat, st, as);
+    if (arms[i].guard) e |= chk_infer_expr_effects(C, arms[i].guard, as);
+    if (arms[i].value) e |= chk_infer_expr_effects(C, arms[i].value, as);
+    e |= chk_infer_block_effects(C, arms[i].body, as);
+  }
+  return e;
+}
+
+EffectSet chk_infer_expr_effects(Checker *C, Expr *e, Scope *s) {
+  if (!e) return 0;
+  chk_step(C, e->span);
+  chk_enter(C, e->span);
+  EffectSet eff = 0;
+  switch (e->kind) {
+  case EX_CALL: {
+    for (int i = 0; i < e->u.call.nargs; i++) eff |= chk_infer_expr_effects(C, e->u.call.args[i].value, s);
+    Expr *callee = e->u.call.callee;
+    eff |= chk_infer_expr_effects(C, callee, s);
+    Type *ct = chk_expr(C, callee, s);
+    if (ct->kind == TY_FUNC) eff |= ct->effects;
+    if (callee->kind == EX_IDENT) eff |= trait_dispatch_effects(C, e, s);
+    break;
+  }
+  case EX_THROW:
+    eff |= bit(C, "throw") | chk_infer_expr_effects(C, e->u.operand, s);
+    break;
+  case EX_BINARY:
+    eff |= chk_infer_expr_effects(C, e->u.bin.l, s) | chk_infer_expr_effects(C, e->u.bin.r, s);
+    break;
+  case EX_UNARY:
+    eff |= chk_infer_expr_effects(C, e->u.un.e, s);
+    break;
+  case EX_MATCH:
+    eff |= arms_effects(C, e->u.match.scrutinee, e->u.match.arms, e->u.match.n, s);
+    break;
+  case EX_PIPELINE:
+    eff |= chk_infer_expr_effects(C, e->u.pipe.init, s);
+    for (int i = 0; i < e->u.pipe.n; i++) {
+      Stage *st = &e->u.pipe.stages[i];
+      eff |= chk_infer_expr_effects(C, st->fn, s);
+      Type *ct = chk_expr(C, st->fn, s);
+      if (ct->kind == TY_FUNC) eff |= ct->effects;
+      for (int k = 0; k < st->nargs; k++) eff |= chk_infer_expr_effects(C, st->args[k], s);
+    }
+    break;
+  case EX_CTOR:
+    for (int i = 0; i < e->u.ctor.nargs; i++) eff |= chk_infer_expr_effects(C, e->u.ctor.args[i].value, s);
+    break;
+  case EX_FIELD:
+    eff |= chk_infer_expr_effects(C, e->u.field.target, s);
+    break;
+  case EX_INDEX:
+    eff |= chk_infer_expr_effects(C, e->u.index.target, s) | chk_infer_expr_effects(C, e->u.index.index, s);
+    break;
+  case EX_LIST: case EX_TUPLE:
+    for (int i = 0; i < e->u.list.n; i++) eff |= chk_infer_expr_effects(C, e->u.list.items[i], s);
+    break;
+  case EX_LIST_COMP: {
+    eff |= chk_infer_expr_effects(C, e->u.comp.iter, s);
+    Scope *cs = chk_scope_new(C, s);
+    chk_bind(C, cs, e->u.comp.var, chk_resolve_type(C, e->u.comp.var_type, NULL), false);
+    eff |= chk_infer_expr_effects(C, e->u.comp.elem, cs);
+    if (e->u.comp.cond) eff |= chk_infer_expr_effects(C, e->u.comp.cond, cs);
+    break;
+  }
+  case EX_FSTRING:
+    for (int i = 0; i < e->u.fstr.n; i++)
+      if (e->u.fstr.pieces[i].expr) eff |= chk_infer_expr_effects(C, e->u.fstr.pieces[i].expr, s);
+    break;
+  case EX_AWAIT: case EX_PROPAGATE:
+    eff |= chk_infer_expr_effects(C, e->u.operand, s);
+    break;
+  case EX_WITH:
+    for (int i = 0; i < e->u.with.n; i++) eff |= chk_infer_expr_effects(C, e->u.with.inits[i].value, s);
+    eff |= chk_infer_expr_effects(C, e->u.with.target, s);
+    break;
+  default:
+    /* literals, names, lambdas (their effects happen when called), holes */
+    break;
+  }
+  chk_leave(C);
+  return eff;
+}
+
+static EffectSet stmt_effects(Checker *C, Stmt *st, Scope *s) {
+  chk_step(C, st->span);
+  chk_enter(C, st->span);
+  EffectSet e = 0;
+  switch (st->kind) {
+  case ST_EXPR: case ST_ASSERT:
+    e |= chk_infer_expr_effects(C, st->u.expr, s);
+    break;
+  case ST_LET: {
+    if (st->u.let.is_var) e |= bit(C, "mutation");
+    e |= chk_infer_expr_effects(C, st->u.let.value, s);
+    Type *t = st->u.let.type ? chk_resolve_type(C, st->u.let.type, NULL) : chk_expr(C, st->u.let.value, s);
+    chk_bind(C, s, st->u.let.name, t, st->u.let.is_var);
+    break;
+  }
+  case ST_ASSIGN:
+    e |= bit(C, "mutation") | chk_infer_expr_effects(C, st->u.assign.value, s);
+    break;
+  case ST_INDEX_ASSIGN:
+    e |= bit(C, "mutation") | chk_infer_expr_effects(C, st->u.index_assign.value, s);
+    break;
+  case ST_FIELD_ASSIGN:
+    e |= bit(C, "mutation") | chk_infer_expr_effects(C, st->u.field_assign.value, s);
+    break;
+  case ST_RETURN:
+    e |= chk_infer_expr_effects(C, st->u.ret.value, s);
+    break;
+  case ST_IF:
+    e |= chk_infer_expr_effects(C, st->u.if_.cond, s);
+    e |= chk_infer_block_effects(C, st->u.if_.then_b, chk_scope_new(C, s));
+    if (st->u.if_.else_b.n) e |= chk_infer_block_effects(C, st->u.if_.else_b, chk_scope_new(C, s));
+    break;
+  case ST_WHILE:
+    e |= chk_infer_expr_effects(C, st->u.while_.cond, s);
+    e |= chk_infer_block_effects(C, st->u.while_.body, chk_scope_new(C, s));
+    break;
+  case ST_FOR: {
+    e |= chk_infer_expr_effects(C, st->u.for_.iter, s);
+    Scope *bs = chk_scope_new(C, s);
+    chk_bind(C, bs, st->u.for_.var, chk_resolve_type(C, st->u.for_.var_type, NULL), false);
+    e |= chk_infer_block_effects(C, st->u.for_.body, bs);
+    break;
+  }
+  case ST_TRY: {
+    EffectSet body = chk_infer_block_effects(C, st->u.try_.body, chk_scope_new(C, s));
+    e |= body & ~bit(C, "throw");
+    Scope *cs = chk_scope_new(C, s);
+    chk_bind(C, cs, st->u.try_.var, chk_resolve_type(C, st->u.try_.type, NULL), false);
+    e |= chk_infer_block_effects(C, st->u.try_.handler, cs);
+    break;
+  }
+  case ST_MATCH:
+    e |= arms_effects(C, st->u.match.scrutinee, st->u.match.arms, st->u.match.n, s);
+    break;
+  case ST_DESTRUCT: {
+    e |= chk_infer_expr_effects(C, st->u.destr.value, s);
+    Type *t = chk_resolve_type(C, st->u.destr.type, NULL);
+    if (t->kind == TY_TUPLE)
+      for (int i = 0; i < st->u.destr.n && i < t->n; i++)
+        chk_bind(C, s, st->u.destr.names[i], t->args[i], st->u.destr.is_var);
+    break;
+  }
+  default:
+    break;
+  }
+  chk_leave(C);
+  return e;
+}
+
+void chk_bind_pattern_effect_env(Checker *C, Pattern *p, Type *expected, Scope *s) {
+  chk_enter(C, p->span);
+  switch (p->kind) {
+  case PAT_VAR:
+    chk_bind(C, s, p->name, expected, false);
+    break;
+  case PAT_REST:
+    if (p->name) chk_bind(C, s, p->name, expected, false);
+    break;
+  case PAT_LIST:
+    if (expected->kind == TY_LIST)
+      for (int i = 0; i < p->n; i++) {
+        Pattern *el = p->items[i];
+        if (el->kind == PAT_REST) {
+          if (el->name) chk_bind(C, s, el->name, expected, false);
+        } else {
+          chk_bind_pattern_effect_env(C, el, expected->args[0], s);
+        }
+      }
+    break;
+  case PAT_CTOR: {
+    const char *tname = NULL;
+    Subst sub = {0};
+    AdtInfo *info = chk_pattern_adt(C, expected, &tname, &sub);
+    AdtVariant *v = chk_variant(info, p->name);
+    if (!v) break;
+    int n = p->n < v->nfields ? p->n : v->nfields;
+    for (int i = 0; i < n; i++)
+      chk_bind_pattern_effect_env(C, p->items[i], chk_substitute(C, v->ftypes[i], sub.n, sub.names, sub.types), s);
+    break;
+  }
+  default:
+    break;
+  }
+  chk_leave(C);
+}
+
+/* The environment of a function for inference: its parameters. */
+static Scope *effect_env(Checker *C, FuncDecl *f) {
+  Scope *s = chk_scope_new(C, C->global_scope);
+  for (int i = 0; i < f->nparams; i++) chk_bind(C, s, f->params[i].name, chk_resolve_type(C, f->params[i].type, NULL), false);
+  return s;
+}
+
+EffectSet chk_infer_function_effects(Checker *C, FuncDecl *f) {
+  Scope *env = effect_env(C, f);
+  EffectSet e = 0;
+  for (int i = 0; i < f->nrequires; i++) e |= chk_infer_expr_effects(C, f->requires[i].cond, env);
+  Scope *es = chk_scope_new(C, env);
+  chk_bind(C, es, C->n.result, chk_resolve_type(C, f->ret, NULL), false);
+  for (int i = 0; i < f->nensures; i++) e |= chk_infer_expr_effects(C, f->ensures[i].cond, es);
+  e |= chk_infer_block_effects(C, f->body, env);
+  return e;
+}
+
+static EffectSet stable_effects(Checker *C, FuncDecl *f) {
+  EffectSet inferred = chk_infer_function_effects(C, f);
+  return f->neffects ? chk_effects_of_decl(C, f) : inferred;
+}
+
+void chk_stabilize_effects(Checker *C) {
+  Module *m = C->mod;
+  /* Each round either changes some signature or ends; effects only grow in
+   * practice, so rounds are bounded by functions x effect names. The cap
+   * guards against an unforeseen oscillation. */
+  int nfuncs = 0;
+  for (int i = 0; i < m->ndecls; i++)
+    nfuncs += m->decls[i]->kind == D_FUNC ? 1 : m->decls[i]->kind == D_IMPL ? m->decls[i]->u.impl.n : 0;
+  long max_rounds = (long)nfuncs * 32 + 2;
+  for (long round = 0; round < max_rounds; round++) {
+    bool changed = false;
+    for (int i = 0; i < m->ndecls; i++) {
+      Decl *d = m->decls[i];
+      if (d->kind != D_FUNC) continue;
+      Type *existing = chk_lookup(C, C->global_scope, d->u.func.name);
+      if (!existing || existing->kind != TY_FUNC) continue;
+      EffectSet fe = stable_effects(C, &d->u.func);
+      if (existing->effects != fe) {
+        chk_bind_global(C, d->u.func.name, ty_func(&C->tc, existing->n, existing->args, existing->ret, fe));
+        changed = true;
+      }
+    }
+    for (int i = 0; i < m->ndecls; i++) {
+      Decl *d = m->decls[i];
+      if (d->kind != D_IMPL) continue;
+      Impl *impl = chk_find_impl(C, d->u.impl.trait, d->u.impl.type);
+      if (!impl) continue;
+      for (int k = 0; k < d->u.impl.n; k++) {
+        FuncDecl *mf = d->u.impl.methods[k];
+        Type *existing = pm_get(&impl->methods, mf->name);
+        if (!existing) continue;
+        EffectSet fe = stable_effects(C, mf);
+        if (existing->effects != fe) {
+          pm_put(C->A, &impl->methods, mf->name, ty_func(&C->tc, existing->n, existing->args, existing->ret, fe));
+          changed = true;
+        }
+      }
+    }
+    if (!changed) return;
+  }
+}
