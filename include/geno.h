@@ -231,8 +231,11 @@ typedef struct geno_config {
   size_t ncli_args;
   bool check_examples;           /* verify `example` clauses before main.
                                     Default true. */
-  bool run_tests;                /* geno_test mode: examples and test blocks
-                                    instead of main. Default false. */
+  bool run_tests;                /* test mode: run every example (impl methods
+                                    too) and test block instead of main.
+                                    Default false. Each failure is one
+                                    diagnostic; the result value is
+                                    {"total": N, "passed": N, "failed": N}. */
   geno_monitor_fn monitor;       /* optional monitoring hook */
   void *monitor_userdata;
   /* Isolation (geno_run_isolated only). */
@@ -290,6 +293,11 @@ GENO_API const geno_value *geno_result_value(const geno_result *r);
 /* [-] main's value rendered canonically, NULL if none or Unit. */
 GENO_API const char *geno_result_value_text(const geno_result *r);
 GENO_API geno_timing geno_result_timing(const geno_result *r);
+/* [-] The Geno call stack of a runtime error, outermost first: frame i's
+ * function name, and where that function was entered (the outermost
+ * frame: its definition). Stores the location in file, line and col (any may
+ * be NULL). Returns NULL when i is past the last frame. */
+GENO_API const char *geno_result_trace(const geno_result *r, size_t i, const char **file, int *line, int *col);
 GENO_API uint64_t geno_result_steps(const geno_result *r);
 /* [m] The whole result as the reference's RunResult JSON object
  * ({"ok", "value", "output", "diagnostics", "timing", "steps_used"}).
