@@ -6,14 +6,19 @@
 
 #include "checker.h"
 
-const char *chk_ctor_hint(Checker *C, const char *name);
 
 static Type *prim(Checker *C, TypeKind k) { return ty_prim(&C->tc, k); }
 
+/* "__arg3_" and friends: the prefixes that keep an argument's own type
+ * variables apart from the callee's (built once per checker and index). */
 static const char *arg_prefix(Checker *C, const char *fmt, int i) {
+  int kind = fmt[2] == 'a' ? 0 : fmt[2] == 'p' ? 1 : 2; /* __arg, __pipe, __ctor_arg */
+  if (i >= 0 && i < CHK_PREFIX_CACHE && C->prefixes[kind][i]) return C->prefixes[kind][i];
   char buf[48];
   snprintf(buf, sizeof buf, fmt, i);
-  return arena_strdup(C->A, buf);
+  const char *p = arena_strdup(C->A, buf);
+  if (i >= 0 && i < CHK_PREFIX_CACHE) C->prefixes[kind][i] = p;
+  return p;
 }
 
 static int param_index(const ParamList *pl, const char *name) {
@@ -127,10 +132,10 @@ static Type *trait_dispatch(Checker *C, Expr *e, Scope *s, TraitList *tl) {
     Type *first = chk_expr(C, ordered[0]->value, s);
     if (first->kind != TY_ADT) continue;
     const char *tname = first->name;
-    const char *parent = pm_get(&C->ctor_to_type, tname);
+    const char *parent = chk_pm_get(&C->ctor_to_type, tname);
     if (parent) tname = parent;
     Impl *impl = chk_find_impl(C, trait, tname);
-    Type *ft = impl ? pm_get(&impl->methods, method) : NULL;
+    Type *ft = impl ? chk_pm_get(&impl->methods, method) : NULL;
     if (!ft) continue;
     int positional = 0;
     for (int i = 0; i < nargs; i++) positional += args[i].name == NULL;
@@ -204,7 +209,7 @@ Type *chk_call(Checker *C, Expr *e, Scope *s) {
   }
 
   if (ident && nargs > 0) {
-    TraitList *tl = pm_get(&C->trait_methods, ident);
+    TraitList *tl = chk_pm_get(&C->trait_methods, ident);
     if (tl) {
       Type *r = trait_dispatch(C, e, s, tl);
       if (r) return r;
@@ -229,14 +234,14 @@ Type *chk_call(Checker *C, Expr *e, Scope *s) {
   const char *desc_name = NULL;
   if (ident) {
     desc_name = ident;
-    ndefaults = (int)(intptr_t)pm_get(&C->default_counts, ident);
+    ndefaults = (int)(intptr_t)chk_pm_get(&C->default_counts, ident);
     pl = chk_param_names(C, ident);
   } else if (callee->kind == EX_FIELD &&
              (callee->u.field.target->kind == EX_IDENT || callee->u.field.target->kind == EX_TYPE_IDENT)) {
-    ModuleNs *ns = pm_get(&C->module_ns, callee->u.field.target->u.name);
+    ModuleNs *ns = chk_pm_get(&C->module_ns, callee->u.field.target->u.name);
     if (ns) {
-      pl = pm_get(&ns->params, callee->u.field.name);
-      ndefaults = (int)(intptr_t)pm_get(&ns->defaults, callee->u.field.name);
+      pl = chk_pm_get(&ns->params, callee->u.field.name);
+      ndefaults = (int)(intptr_t)chk_pm_get(&ns->defaults, callee->u.field.name);
     }
   }
   int nparams = ft->n;
@@ -363,7 +368,7 @@ Type *chk_pipeline(Checker *C, Expr *e, Scope *s) {
 
 Type *chk_ctor_call(Checker *C, Expr *e, Scope *s) {
   const char *cname = e->u.ctor.name;
-  const char *tname = pm_get(&C->ctor_to_type, cname);
+  const char *tname = chk_pm_get(&C->ctor_to_type, cname);
   AdtInfo *info = tname ? chk_adt(C, tname) : NULL;
   AdtVariant *v = NULL;
   for (int i = 0; info && i < info->nvariants; i++)
@@ -430,18 +435,23 @@ Type *chk_ctor_call(Checker *C, Expr *e, Scope *s) {
     }
   }
   if (never) return prim(C, TY_NEVER);
-  Type **targs = arena_array(C->A, (size_t)(info->nparams ? info->nparams : 1), sizeof(Type *));
-  for (int i = 0; i < info->nparams; i++) {
-    Type *b = chk_subst_get(&bind, info->params[i]);
-    targs[i] = b ? b : chk_fresh_var(C, info->params[i]);
-  }
+  /* Parameters no argument bound get fresh variables (a later annotation
+   * or call site can still bind them). */
   if (tname == C->n.option) {
     Type *b = chk_subst_get(&bind, C->n.t);
     return ty_unary(&C->tc, TY_OPTION, b ? b : chk_fresh_var(C, "T"));
   }
   if (tname == C->n.result_type) {
     Type *b1 = chk_subst_get(&bind, C->n.t), *b2 = chk_subst_get(&bind, C->n.e);
-    return ty_binary(&C->tc, TY_RESULT, b1 ? b1 : chk_fresh_var(C, "T"), b2 ? b2 : chk_fresh_var(C, "E"));
+    if (!b1) b1 = chk_fresh_var(C, "T");
+    if (!b2) b2 = chk_fresh_var(C, "E");
+    return ty_binary(&C->tc, TY_RESULT, b1, b2);
+  }
+  if (info->nparams == 0) return ty_adt(&C->tc, tname, 0, NULL);
+  Type **targs = arena_array(C->A, (size_t)info->nparams, sizeof(Type *));
+  for (int i = 0; i < info->nparams; i++) {
+    Type *b = chk_subst_get(&bind, info->params[i]);
+    targs[i] = b ? b : chk_fresh_var(C, info->params[i]);
   }
   return ty_adt(&C->tc, tname, info->nparams, targs);
 }

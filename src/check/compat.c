@@ -134,9 +134,23 @@ Type *chk_freshen(Checker *C, Type *t, const char *prefix) {
 }
 
 Type *chk_fresh_var(Checker *C, const char *hint) {
-  char name[96];
-  snprintf(name, sizeof name, "__fresh_%s_%ld", hint, ++C->fresh_counter);
-  return ty_var(&C->tc, intern_cstr(C->I, name));
+  /* "__fresh_<hint>_<n>", formatted by hand: this is a hot path */
+  char name[128];
+  size_t lh = strlen(hint);
+  if (lh > 64) lh = 64;
+  memcpy(name, "__fresh_", 8);
+  memcpy(name + 8, hint, lh);
+  size_t len = 8 + lh;
+  name[len++] = '_';
+  char digits[24];
+  int nd = 0;
+  unsigned long v = (unsigned long)++C->fresh_counter;
+  do {
+    digits[nd++] = (char)('0' + v % 10);
+    v /= 10;
+  } while (v);
+  while (nd) name[len++] = digits[--nd];
+  return ty_var(&C->tc, intern(C->I, name, len));
 }
 
 /* ---- structural compatibility ------------------------------------------------------- */
@@ -396,8 +410,7 @@ static bool hashable(Checker *C, Type *t, const SeenName *seen) {
   }
 }
 
-bool chk_is_hashable(Checker *C, Type *t, int depth) {
-  (void)depth;
+bool chk_is_hashable(Checker *C, Type *t) {
   return hashable(C, t, NULL);
 }
 

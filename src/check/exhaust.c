@@ -5,7 +5,6 @@
  * cases, rendered as the reference does (`Some(<int>)`, `[_, ...]`). */
 #include "checker.h"
 
-AdtInfo *chk_pattern_adt(Checker *C, Type *t, const char **tname, Subst *sub);
 
 /* Missing cases reported per match. */
 #define EXHAUST_LIMIT 3

@@ -29,11 +29,10 @@ static const char *ctor_hint(Checker *C, const char *name) {
   return chk_suggest(C, name, cands, n);
 }
 
-const char *chk_ctor_hint(Checker *C, const char *name);
 const char *chk_ctor_hint(Checker *C, const char *name) { return ctor_hint(C, name); }
 
 static Type *check_type_identifier(Checker *C, Expr *e) {
-  const char *tname = pm_get(&C->ctor_to_type, e->u.name);
+  const char *tname = chk_pm_get(&C->ctor_to_type, e->u.name);
   if (tname) {
     AdtInfo *info = chk_adt(C, tname);
     AdtVariant *v = NULL;
@@ -48,7 +47,7 @@ static Type *check_type_identifier(Checker *C, Expr *e) {
       return ty_adt(TC(C), tname, 0, NULL);
     }
   }
-  if (pm_has(&C->module_ns, e->u.name)) return ty_module(TC(C), e->u.name);
+  if (chk_pm_has(&C->module_ns, e->u.name)) return ty_module(TC(C), e->u.name);
   chk_error(C, E_TYPE_MISMATCH, e->span, "Unknown constructor: %s%s", e->u.name, ctor_hint(C, e->u.name));
   return prim(C, TY_ERROR);
 }
@@ -240,7 +239,6 @@ static Type *consistent_field(Checker *C, Type *t, const char *name, FieldLookup
 
 /* Shared by field access and field assignment (stmt.c): the field's type
  * or NULL after reporting. `verb` is "access" or "update". */
-Type *chk_field_type(Checker *C, Type *t, const char *name, Span sp, const char *verb, bool *reported);
 Type *chk_field_type(Checker *C, Type *t, const char *name, Span sp, const char *verb, bool *reported) {
   *reported = false;
   FieldLookup fl = lookup_field(C, t, name);
@@ -265,9 +263,9 @@ static Type *check_field(Checker *C, Expr *e, Scope *s) {
   const char *name = e->u.field.name;
   if (t->kind == TY_MODULE) {
     const char *ns = e->u.field.target->kind == EX_IDENT ? e->u.field.target->u.name : t->name;
-    ModuleNs *mns = pm_get(&C->module_ns, ns);
+    ModuleNs *mns = chk_pm_get(&C->module_ns, ns);
     if (mns) {
-      Type *sym = pm_get(&mns->symbols, name);
+      Type *sym = chk_pm_get(&mns->symbols, name);
       if (sym) return sym;
     }
     chk_error(C, E_UNKNOWN_FIELD, e->span, "Module '%s' has no exported symbol '%s'", ns, name);
@@ -513,10 +511,27 @@ static Type *expr_inner(Checker *C, Expr *e, Scope *s) {
   return prim(C, TY_ERROR);
 }
 
+void chk_memo_reset(Checker *C) {
+  if (C->lambda_memo.count) memset(&C->lambda_memo, 0, sizeof C->lambda_memo);
+}
+
 Type *chk_expr(Checker *C, Expr *e, Scope *s) {
   chk_step(C, e->span);
+  bool memo = e->kind == EX_LAMBDA && C->steps > CHK_MEMO_AFTER_STEPS;
+  if (memo) {
+    Type *t = chk_pm_get(&C->lambda_memo, e);
+    if (t) return t;
+  }
   chk_enter(C, e->span);
   Type *t = expr_inner(C, e, s);
+  if (memo) chk_pm_put(C->A, &C->lambda_memo, e, t);
+  if (C->tc.too_deep && !C->too_deep_reported) {
+    C->too_deep_reported = true;
+    chk_error(C, E_TYPE_MISMATCH, e->span,
+              "The type of this expression nests more than %d levels deep; add a type annotation to a binding on the "
+              "way",
+              CHK_MAX_TYPE_DEPTH);
+  }
   e->type = t;
   chk_leave(C);
   return t;

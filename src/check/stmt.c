@@ -3,7 +3,6 @@
  * requires/ensures/example clauses, and test blocks. */
 #include "checker.h"
 
-Type *chk_field_type(Checker *C, Type *t, const char *name, Span sp, const char *verb, bool *reported);
 
 static Type *prim(Checker *C, TypeKind k) { return ty_prim(&C->tc, k); }
 
@@ -262,7 +261,6 @@ void chk_block(Checker *C, Block b, Scope *s) {
 
 /* The ADT behind a scrutinee type: user ADTs, Option and Result. Fills the
  * parameter substitution. NULL when the type has no constructors. */
-AdtInfo *chk_pattern_adt(Checker *C, Type *t, const char **tname, Subst *sub);
 AdtInfo *chk_pattern_adt(Checker *C, Type *t, const char **tname, Subst *sub) {
   AdtInfo *info = NULL;
   if (t->kind == TY_ADT) {
@@ -285,7 +283,6 @@ AdtInfo *chk_pattern_adt(Checker *C, Type *t, const char **tname, Subst *sub) {
   return info;
 }
 
-AdtVariant *chk_variant(AdtInfo *info, const char *name);
 AdtVariant *chk_variant(AdtInfo *info, const char *name) {
   for (int i = 0; info && i < info->nvariants; i++)
     if (info->variants[i].name == name) return &info->variants[i];
@@ -621,9 +618,10 @@ static void check_specs(Checker *C, FuncDecl *f, Scope *local) {
 
 void chk_function(Checker *C, FuncDecl *f, bool update_signature, bool validate_effects) {
   const char *name = f->name;
+  chk_memo_reset(C);
   bool exempt = name == C->n.main_ || name == C->n.init || name == C->n.update || name == C->n.render;
   if (f->nexamples == 0 && !exempt && !C->app_mode && !f->is_async && !f->untested &&
-      !pm_has(&C->tested_by_block, name))
+      !chk_pm_has(&C->tested_by_block, name))
     chk_error(C, E_TYPE_MISMATCH, f->span, "Function '%s' must have at least one example clause", name);
 
   for (int i = 0; i < f->neffects; i++)
@@ -701,6 +699,7 @@ void chk_function(Checker *C, FuncDecl *f, bool update_signature, bool validate_
 }
 
 void chk_test_block(Checker *C, Decl *d) {
+  chk_memo_reset(C);
   Scope *s = chk_scope_new(C, C->global_scope);
   chk_block(C, d->u.test.body, s);
 }

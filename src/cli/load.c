@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include <string.h>
 
 #include "cli.h"
@@ -80,11 +81,17 @@ static void load_imports(CliProgram *p, const char *dir, const char *source, siz
   char **names = NULL;
   int n = geno_source_imports(source, len, &names);
   for (int i = 0; i < n; i++) {
-    if (is_std(names[i]) || have_module(p, names[i]) || depth > 64) continue;
+    if (have_module(p, names[i]) || depth > 64) continue;
     size_t plen = strlen(dir) + strlen(names[i]) + 7;
     char *path = malloc(plen);
     if (!path) continue;
     snprintf(path, plen, "%s/%s.geno", dir, names[i]);
+    /* A std module name resolves to a file beside the program when there
+     * is one (as in the reference), else to the built-in module. */
+    if (is_std(names[i]) && access(path, R_OK) != 0) {
+      free(path);
+      continue;
+    }
     size_t mlen;
     char *msrc = cli_read_file(path, &mlen);
     free(path);

@@ -20,13 +20,13 @@ static size_t ptr_hash(const void *p) {
   return (size_t)x;
 }
 
-void pm_free(PtrMap *m) {
+void cg_pm_free(PtrMap *m) {
   free(m->keys);
   free(m->vals);
   memset(m, 0, sizeof *m);
 }
 
-int pm_get(const PtrMap *m, const void *key) {
+int cg_pm_get(const PtrMap *m, const void *key) {
   if (!m->cap) return -1;
   size_t mask = m->cap - 1, i = ptr_hash(key) & mask;
   while (m->keys[i]) {
@@ -36,7 +36,7 @@ int pm_get(const PtrMap *m, const void *key) {
   return -1;
 }
 
-bool pm_put(PtrMap *m, const void *key, int val) {
+bool cg_pm_put(PtrMap *m, const void *key, int val) {
   if ((m->count + 1) * 2 > m->cap) {
     size_t cap = m->cap ? m->cap * 2 : 16;
     const void **keys = calloc(cap, sizeof *keys);
@@ -68,7 +68,7 @@ bool pm_put(PtrMap *m, const void *key, int val) {
 }
 
 static void pm_put_new(PtrMap *m, const void *key, int val) {
-  if (pm_get(m, key) < 0) pm_put(m, key, val);
+  if (cg_pm_get(m, key) < 0) cg_pm_put(m, key, val);
 }
 
 /* ---- growable arrays --------------------------------------------------------- */
@@ -258,7 +258,7 @@ Local *cg_add_local(FuncState *fs, const char *name, int reg, bool is_var, bool 
   l->is_float = is_float;
   l->depth = fs->depth;
   /* A `var` some nested lambda mentions lives in a cell. */
-  l->is_cell = is_var && name && pm_get(&fs->captured, name) >= 0;
+  l->is_cell = is_var && name && cg_pm_get(&fs->captured, name) >= 0;
   if (reg + 1 > fs->freereg) fs->freereg = reg + 1;
   if (fs->freereg > fs->maxreg) fs->maxreg = fs->freereg;
   return l;
@@ -280,14 +280,14 @@ int cg_const(FuncState *fs, Value v) {
 }
 
 int cg_name(Cg *cg, const char *name) {
-  int i = pm_get(&cg->names, name);
+  int i = cg_pm_get(&cg->names, name);
   if (i >= 0) return i;
   Image *img = cg->img;
   const char **names = realloc(img->names, (size_t)(img->nnames + 1) * sizeof *names);
   if (!names) base_panic(__FILE__, __LINE__, "out of memory in compiler");
   img->names = names;
   names[img->nnames] = name;
-  pm_put(&cg->names, name, img->nnames);
+  cg_pm_put(&cg->names, name, img->nnames);
   return img->nnames++;
 }
 
@@ -349,7 +349,7 @@ VarRef cg_resolve(FuncState *fs, const char *name) {
   return r;
 }
 
-int cg_find_func(FuncState *fs, const char *name) { return pm_get(&fs->scope->funcs, name); }
+int cg_find_func(FuncState *fs, const char *name) { return cg_pm_get(&fs->scope->funcs, name); }
 
 static int builtin_index(const char *name) {
   const BuiltinDef *d = lib_builtin_find(name);
@@ -360,7 +360,7 @@ static int builtin_index(const char *name) {
 }
 
 int cg_find_builtin(FuncState *fs, const char *name) {
-  int i = pm_get(&fs->scope->builtins, name);
+  int i = cg_pm_get(&fs->scope->builtins, name);
   if (i >= 0) return i;
   return builtin_index(name);
 }
@@ -397,7 +397,7 @@ static bool module_visible(Module *m, FuncDecl *f) {
 
 bool cg_find_qualified(FuncState *fs, const char *mod, const char *name, int *fidx, int *bidx) {
   *fidx = *bidx = -1;
-  int mi = pm_get(&fs->scope->modules, mod);
+  int mi = cg_pm_get(&fs->scope->modules, mod);
   if (mi == -1) return false;
   if (mi <= STD_BASE) {
     *bidx = std_builtin(STD_BASE - mi, name);
@@ -414,7 +414,7 @@ bool cg_find_qualified(FuncState *fs, const char *mod, const char *name, int *fi
 }
 
 const CtorInfo *cg_find_ctor(Cg *cg, const char *name) {
-  int i = pm_get(&cg->ctors, name);
+  int i = cg_pm_get(&cg->ctors, name);
   return i >= 0 ? cg->img->ctors[i] : NULL;
 }
 
@@ -424,7 +424,7 @@ bool cg_type_is_float(Cg *cg, const TypeExpr *t) {
   for (int guard = 0; t && guard < 32; guard++) {
     if (t->kind != TE_NAME || t->nargs) return false;
     if (strcmp(t->name, "Float") == 0) return true;
-    int a = pm_get(&cg->aliases, t->name);
+    int a = cg_pm_get(&cg->aliases, t->name);
     if (a < 0) return false;
     t = cg->alias_targets[a];
   }
@@ -441,7 +441,7 @@ static void cap_expr(CapWalk *w, Expr *e, bool in_lambda);
 static void cap_block(CapWalk *w, Block *b, bool in_lambda);
 
 static void cap_name(CapWalk *w, const char *name, bool in_lambda) {
-  if (in_lambda && name) pm_put(w->names, name, 1);
+  if (in_lambda && name) cg_pm_put(w->names, name, 1);
 }
 
 static void cap_arms(CapWalk *w, MatchArm *arms, int n, bool in_lambda) {
@@ -592,7 +592,7 @@ static void finish_proto(FuncState *fs) {
 static void fs_free(FuncState *fs) {
   free(fs->locals);
   free(fs->upnames);
-  pm_free(&fs->captured);
+  cg_pm_free(&fs->captured);
   cg_jl_free(&fs->to_epilogue);
 }
 
@@ -719,13 +719,13 @@ static Proto *example_thunk(Cg *cg, ModScope *scope, Example *ex) {
 
 static int add_type(Cg *cg, const char *name) {
   Image *img = cg->img;
-  int existing = pm_get(&cg->types, name);
+  int existing = cg_pm_get(&cg->types, name);
   if (existing >= 0) return existing;
   const char **tn = realloc(img->type_names, (size_t)(img->ntypes + 1) * sizeof *tn);
   if (!tn) base_panic(__FILE__, __LINE__, "out of memory in compiler");
   img->type_names = tn;
   tn[img->ntypes] = name;
-  pm_put(&cg->types, name, img->ntypes);
+  cg_pm_put(&cg->types, name, img->ntypes);
   return img->ntypes++;
 }
 
@@ -751,7 +751,7 @@ static CtorInfo *add_ctor(Cg *cg, const char *name, int type_id, int nfields, co
     }
   }
   cs[img->nctors++] = ci;
-  pm_put(&cg->ctors, name, ci->id);
+  cg_pm_put(&cg->ctors, name, ci->id);
   return ci;
 }
 
@@ -808,7 +808,7 @@ static void user_types(Cg *cg) {
         if (!t) base_panic(__FILE__, __LINE__, "out of memory in compiler");
         cg->alias_targets = t;
         t[cg->naliases] = d->u.alias.target;
-        pm_put(&cg->aliases, d->u.alias.name, cg->naliases++);
+        cg_pm_put(&cg->aliases, d->u.alias.name, cg->naliases++);
       } else if (d->kind == D_ADT) {
         int t = add_type(cg, d->u.adt.name);
         for (int v = 0; v < d->u.adt.n; v++) {
@@ -863,7 +863,7 @@ static void build_scopes(Cg *cg) {
       const char *name = d->u.import.module, *alias = d->u.import.alias;
       int k = std_index(name);
       if (k >= 0) {
-        pm_put(&s->modules, alias ? alias : name, STD_BASE - k);
+        cg_pm_put(&s->modules, alias ? alias : name, STD_BASE - k);
         if (alias) continue;
         size_t nb;
         const BuiltinDef *all = lib_builtins(&nb);
@@ -871,13 +871,13 @@ static void build_scopes(Cg *cg) {
         for (size_t b = 0; b < nb; b++) {
           if (strncmp(all[b].name, std_mods[k].prefix, plen) != 0) continue;
           const char *suffix = intern_cstr(&cg->prog->names, all[b].name + plen);
-          if (pm_get(&s->funcs, suffix) < 0) pm_put_new(&s->builtins, suffix, (int)b);
+          if (cg_pm_get(&s->funcs, suffix) < 0) pm_put_new(&s->builtins, suffix, (int)b);
         }
         continue;
       }
       int j = module_index(prog, name);
       if (j < 0) continue;
-      pm_put(&s->modules, alias ? alias : name, j);
+      cg_pm_put(&s->modules, alias ? alias : name, j);
       if (alias) continue;
       for (int f = 0; f < img->nfuncs; f++)
         if (cg->fscope[f]->mod == prog->modules[j] && module_visible(prog->modules[j], cg->fdecls[f]))
@@ -889,7 +889,7 @@ static void build_scopes(Cg *cg) {
 /* ---- traits -------------------------------------------------------------------------- */
 
 static int trait_method(Cg *cg, const char *name) {
-  int i = pm_get(&cg->traits, name);
+  int i = cg_pm_get(&cg->traits, name);
   if (i >= 0) return i;
   Image *img = cg->img;
   TraitTable *t = realloc(img->traits, (size_t)(img->ntraits + 1) * sizeof *t);
@@ -901,7 +901,7 @@ static int trait_method(Cg *cg, const char *name) {
   t[img->ntraits].fallback_builtin = -1;
   t[img->ntraits].param_names = NULL;
   t[img->ntraits].nparams = 0;
-  pm_put(&cg->traits, name, img->ntraits);
+  cg_pm_put(&cg->traits, name, img->ntraits);
   return img->ntraits++;
 }
 
@@ -936,7 +936,7 @@ static void compile_impls(Cg *cg) {
     for (int i = 0; i < m->ndecls; i++) {
       Decl *d = m->decls[i];
       if (d->kind != D_IMPL) continue;
-      int type_id = pm_get(&cg->types, d->u.impl.type);
+      int type_id = cg_pm_get(&cg->types, d->u.impl.type);
       for (int k = 0; k < d->u.impl.n; k++) {
         FuncDecl *f = d->u.impl.methods[k];
         Proto *p = cg_function(cg, NULL, &cg->scopes[mi], f->name, f->span, f->params, f->nparams, &f->body,
@@ -961,7 +961,7 @@ static void compile_impls(Cg *cg) {
    * the function or builtin of that name (as the reference does). */
   for (int t = 0; t < cg->img->ntraits; t++) {
     TraitTable *tm = &cg->img->traits[t];
-    tm->fallback = pm_get(&cg->scopes[0].funcs, tm->name);
+    tm->fallback = cg_pm_get(&cg->scopes[0].funcs, tm->name);
     if (tm->fallback < 0) tm->fallback_builtin = builtin_index(tm->name);
   }
 }
@@ -1033,7 +1033,7 @@ Image *cg_compile(VM *vm, Program *prog, DiagList *diags) {
     Decl *d = entry->decls[i];
     if (d->kind == D_FUNC) {
       const char *n = d->u.func.name;
-      int idx = pm_get(&cg.scopes[0].funcs, n);
+      int idx = cg_pm_get(&cg.scopes[0].funcs, n);
       if (strcmp(n, "main") == 0 && idx >= 0 && !img->main) img->main = img->funcs[idx];
       has_init |= strcmp(n, "init") == 0;
       has_update |= strcmp(n, "update") == 0;
@@ -1052,19 +1052,19 @@ Image *cg_compile(VM *vm, Program *prog, DiagList *diags) {
   }
   img->app_mode = !img->main && has_init && has_update && has_render;
   for (int i = 0; i < cg.nscopes; i++) {
-    pm_free(&cg.scopes[i].funcs);
-    pm_free(&cg.scopes[i].builtins);
-    pm_free(&cg.scopes[i].modules);
+    cg_pm_free(&cg.scopes[i].funcs);
+    cg_pm_free(&cg.scopes[i].builtins);
+    cg_pm_free(&cg.scopes[i].modules);
   }
   free(cg.scopes);
   free(cg.fdecls);
   free(cg.fscope);
   free(cg.alias_targets);
-  pm_free(&cg.ctors);
-  pm_free(&cg.types);
-  pm_free(&cg.aliases);
-  pm_free(&cg.traits);
-  pm_free(&cg.names);
+  cg_pm_free(&cg.ctors);
+  cg_pm_free(&cg.types);
+  cg_pm_free(&cg.aliases);
+  cg_pm_free(&cg.traits);
+  cg_pm_free(&cg.names);
   if (cg.failed) {
     vm->img = NULL;
     img_free(img);

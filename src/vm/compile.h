@@ -44,10 +44,10 @@ typedef struct PtrMap {
   size_t count;
 } PtrMap;
 
-void pm_free(PtrMap *m);
-bool pm_put(PtrMap *m, const void *key, int val);
+void cg_pm_free(PtrMap *m);
+bool cg_pm_put(PtrMap *m, const void *key, int val);
 /* -1 when absent */
-int pm_get(const PtrMap *m, const void *key);
+int cg_pm_get(const PtrMap *m, const void *key);
 
 /* What a name means in a module's scope. */
 typedef enum ScopeKind { SK_NONE, SK_FUNC, SK_BUILTIN } ScopeKind;

@@ -338,7 +338,7 @@ static int call_common(FuncState *fs, Span sp, Expr *callee, CallArg *args, int 
     const char *name = callee->u.name;
     VarRef v = cg_resolve(fs, name);
     if (v.kind == VAR_NONE) {
-      if ((idx = pm_get(&cg->traits, name)) >= 0) kind = CK_TRAIT;
+      if ((idx = cg_pm_get(&cg->traits, name)) >= 0) kind = CK_TRAIT;
       else if ((idx = cg_find_func(fs, name)) >= 0) kind = CK_FUNC;
       else if ((idx = cg_find_builtin(fs, name)) >= 0) kind = CK_BUILTIN;
       else {

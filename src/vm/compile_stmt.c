@@ -431,7 +431,7 @@ static void try_stmt(FuncState *fs, Stmt *s) {
   int type_id = -1;
   const TypeExpr *t = s->u.try_.type;
   if (t && t->kind == TE_NAME && strcmp(t->name, "String") != 0) {
-    type_id = pm_get(&fs->cg->types, t->name);
+    type_id = cg_pm_get(&fs->cg->types, t->name);
     if (type_id < 0) type_id = -2; /* never matches */
   }
   Proto *p = fs->p;
