@@ -111,8 +111,10 @@ bool sbx_broker_handle(const geno_config *cfg, const void *body, size_t n, Buf *
   const geno_callback *cb = NULL;
   unsigned cap = sbx_callback_capability(name);
   bool granted = cfg->capabilities_set && (cfg->capabilities & cap);
-  for (size_t i = 0; cap && granted && i < cfg->ncallbacks && !cb; i++)
-    if (cfg->callbacks[i].name && strcmp(cfg->callbacks[i].name, name) == 0) cb = &cfg->callbacks[i];
+  /* The last entry of a name wins, as in the runtime's own lookup. */
+  for (size_t i = 0; cap && granted && i < cfg->ncallbacks; i++)
+    if (cfg->callbacks[i].name && strcmp(cfg->callbacks[i].name, name) == 0 && cfg->callbacks[i].fn)
+      cb = &cfg->callbacks[i];
   free(name);
   if (!cap) {
     *why = "the child asked for a host callback that does not exist";

@@ -51,7 +51,8 @@ static const int allowed[] = {
     SCMP_SYS(sigaltstack),     /* sanitizer runtimes query the signal stack */
 };
 
-/* System calls that fail with EPERM: the ways out to the host. */
+/* System calls that fail with EPERM: the ways out to the host, and
+ * questions about it. */
 static const int denied[] = {
     SCMP_SYS(open),       SCMP_SYS(openat),      SCMP_SYS(openat2),    SCMP_SYS(creat),
     SCMP_SYS(stat),       SCMP_SYS(lstat),       SCMP_SYS(fstat),      SCMP_SYS(newfstatat),
@@ -62,6 +63,9 @@ static const int denied[] = {
     SCMP_SYS(recvfrom),   SCMP_SYS(recvmsg),     SCMP_SYS(fork),       SCMP_SYS(vfork),
     SCMP_SYS(clone),      SCMP_SYS(clone3),      SCMP_SYS(execve),     SCMP_SYS(execveat),
     SCMP_SYS(kill),
+    /* Host information; glibc asks lazily (qsort sizes its buffer from
+     * sysinfo) and copes with a refusal. */
+    SCMP_SYS(sysinfo),    SCMP_SYS(uname),
 };
 
 static bool fail(char *err, size_t errlen, const char *what, int rc) {

@@ -422,19 +422,9 @@ geno_result *sbx_run(const char *source, size_t len, const char *filename, const
 /* geno_run_isolated                                                        */
 /* ------------------------------------------------------------------------ */
 
-/* TODO(vm merge): geno_run arrives with src/runtime/run.c (branch vm).
- * Until then it is referenced weakly so this library links; delete this
- * pragma and the NULL check below once it is in main. */
-#pragma weak geno_run
-
 static geno_result *child_run(const char *source, size_t len, const char *filename, const geno_config *cfg,
                               void *arg) {
   (void)arg;
-  if (!geno_run) {
-    geno_result *r = rt_result_new();
-    if (r) add_diag(r, E_RUNTIME, "geno_run is not built into this library yet");
-    return r;
-  }
   return geno_run(source, len, filename, cfg);
 }
 

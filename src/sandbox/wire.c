@@ -142,6 +142,15 @@ void sbx_put_result(Buf *b, const geno_result *r) {
     sbx_put_i32(b, d->end_line);
     sbx_put_i32(b, d->end_column);
   }
+  size_t ntrace = r->ntrace < SBX_MAX_TRACE ? r->ntrace : SBX_MAX_TRACE;
+  sbx_put_u32(b, (uint32_t)ntrace);
+  for (size_t i = 0; i < ntrace; i++) {
+    const char *name = r->trace[i].name ? r->trace[i].name : "";
+    sbx_put_bytes(b, name, strlen(name));
+    sbx_put_opt_str(b, r->trace[i].file);
+    sbx_put_i32(b, r->trace[i].line);
+    sbx_put_i32(b, r->trace[i].col);
+  }
 }
 
 /* ------------------------------------------------------------------------ */
@@ -423,6 +432,21 @@ geno_result *sbx_get_result(SbxReader *r, size_t output_cap) {
       else if (stored) any_error = true;
     }
     free(msg);
+    free(file);
+    if (!valid) goto bad;
+    if (!stored) goto fail; /* out of memory */
+  }
+  uint32_t ntrace = sbx_get_u32(r);
+  if (r->bad || ntrace > SBX_MAX_TRACE) goto bad;
+  for (uint32_t i = 0; i < ntrace; i++) {
+    char *name = sbx_get_text(r, SBX_MAX_NAME_BYTES);
+    char *file = get_opt_text(r, SBX_MAX_NAME_BYTES * 4, &present);
+    int32_t line = sbx_get_i32(r), col = sbx_get_i32(r);
+    bool valid = !r->bad && line >= 0 && col >= 0;
+    size_t before = res->ntrace;
+    if (valid && name && (!present || file)) rt_result_add_trace(res, name, file, line, col);
+    bool stored = res->ntrace > before;
+    free(name);
     free(file);
     if (!valid) goto bad;
     if (!stored) goto fail; /* out of memory */

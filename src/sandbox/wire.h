@@ -47,6 +47,10 @@ enum {
  * 1000 errors per run, with room for warnings. */
 #define SBX_MAX_DIAGNOSTICS 4096
 
+/* Most call-stack lines one result may carry: one per active call, and
+ * the deepest recursion a configuration allows is 10,000 calls. */
+#define SBX_MAX_TRACE 10001
+
 /* Longest constructor, field or function name accepted: Geno identifiers
  * are far shorter; this only stops absurd allocations. */
 #define SBX_MAX_NAME_BYTES 1024

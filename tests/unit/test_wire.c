@@ -251,6 +251,8 @@ static geno_result *sample_result(void) {
   rt_result_add(r, 310, &sp, "a warning");
   r->diags[before].severity = "warning";
   r->ok = true;
+  rt_result_add_trace(r, "main", "m.geno", 1, 1);
+  rt_result_add_trace(r, "helper", NULL, 0, 0);
   return r;
 }
 
@@ -285,6 +287,14 @@ static void results_round_trip(void **state) {
   assert_string_equal(d->severity, "warning");
   assert_string_equal(d->filename, "m.geno");
   assert_int_equal(d->end_column, 9);
+  const char *file;
+  int line, col;
+  assert_string_equal(geno_result_trace(back, 0, &file, &line, &col), "main");
+  assert_string_equal(file, "m.geno");
+  assert_int_equal(line, 1);
+  assert_string_equal(geno_result_trace(back, 1, &file, &line, &col), "helper");
+  assert_null(file);
+  assert_null(geno_result_trace(back, 2, NULL, NULL, NULL));
   /* Output over the cap is refused. */
   sbx_reader_init(&rd, b.data + SBX_FRAME_HEADER, len, 1000);
   assert_null(sbx_get_result(&rd, 8));
