@@ -340,6 +340,40 @@ static void isolated_matches_in_process(void **state) {
   geno_result_free(b);
 }
 
+/* Limits behave the same behind the process boundary: a memory bomb ends
+ * with E504 (the child's allocation fails inside its address-space limit,
+ * not the host's OOM killer), an endless loop with E501, and the output
+ * printed before either is kept. */
+static void limits_in_both_modes(void **state) {
+  (void)state;
+  const char *bomb = "func main() -> Int\n    print(\"start\")\n    var s = \"xy\"\n"
+                     "    for i: Int in range(0, 20) do\n        s = s + s\n    end for\n"
+                     "    var keep: List[String] = []\n    var n = 0\n    while true do\n"
+                     "        keep = append(keep, s + to_string(n))\n        n = n + 1\n    end while\n"
+                     "    return n\nend func\n";
+  const char *loop = "func main() -> Int\n    print(\"tick\")\n    var n = 0\n    while true do\n"
+                     "        n = n + 1\n    end while\n    return n\nend func\n";
+  for (Mode mode = IN_PROCESS; mode <= ISOLATED; mode++) {
+    geno_config c;
+    geno_config_init(&c);
+    c.capabilities_set = true;
+    c.capabilities = GENO_CAP_PRINT;
+    c.max_steps = 0; /* unlimited: only memory or time can stop these */
+    c.memory_bytes = 64u << 20;
+    c.timeout_s = 20;
+    geno_result *r = run_src(mode, bomb, &c);
+    if (!unit_has_code(r, 504)) fail_msg("%s: bomb gave [%s] %s", mode_names[mode], unit_codes(r), unit_message(r));
+    assert_string_equal(geno_result_output(r, NULL), "start\n");
+    geno_result_free(r);
+    c.timeout_s = 0.3;
+    r = run_src(mode, loop, &c);
+    if (!unit_has_code(r, 501)) fail_msg("%s: loop gave [%s] %s", mode_names[mode], unit_codes(r), unit_message(r));
+    assert_string_equal(geno_result_output(r, NULL), "tick\n");
+    geno_result_free(r);
+  }
+  assert_true(unit_no_children());
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(every_gated_builtin_is_denied_ungranted),
@@ -351,6 +385,7 @@ int main(void) {
       cmocka_unit_test(strings_are_never_code),
       cmocka_unit_test(result_json_cannot_be_forged),
       cmocka_unit_test(isolated_matches_in_process),
+      cmocka_unit_test(limits_in_both_modes),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
