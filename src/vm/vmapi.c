@@ -3,6 +3,7 @@
 
 #include <stdio.h>
 
+#include "../runtime/hooks.h"
 #include "equal.h"
 #include "object.h"
 #include "render.h"
@@ -210,6 +211,7 @@ bool vm_output(VM *vm, const char *s, size_t n) {
   if (vm->discard_output) return true;
   buf_append(&vm->out, s, n);
   if (vm->out.failed) return vm_raise_oom(vm);
+  rt_hook_output(s, n); /* a sandbox child streams its output (runtime/hooks.h) */
   return true;
 }
 
