@@ -143,7 +143,7 @@ static bool replace_impl(VM *vm, const char *fn, Value *args, Value *out) {
       size = len - c * (oldlen - newlen);
     }
   }
-  if (size > limit) return vm_error(vm, E_RUNTIME, "%s: Runtime Error: String size exceeds limit (%zu > %zu)", fn, size, limit);
+  if (size > limit) return vm_limit_error(vm, E_RESOURCE, "%s: String size exceeds limit (%zu > %zu)", fn, size, limit);
   Buf b = BUF_INIT;
   if (on == 0) {
     size_t i = 0;
@@ -348,7 +348,7 @@ static bool repeat_impl(VM *vm, const char *fn, Value *args, Value *out) {
   mpz_clears(count, total, NULL);
   if (neg) return vm_error(vm, E_RUNTIME, "%s: count must be non-negative", fn);
   if (over) {
-    vm_error(vm, E_RUNTIME, "%s: result would exceed collection size limit (%s > %zu)", fn,
+    vm_limit_error(vm, E_RESOURCE, "%s: result would exceed collection size limit (%s > %zu)", fn,
              text ? text : "?", limit);
     free(text);
     return false;
@@ -373,7 +373,7 @@ static bool pad_impl(VM *vm, const char *fn, Value *args, bool left, Value *out)
   if (width > 0 && (uint64_t)width > limit) {
     Buf t = BUF_INIT;
     vm_int_text(vm, args[1], &t);
-    vm_error(vm, E_RUNTIME, "%s: Runtime Error: String size exceeds limit (%s > %zu)", fn, t.data ? t.data : "?", limit);
+    vm_limit_error(vm, E_RESOURCE, "%s: String size exceeds limit (%s > %zu)", fn, t.data ? t.data : "?", limit);
     buf_free(&t);
     return false;
   }

@@ -72,13 +72,13 @@ int lib_decimal_value(int32_t c) {
 bool lib_check_result(VM *vm, const char *fn, size_t n) {
   size_t limit = vm_max_size(vm);
   if (n <= limit) return true;
-  return vm_error(vm, E_RUNTIME, "%s: Runtime Error: String size exceeds limit (%zu > %zu)", fn, n, limit);
+  return vm_limit_error(vm, E_RESOURCE, "%s: String size exceeds limit (%zu > %zu)", fn, n, limit);
 }
 
 bool lib_check_count(VM *vm, const char *kind, size_t n) {
   size_t limit = vm_max_size(vm);
   if (n <= limit) return true;
-  return vm_error(vm, E_RUNTIME, "%s size exceeds limit (%zu > %zu)", kind, n, limit);
+  return vm_limit_error(vm, E_RESOURCE, "%s size exceeds limit (%zu > %zu)", kind, n, limit);
 }
 
 bool lib_string_from_buf(VM *vm, Buf *b, Value *out) {

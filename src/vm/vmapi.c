@@ -16,6 +16,15 @@ bool vm_error(VM *vm, int code, const char *fmt, ...) {
   return false;
 }
 
+bool vm_limit_error(VM *vm, int code, const char *fmt, ...) {
+  char msg[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  return vm_raise_fatal(vm, code, NULL, "%s", msg);
+}
+
 bool vm_check_size(VM *vm, const char *kind, size_t n) { return vm_check_collection(vm, kind, n); }
 size_t vm_max_size(const VM *vm) { return (size_t)vm->max_collection; }
 
