@@ -132,10 +132,10 @@ static Type *trait_dispatch(Checker *C, Expr *e, Scope *s, TraitList *tl) {
     Type *first = chk_expr(C, ordered[0]->value, s);
     if (first->kind != TY_ADT) continue;
     const char *tname = first->name;
-    const char *parent = pm_get(&C->ctor_to_type, tname);
+    const char *parent = chk_pm_get(&C->ctor_to_type, tname);
     if (parent) tname = parent;
     Impl *impl = chk_find_impl(C, trait, tname);
-    Type *ft = impl ? pm_get(&impl->methods, method) : NULL;
+    Type *ft = impl ? chk_pm_get(&impl->methods, method) : NULL;
     if (!ft) continue;
     int positional = 0;
     for (int i = 0; i < nargs; i++) positional += args[i].name == NULL;
@@ -222,7 +222,7 @@ Type *chk_call(Checker *C, Expr *e, Scope *s) {
   }
 
   if (ident && nargs > 0) {
-    TraitList *tl = pm_get(&C->trait_methods, ident);
+    TraitList *tl = chk_pm_get(&C->trait_methods, ident);
     if (tl) {
       Type *r = trait_dispatch(C, e, s, tl);
       if (r) return r;
@@ -247,14 +247,14 @@ Type *chk_call(Checker *C, Expr *e, Scope *s) {
   const char *desc_name = NULL;
   if (ident) {
     desc_name = ident;
-    ndefaults = (int)(intptr_t)pm_get(&C->default_counts, ident);
+    ndefaults = (int)(intptr_t)chk_pm_get(&C->default_counts, ident);
     pl = chk_param_names(C, ident);
   } else if (callee->kind == EX_FIELD &&
              (callee->u.field.target->kind == EX_IDENT || callee->u.field.target->kind == EX_TYPE_IDENT)) {
-    ModuleNs *ns = pm_get(&C->module_ns, callee->u.field.target->u.name);
+    ModuleNs *ns = chk_pm_get(&C->module_ns, callee->u.field.target->u.name);
     if (ns) {
-      pl = pm_get(&ns->params, callee->u.field.name);
-      ndefaults = (int)(intptr_t)pm_get(&ns->defaults, callee->u.field.name);
+      pl = chk_pm_get(&ns->params, callee->u.field.name);
+      ndefaults = (int)(intptr_t)chk_pm_get(&ns->defaults, callee->u.field.name);
     }
   }
   int nparams = ft->n;
@@ -389,7 +389,7 @@ Type *chk_pipeline(Checker *C, Expr *e, Scope *s) {
  * bound arguments (fresh variables for unbound ones). */
 Type *chk_ctor_call(Checker *C, Expr *e, Scope *s) {
   const char *cname = e->u.ctor.name;
-  const char *tname = pm_get(&C->ctor_to_type, cname);
+  const char *tname = chk_pm_get(&C->ctor_to_type, cname);
   AdtInfo *info = tname ? chk_adt(C, tname) : NULL;
   AdtVariant *v = NULL;
   for (int i = 0; info && i < info->nvariants; i++)

@@ -149,9 +149,9 @@ static void init_builtin_adts(Checker *C) {
         TypeExpr *te = parse_type_text(C->prog, bv->fields[f].type, strlen(bv->fields[f].type), NULL);
         av->ftypes[f] = te ? chk_sig_type(C, te) : ty_prim(&C->tc, TY_ERROR);
       }
-      pm_put(C->A, &C->ctor_to_type, av->name, (void *)info->name);
+      chk_pm_put(C->A, &C->ctor_to_type, av->name, (void *)info->name);
     }
-    pm_put(C->A, &C->type_defs, info->name, info);
+    chk_pm_put(C->A, &C->type_defs, info->name, info);
   }
 }
 

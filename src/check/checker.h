@@ -58,10 +58,10 @@ typedef struct PtrMap {
   size_t count;
 } PtrMap;
 
-void *pm_get(const PtrMap *m, const void *key);
-bool pm_has(const PtrMap *m, const void *key);
-void pm_put(Arena *a, PtrMap *m, const void *key, void *val);
-void pm_del(PtrMap *m, const void *key);
+void *chk_pm_get(const PtrMap *m, const void *key);
+bool chk_pm_has(const PtrMap *m, const void *key);
+void chk_pm_put(Arena *a, PtrMap *m, const void *key, void *val);
+void chk_pm_del(PtrMap *m, const void *key);
 /* Iterate: for (size_t i = 0; i < m.cap; i++) if (m.keys[i]) ... */
 
 /* ---- declarations ----------------------------------------------------------- */

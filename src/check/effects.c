@@ -32,17 +32,17 @@ EffectSet chk_infer_block_effects(Checker *C, Block b, Scope *s) {
  * argument selects (the dispatch binding itself carries none). */
 static EffectSet trait_dispatch_effects(Checker *C, Expr *call, Scope *s) {
   Expr *callee = call->u.call.callee;
-  TraitList *tl = pm_get(&C->trait_methods, callee->u.name);
+  TraitList *tl = chk_pm_get(&C->trait_methods, callee->u.name);
   if (!tl || call->u.call.nargs == 0) return 0;
   Type *first = chk_expr(C, call->u.call.args[0].value, s);
   if (first->kind != TY_ADT) return 0;
   const char *tname = first->name;
-  const char *parent = pm_get(&C->ctor_to_type, tname);
+  const char *parent = chk_pm_get(&C->ctor_to_type, tname);
   if (parent) tname = parent;
   EffectSet e = 0;
   for (int i = 0; i < tl->n; i++) {
     Impl *impl = chk_find_impl(C, tl->traits[i], tname);
-    Type *mt = impl ? pm_get(&impl->methods, callee->u.name) : NULL;
+    Type *mt = impl ? chk_pm_get(&impl->methods, callee->u.name) : NULL;
     if (mt) e |= mt->effects;
   }
   return e;
@@ -288,7 +288,7 @@ typedef struct RefCollect {
 
 static void collect_ref(void *ud, Expr *e) {
   RefCollect *rc = ud;
-  if (e->kind == EX_IDENT) pm_put(rc->C->A, rc->refs, e->u.name, (void *)1);
+  if (e->kind == EX_IDENT) chk_pm_put(rc->C->A, rc->refs, e->u.name, (void *)1);
 }
 
 /* Iterate each function's effects to a fixpoint. A function's inferred
@@ -335,7 +335,7 @@ PtrMap chk_stabilize_effects(Checker *C) {
       if (round > 0) {
         bool affected = false;
         for (size_t s = 0; s < changed.cap && !affected; s++)
-          if (changed.keys[s] && pm_has(&ef->refs, changed.keys[s])) affected = true;
+          if (changed.keys[s] && chk_pm_has(&ef->refs, changed.keys[s])) affected = true;
         if (!affected) continue;
       }
       if (!ef->impl) {
@@ -344,18 +344,18 @@ PtrMap chk_stabilize_effects(Checker *C) {
         EffectSet fe = stable_effects(C, ef->f);
         if (existing->effects != fe) {
           chk_bind_global(C, ef->f->name, ty_func(&C->tc, existing->n, existing->args, existing->ret, fe));
-          pm_put(C->A, &next, ef->f->name, (void *)1);
-          pm_put(C->A, &all_changed, ef->f->name, (void *)1);
+          chk_pm_put(C->A, &next, ef->f->name, (void *)1);
+          chk_pm_put(C->A, &all_changed, ef->f->name, (void *)1);
           any = true;
         }
       } else {
-        Type *existing = pm_get(&ef->impl->methods, ef->f->name);
+        Type *existing = chk_pm_get(&ef->impl->methods, ef->f->name);
         if (!existing) continue;
         EffectSet fe = stable_effects(C, ef->f);
         if (existing->effects != fe) {
-          pm_put(C->A, &ef->impl->methods, ef->f->name, ty_func(&C->tc, existing->n, existing->args, existing->ret, fe));
-          pm_put(C->A, &next, ef->f->name, (void *)1);
-          pm_put(C->A, &all_changed, ef->f->name, (void *)1);
+          chk_pm_put(C->A, &ef->impl->methods, ef->f->name, ty_func(&C->tc, existing->n, existing->args, existing->ret, fe));
+          chk_pm_put(C->A, &next, ef->f->name, (void *)1);
+          chk_pm_put(C->A, &all_changed, ef->f->name, (void *)1);
           any = true;
         }
       }
@@ -365,8 +365,8 @@ PtrMap chk_stabilize_effects(Checker *C) {
   }
   for (int i = 0; i < n; i++)
     for (size_t s = 0; s < all_changed.cap; s++)
-      if (all_changed.keys[s] && pm_has(&fns[i].refs, all_changed.keys[s])) {
-        pm_put(C->A, &affected_fns, fns[i].f, (void *)1);
+      if (all_changed.keys[s] && chk_pm_has(&fns[i].refs, all_changed.keys[s])) {
+        chk_pm_put(C->A, &affected_fns, fns[i].f, (void *)1);
         break;
       }
   return affected_fns;

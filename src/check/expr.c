@@ -38,7 +38,7 @@ const char *chk_ctor_hint(Checker *C, const char *name) { return ctor_hint(C, na
  * site) or an imported module's namespace. A constructor that has fields
  * is not a value on its own. */
 static Type *check_type_identifier(Checker *C, Expr *e) {
-  const char *tname = pm_get(&C->ctor_to_type, e->u.name);
+  const char *tname = chk_pm_get(&C->ctor_to_type, e->u.name);
   if (tname) {
     AdtInfo *info = chk_adt(C, tname);
     AdtVariant *v = NULL;
@@ -53,7 +53,7 @@ static Type *check_type_identifier(Checker *C, Expr *e) {
       return ty_adt(TC(C), tname, 0, NULL);
     }
   }
-  if (pm_has(&C->module_ns, e->u.name)) return ty_module(TC(C), e->u.name);
+  if (chk_pm_has(&C->module_ns, e->u.name)) return ty_module(TC(C), e->u.name);
   chk_error(C, E_TYPE_MISMATCH, e->span, "Unknown constructor: %s%s", e->u.name, ctor_hint(C, e->u.name));
   return prim(C, TY_ERROR);
 }
@@ -283,9 +283,9 @@ static Type *check_field(Checker *C, Expr *e, Scope *s) {
   const char *name = e->u.field.name;
   if (t->kind == TY_MODULE) {
     const char *ns = e->u.field.target->kind == EX_IDENT ? e->u.field.target->u.name : t->name;
-    ModuleNs *mns = pm_get(&C->module_ns, ns);
+    ModuleNs *mns = chk_pm_get(&C->module_ns, ns);
     if (mns) {
-      Type *sym = pm_get(&mns->symbols, name);
+      Type *sym = chk_pm_get(&mns->symbols, name);
       if (sym) return sym;
     }
     chk_error(C, E_UNKNOWN_FIELD, e->span, "Module '%s' has no exported symbol '%s'", ns, name);
@@ -556,12 +556,12 @@ Type *chk_expr(Checker *C, Expr *e, Scope *s) {
   chk_step(C, e->span);
   bool memo = e->kind == EX_LAMBDA && C->steps > CHK_MEMO_AFTER_STEPS;
   if (memo) {
-    Type *t = pm_get(&C->lambda_memo, e);
+    Type *t = chk_pm_get(&C->lambda_memo, e);
     if (t) return t;
   }
   chk_enter(C, e->span);
   Type *t = expr_inner(C, e, s);
-  if (memo) pm_put(C->A, &C->lambda_memo, e, t);
+  if (memo) chk_pm_put(C->A, &C->lambda_memo, e, t);
   if (C->tc.too_deep && !C->too_deep_reported) {
     C->too_deep_reported = true;
     chk_error(C, E_TYPE_MISMATCH, e->span,

@@ -667,7 +667,7 @@ static void check_function_body(Checker *C, FuncDecl *f) {
   const char *name = f->name;
   bool exempt = name == C->n.main_ || name == C->n.init || name == C->n.update || name == C->n.render;
   if (f->nexamples == 0 && !exempt && !C->app_mode && !f->is_async && !f->untested &&
-      !pm_has(&C->tested_by_block, name))
+      !chk_pm_has(&C->tested_by_block, name))
     chk_error(C, E_TYPE_MISMATCH, f->span, "Function '%s' must have at least one example clause", name);
 
   for (int i = 0; i < f->neffects; i++)

@@ -164,8 +164,32 @@ char *geno_result_to_json(const geno_result *r) {
   return buf_take(&b);
 }
 
+void rt_result_add_trace(geno_result *r, const char *name, const char *file, int line, int col) {
+  void *p = realloc(r->trace, (r->ntrace + 1) * sizeof *r->trace);
+  if (!p) return;
+  r->trace = p;
+  r->trace[r->ntrace].name = dup_str(name ? name : "<anonymous>");
+  r->trace[r->ntrace].file = dup_str(file);
+  r->trace[r->ntrace].line = line;
+  r->trace[r->ntrace].col = col;
+  r->ntrace++;
+}
+
+const char *geno_result_trace(const geno_result *r, size_t i, const char **file, int *line, int *col) {
+  if (!r || i >= r->ntrace) return NULL;
+  if (file) *file = r->trace[i].file;
+  if (line) *line = r->trace[i].line;
+  if (col) *col = r->trace[i].col;
+  return r->trace[i].name;
+}
+
 void geno_result_free(geno_result *r) {
   if (!r) return;
+  for (size_t i = 0; i < r->ntrace; i++) {
+    free(r->trace[i].name);
+    free(r->trace[i].file);
+  }
+  free(r->trace);
   for (size_t i = 0; i < r->ndiags; i++) {
     free((char *)r->diags[i].code);
     free((char *)r->diags[i].message);

@@ -19,7 +19,16 @@ struct geno_result {
   geno_value *value;      /* owned, or NULL */
   geno_timing timing;
   uint64_t steps;
+  struct {
+    char *name;
+    char *file;
+    int line, col;
+  } *trace;               /* call stack of the runtime error (malloc'd) */
+  size_t ntrace;
 };
+
+/* Append one call-stack line (copied). */
+void rt_result_add_trace(geno_result *r, const char *name, const char *file, int line, int col);
 
 /* [m] A new empty result (ok = true, value "null"). */
 geno_result *rt_result_new(void);

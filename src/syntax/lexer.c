@@ -2,6 +2,7 @@
 #include "lexer.h"
 
 #include <stdio.h>
+#include <utf8proc.h>
 
 #include "../base/utf8.h"
 
@@ -91,26 +92,45 @@ static bool fail(Lexer *lx, int code, int32_t line, int32_t col, const char *fmt
   return false;
 }
 
+/* Whether a code point shows as itself in a message: Python's
+ * str.isprintable (the reference quotes characters with repr()), i.e. not
+ * in a control, format, surrogate, private-use, unassigned or separator
+ * category, except the ASCII space. Invisible characters such as U+00A0
+ * or a byte-order mark are then written as escapes a user can see. */
+static bool printable_cp(int32_t cp) {
+  if (cp == ' ') return true;
+  switch (utf8proc_category(cp)) {
+  case UTF8PROC_CATEGORY_CC: case UTF8PROC_CATEGORY_CF: case UTF8PROC_CATEGORY_CS:
+  case UTF8PROC_CATEGORY_CO: case UTF8PROC_CATEGORY_CN: case UTF8PROC_CATEGORY_ZS:
+  case UTF8PROC_CATEGORY_ZL: case UTF8PROC_CATEGORY_ZP:
+    return false;
+  default:
+    return true;
+  }
+}
+
 /* Python-repr-like rendering of the character at the current position for
  * "Unexpected character: 'x'" messages. */
 static void describe_char(const Lexer *lx, char *out, size_t outlen) {
   unsigned char c = (unsigned char)lx->src[lx->pos];
-  if (c < 0x20 || c == 0x7F) {
-    static const char *named[] = {[9] = "\\t", [10] = "\\n", [13] = "\\r"};
-    if (c < ARRAY_LEN(named) && named[c]) snprintf(out, outlen, "'%s'", named[c]);
-    else snprintf(out, outlen, "'\\x%02x'", c);
-  } else if (c == '\'') {
-    snprintf(out, outlen, "\"'\"");
-  } else if (c == '\\') {
-    snprintf(out, outlen, "'\\\\'");
-  } else if (c < 0x80) {
-    snprintf(out, outlen, "'%c'", c);
-  } else {
-    int32_t cp;
-    int k = utf8_decode((const unsigned char *)lx->src + lx->pos, lx->len - lx->pos, &cp);
-    if (k) snprintf(out, outlen, "'%.*s'", k, lx->src + lx->pos);
-    else snprintf(out, outlen, "byte 0x%02x (invalid UTF-8)", c);
+  int32_t cp = c;
+  int k = 1;
+  if (c >= 0x80) {
+    k = utf8_decode((const unsigned char *)lx->src + lx->pos, lx->len - lx->pos, &cp);
+    if (!k) {
+      snprintf(out, outlen, "byte 0x%02x (invalid UTF-8)", c);
+      return;
+    }
   }
+  if (cp == '\t') snprintf(out, outlen, "'\\t'");
+  else if (cp == '\n') snprintf(out, outlen, "'\\n'");
+  else if (cp == '\r') snprintf(out, outlen, "'\\r'");
+  else if (cp == '\'') snprintf(out, outlen, "\"'\"");
+  else if (cp == '\\') snprintf(out, outlen, "'\\\\'");
+  else if (printable_cp(cp)) snprintf(out, outlen, "'%.*s'", k, lx->src + lx->pos);
+  else if (cp < 0x100) snprintf(out, outlen, "'\\x%02x'", (unsigned)cp);
+  else if (cp < 0x10000) snprintf(out, outlen, "'\\u%04x'", (unsigned)cp);
+  else snprintf(out, outlen, "'\\U%08x'", (unsigned)cp);
 }
 
 static bool is_alpha(int c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }

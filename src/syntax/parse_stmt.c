@@ -60,33 +60,41 @@ static Stmt *parse_let(Parser *P, bool is_var) {
 /* if_stmt = "if" expr "then" statement* ("else" statement*)? "end" "if"
  * `else if` continues the chain (sharing the one `end if`) when the `if` is
  * on the `else` line or not indented past the `else`; a more-indented `if`
- * on a later line is an ordinary nested statement. */
-static Stmt *parse_if(Parser *P, bool consume_end) {
-  Stmt *s = p_stmt(P, ST_IF, here(P));
-  p_expect(P, TOK_IF, NULL);
-  s->u.if_.cond = parse_expression(P);
-  p_expect(P, TOK_THEN, NULL);
-  s->u.if_.then_b = parse_statement_list(P);
-  if (p_check(P, TOK_ELSE)) {
+ * on a later line is an ordinary nested statement.
+ *
+ * The chain is read in a loop, not by recursion, so its length costs no C
+ * stack here. In the tree each link is an ST_IF nested in the previous
+ * link's else branch; the tree-depth bound (depth.c) limits its length. */
+static Stmt *parse_if(Parser *P) {
+  Stmt *first = NULL, *last = NULL;
+  for (;;) {
+    Stmt *s = p_stmt(P, ST_IF, here(P));
+    p_expect(P, TOK_IF, NULL);
+    s->u.if_.cond = parse_expression(P);
+    p_expect(P, TOK_THEN, NULL);
+    s->u.if_.then_b = parse_statement_list(P);
+    if (last) {
+      last->u.if_.else_if = true;
+      last->u.if_.else_b.items = p_new(P, sizeof(Stmt *));
+      last->u.if_.else_b.items[0] = s;
+      last->u.if_.else_b.n = 1;
+    } else {
+      first = s;
+    }
+    last = s;
+    if (!p_check(P, TOK_ELSE)) break;
     Token e = p_advance(P);
     const Token *c = p_cur(P);
     bool else_if = c->kind == TOK_IF && (c->line == e.line || c->col <= e.col);
-    if (else_if) {
-      s->u.if_.else_if = true;
-      Stmt *inner = parse_if(P, false);
-      s->u.if_.else_b.items = p_new(P, sizeof(Stmt *));
-      s->u.if_.else_b.items[0] = inner;
-      s->u.if_.else_b.n = 1;
-    } else {
+    if (!else_if) {
       s->u.if_.else_b = parse_statement_list(P);
+      break;
     }
   }
-  if (consume_end) {
-    p_expect(P, TOK_END, NULL);
-    p_expect(P, TOK_IF, NULL);
-    skip_label(P);
-  }
-  return s;
+  p_expect(P, TOK_END, NULL);
+  p_expect(P, TOK_IF, NULL);
+  skip_label(P);
+  return first;
 }
 
 /* while_stmt = "while" expr "do" statement* "end" "while" */
@@ -241,7 +249,7 @@ Stmt *parse_statement(Parser *P) {
   case TOK_MATCH:
   case TOK_TRY: {
     p_enter(P, "Statement");
-    Stmt *s = k == TOK_IF      ? parse_if(P, true)
+    Stmt *s = k == TOK_IF      ? parse_if(P)
               : k == TOK_WHILE ? parse_while(P)
               : k == TOK_FOR   ? parse_for(P)
               : k == TOK_TRY   ? parse_try(P)

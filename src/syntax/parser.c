@@ -99,6 +99,7 @@ static void record_v(Parser *P, int code, Span at, const char *fmt, va_list ap, 
   diag_vadd(P->diags, code, &at, fmt, ap);
   P->any_error = true;
   P->last_err = at;
+  if (++P->nerrors >= PARSE_MAX_ERRORS) P->gave_up = true;
 }
 
 void p_record(Parser *P, int code, Span at, const char *fmt, ...) {
@@ -373,8 +374,8 @@ Param *parse_param_list(Parser *P, int *count) {
 
 /* func_def = "async"? "func" IDENT "(" params? ")" "->" type effects?
  *            spec_clause* statement* "end" "func" IDENT? */
-static FuncDecl *parse_func(Parser *P, bool is_async) {
-  FuncDecl *f = p_new(P, sizeof *f);
+static FuncDecl *parse_func(Parser *P, bool is_async, FuncDecl *into) {
+  FuncDecl *f = into ? into : p_new(P, sizeof *f);
   f->is_async = is_async;
   f->span = here(P);
   f->span.file = P->file;
@@ -529,7 +530,7 @@ static void parse_impl(Parser *P, Decl *d) {
   d->u.impl.type_span = here(P);
   d->u.impl.type = p_expect(P, TOK_TYPE_IDENT, "Expected type name (PascalCase)").text;
   int cap = 0;
-  while (!p_check(P, TOK_END) && !p_check(P, TOK_EOF)) P_PUSH(P, d->u.impl.methods, d->u.impl.n, cap, parse_func(P, false));
+  while (!p_check(P, TOK_END) && !p_check(P, TOK_EOF)) P_PUSH(P, d->u.impl.methods, d->u.impl.n, cap, parse_func(P, false, NULL));
   p_expect(P, TOK_END, NULL);
   p_expect(P, TOK_IMPL, NULL);
 }
@@ -588,8 +589,7 @@ static Decl *parse_definition(Parser *P) {
   if (k == TOK_ASYNC || k == TOK_FUNC) {
     bool is_async = p_match(P, TOK_ASYNC);
     d->kind = D_FUNC;
-    FuncDecl *f = parse_func(P, is_async);
-    d->u.func = *f;
+    parse_func(P, is_async, &d->u.func);
     d->u.func.untested = untested;
     d->u.func.exported = exported;
     return d;
@@ -644,14 +644,14 @@ static void parse_program(Parser *P, Module *m) {
    * their values survive the longjmp of an error. */
   jmp_buf jb;
   P->on_error = &jb;
-  while (!p_check(P, TOK_EOF)) {
+  while (!p_check(P, TOK_EOF) && !P->gave_up) {
     if (setjmp(jb) == 0) {
       Decl *d = parse_definition(P);
       P_PUSH(P, m->decls, m->ndecls, P->decl_cap, d);
     } else {
       /* Recovery: skip to the next definition keyword. */
       P->depth = 0;
-      while (!p_check(P, TOK_EOF) && !is_sync_token(p_kind(P))) p_advance(P);
+      while (!p_check(P, TOK_EOF) && !is_sync_token(p_kind(P)) && !P->gave_up) p_advance(P);
     }
   }
 }
@@ -665,15 +665,39 @@ void parser_init_names(Parser *P) {
   P->n_none = intern_cstr(P->names, "None");
 }
 
-Module *parse_module(Program *prog, const char *name, const char *file, const char *src, size_t len,
-                     DiagList *diags) {
+/* The module's own copy of its source, with line ends normalised: CR LF
+ * and a lone CR both become LF. The reference reads files in Python's
+ * universal-newline mode, so this is what it sees for a file; it gives
+ * the right line and column numbers for Windows and classic-Mac files,
+ * and keeps CRs out of multi-line string values. *len is updated. */
+static char *copy_source(Arena *A, const char *src, size_t *len) {
+  size_t n = *len;
+  if (!memchr(src, '\r', n)) return arena_strndup(A, src, n);
+  char *out = arena_alloc(A, n + 1);
+  size_t k = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (src[i] != '\r') {
+      out[k++] = src[i];
+    } else {
+      out[k++] = '\n';
+      if (i + 1 < n && src[i + 1] == '\n') i++;
+    }
+  }
+  out[k] = '\0';
+  *len = k;
+  return out;
+}
+
+/* The body of parse_module, out of line so that no local variable of the
+ * function that calls setjmp changes after it (-Wclobbered); the module is
+ * published through *out as soon as it exists. */
+static void parse_module_body(Program *prog, const char *name, const char *file, const char *src,
+                              size_t len, DiagList *diags, Module *volatile *out) {
   Arena *A = &prog->arena;
-  jmp_buf oom;
-  jmp_buf *saved_oom = A->oom;
   Module *m = arena_alloc(A, sizeof *m);
   m->name = intern_cstr(&prog->names, name);
   m->file = arena_strdup(A, file);
-  m->src = arena_strndup(A, src, len);
+  m->src = copy_source(A, src, &len);
   m->len = len;
   if (prog->nmodules == prog->cap) {
     int cap = prog->cap ? prog->cap * 2 : 4;
@@ -681,11 +705,11 @@ Module *parse_module(Program *prog, const char *name, const char *file, const ch
     prog->cap = cap;
   }
   prog->modules[prog->nmodules++] = m;
+  *out = m;
 
   Lexer scan;
   lex_init(&scan, m->src, len, m->file, 1, 1, NULL, NULL);
-  if (!lex_scan(&scan, diags)) return m;
-
+  if (!lex_scan(&scan, diags)) return;
   Parser *P = arena_alloc(A, sizeof *P);
   P->prog = prog;
   P->arena = A;
@@ -694,17 +718,31 @@ Module *parse_module(Program *prog, const char *name, const char *file, const ch
   P->file = m->file;
   parser_init_names(P);
   lex_init(&P->lx, m->src, len, m->file, 1, 1, A, &prog->names);
+  parse_program(P, m);
+  m->parsed_ok = !P->any_error;
+  parse_check_depth(m, A, diags);
+}
+
+Module *parse_module(Program *prog, const char *name, const char *file, const char *src, size_t len,
+                     DiagList *diags) {
+  Arena *A = &prog->arena;
+  jmp_buf oom;
+  jmp_buf *saved_oom = A->oom;
+  Module *volatile m = NULL; /* read after a longjmp */
+  /* Everything allocates from the arena, the source copy first, so running
+   * out of memory anywhere becomes a diagnostic. */
   A->oom = &oom;
   if (setjmp(oom) == 0) {
-    parse_program(P, m);
-    m->parsed_ok = !P->any_error;
+    parse_module_body(prog, name, file, src, len, diags, &m);
   } else {
-    Span sp = {m->file, 1, 1, 1, 1};
-    diag_add(diags, E_PARSE_UNEXPECTED, &sp,
+    Span sp = {m ? m->file : NULL, 1, 1, 1, 1};
+    diag_add(diags, E_PARSE_UNEXPECTED, m ? &sp : NULL,
              "Program too large: the parser ran out of memory (limit %zu bytes)", A->limit);
-    m->decls = NULL;
-    m->ndecls = 0;
-    m->parsed_ok = false;
+    if (m) {
+      m->decls = NULL;
+      m->ndecls = 0;
+      m->parsed_ok = false;
+    }
   }
   A->oom = saved_oom;
   return m;

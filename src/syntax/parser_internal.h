@@ -10,6 +10,13 @@
 
 #define PARSE_LOOKAHEAD 3 /* the grammar needs at most 3 tokens (`...`) */
 
+/* After this many errors in one module the parser stops: the diagnostic
+ * list keeps no more than 1000 entries anyway (DIAG_DEFAULT_LIMIT), and
+ * each failed declaration leaves its partial nodes in the arena, so an
+ * error storm (10 MB of `func func func ...`) would otherwise cost time
+ * and memory for diagnostics nobody sees. */
+#define PARSE_MAX_ERRORS 1000
+
 typedef struct Parser {
   Program *prog;
   Arena *arena;
@@ -24,6 +31,8 @@ typedef struct Parser {
   int depth;                 /* nesting depth, bounded by PARSE_MAX_DEPTH */
   jmp_buf *on_error;         /* a raised parse error jumps here */
   bool any_error;
+  int nerrors;               /* errors recorded, bounded by PARSE_MAX_ERRORS */
+  bool gave_up;              /* PARSE_MAX_ERRORS reached: stop parsing */
   Span last_err;             /* for dropping duplicate errors at one place */
   /* An f-string sub-parser does not record errors itself: it leaves the
    * error here for the enclosing parser to re-raise. */
@@ -82,5 +91,9 @@ Pattern *parse_pattern(Parser *P);
 Param *parse_param_list(Parser *P, int *count);
 void parse_effect_list(Parser *P, const char ***names, Span **spans, int *count);
 MatchArm *parse_match_arms(Parser *P, bool expression_arms, int *count);
+
+/* depth.c: report and drop declarations nested deeper than
+ * PARSE_MAX_TREE_DEPTH (allocates its work stack from arena). */
+void parse_check_depth(Module *m, Arena *arena, DiagList *diags);
 
 #endif

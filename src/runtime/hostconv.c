@@ -1,0 +1,289 @@
+/* VM value <-> geno_value conversion and host callbacks (hostconv.h). */
+#include "hostconv.h"
+
+#include <stdio.h>
+
+#include "../base/buf.h"
+#include "../base/utf8.h"
+#include "../lib/builtins.h"
+#include "../vm/equal.h"
+#include "../vm/object.h"
+#include "../vm/render.h"
+#include "../vm/vmapi.h"
+#include "hostvalue.h"
+
+static char *dupn(const char *s, size_t n) {
+  char *p = malloc(n + 1);
+  if (!p) return NULL;
+  memcpy(p, s, n);
+  p[n] = '\0';
+  return p;
+}
+
+static geno_value *to_host(VM *vm, Value v, int depth);
+
+static geno_value *seq(VM *vm, geno_value_kind kind, const char *container, const Value *items, size_t n,
+                       int depth) {
+  geno_value *hv = rt_hv_alloc(kind, n);
+  if (!hv) return NULL;
+  hv->container = container;
+  for (size_t i = 0; i < n; i++) {
+    hv->items[i] = to_host(vm, items[i], depth + 1);
+    if (!hv->items[i]) {
+      geno_value_free(hv);
+      return NULL;
+    }
+  }
+  return hv;
+}
+
+static geno_value *table(VM *vm, Value v, int depth) {
+  HTable *t = &AS_MAP(v)->t;
+  geno_value *hv = rt_hv_alloc(GENO_MAP, t->live);
+  if (!hv) return NULL;
+  hv->container = v.tag == T_MMAP ? "MutableMap" : "Map";
+  hv->keys = calloc(t->live ? t->live : 1, sizeof *hv->keys);
+  if (!hv->keys) {
+    geno_value_free(hv);
+    return NULL;
+  }
+  size_t pos = 0, k = 0;
+  HEntry *e;
+  while (tbl_next(t, &pos, &e)) {
+    hv->keys[k] = to_host(vm, e->key, depth + 1);
+    hv->items[k] = to_host(vm, e->val, depth + 1);
+    if (!hv->keys[k] || !hv->items[k]) {
+      geno_value_free(hv);
+      return NULL;
+    }
+    k++;
+  }
+  return hv;
+}
+
+static geno_value *to_host(VM *vm, Value v, int depth) {
+  if (depth > VM_MAX_VALUE_DEPTH) return NULL;
+  switch ((ValueTag)v.tag) {
+    case T_UNIT: return geno_value_new_unit();
+    case T_BOOL: return geno_value_new_bool(v.as.b);
+    case T_INT: return geno_value_new_int(v.as.i);
+    case T_BIGINT: {
+      char *s = mpz_get_str(NULL, 10, AS_BIG(v)->z);
+      if (!s) return NULL;
+      geno_value *hv = geno_value_new_int_text(s);
+      void (*freefn)(void *, size_t);
+      mp_get_memory_functions(NULL, NULL, &freefn);
+      freefn(s, strlen(s) + 1);
+      return hv;
+    }
+    case T_FLOAT: return geno_value_new_float(v.as.f);
+    case T_STRING: {
+      geno_value *hv = rt_hv_alloc(GENO_STRING, 0);
+      if (!hv) return NULL;
+      hv->text = dupn(AS_STR(v)->data, AS_STR(v)->blen);
+      hv->len = AS_STR(v)->blen;
+      if (!hv->text) {
+        geno_value_free(hv);
+        return NULL;
+      }
+      return hv;
+    }
+    case T_LIST: return seq(vm, GENO_LIST, "List", list_items(AS_LIST(v)), AS_LIST(v)->len, depth);
+    case T_ARRAY: return seq(vm, GENO_LIST, "Array", AS_ARRAY(v)->items, AS_ARRAY(v)->len, depth);
+    case T_VEC: return seq(vm, GENO_LIST, "Vec", AS_ARRAY(v)->items, AS_ARRAY(v)->len, depth);
+    case T_TUPLE: return seq(vm, GENO_TUPLE, NULL, AS_TUPLE(v)->items, AS_TUPLE(v)->n, depth);
+    case T_MAP:
+    case T_MMAP: return table(vm, v, depth);
+    case T_SET: {
+      HTable *t = &AS_MAP(v)->t;
+      Value *items = malloc((t->live ? t->live : 1) * sizeof(Value));
+      if (!items) return NULL;
+      size_t pos = 0, k = 0;
+      HEntry *e;
+      while (tbl_next(t, &pos, &e)) items[k++] = e->key;
+      geno_value *hv = NULL;
+      if (vm_sort_values(vm, items, k)) hv = seq(vm, GENO_SET, NULL, items, k, depth);
+      else vm_error_clear(vm);
+      free(items);
+      return hv;
+    }
+    case T_CTOR: {
+      ObjCtor *c = AS_CTOR(v);
+      int n = c->info->nfields;
+      geno_value *hv = seq(vm, GENO_CTOR, NULL, c->fields, (size_t)n, depth);
+      if (!hv) return NULL;
+      hv->name = dupn(c->info->name, strlen(c->info->name));
+      hv->field_names = calloc((size_t)(n ? n : 1), sizeof(char *));
+      bool ok = hv->name && hv->field_names;
+      for (int i = 0; ok && i < n; i++) ok = (hv->field_names[i] = dupn(c->info->field_names[i], strlen(c->info->field_names[i]))) != NULL;
+      if (!ok) {
+        geno_value_free(hv);
+        return NULL;
+      }
+      return hv;
+    }
+    case T_FUNC:
+    case T_BUILTIN: {
+      geno_value *hv = rt_hv_alloc(GENO_FUNCTION, 0);
+      if (!hv) return NULL;
+      const char *name = v.tag == T_FUNC ? AS_FUNC(v)->proto->name : vm_builtin_name(AS_BUILTIN(v));
+      if (!name) name = "anonymous";
+      hv->name = dupn(name, strlen(name));
+      if (!hv->name) {
+        geno_value_free(hv);
+        return NULL;
+      }
+      return hv;
+    }
+    default: {
+      geno_value *hv = rt_hv_alloc(GENO_OTHER, 0);
+      if (!hv) return NULL;
+      Buf b = BUF_INIT;
+      if (vm_render(vm, v, RENDER_QUOTED, &b, 4096, LIMIT_STRING, NULL)) hv->name = buf_take(&b);
+      else vm_error_clear(vm);
+      buf_free(&b);
+      return hv;
+    }
+  }
+}
+
+geno_value *rt_value_to_host(VM *vm, Value v) { return to_host(vm, v, 0); }
+
+/* ---- host -> VM ---------------------------------------------------------------- */
+
+static bool from_host(VM *vm, const geno_value *hv, Value *out, int depth);
+
+static bool fill_seq(VM *vm, const geno_value *hv, Value *items, Value holder, int depth) {
+  Value h = holder;
+  vm_push_root(vm, &h);
+  bool ok = true;
+  for (size_t i = 0; ok && i < hv->count; i++) {
+    Value x;
+    ok = from_host(vm, hv->items[i], &x, depth + 1);
+    if (ok) items[i] = x;
+  }
+  vm_pop_roots(vm, 1);
+  return ok;
+}
+
+static bool from_host(VM *vm, const geno_value *hv, Value *out, int depth) {
+  if (!hv) return vm_error(vm, E_RUNTIME, "host callback returned a missing value");
+  if (depth > VM_MAX_VALUE_DEPTH) return vm_error(vm, E_RUNTIME, "host value nested too deeply");
+  switch (hv->kind) {
+    case GENO_UNIT: *out = v_unit(); return true;
+    case GENO_BOOL: *out = v_bool(hv->b); return true;
+    case GENO_INT: {
+      mpz_t z;
+      if (!hv->text || mpz_init_set_str(z, hv->text, 10) != 0) {
+        if (hv->text) mpz_clear(z);
+        return vm_error(vm, E_RUNTIME, "host callback returned a malformed Int");
+      }
+      bool ok = obj_int_from_mpz(vm, z, out);
+      mpz_clear(z);
+      return ok;
+    }
+    case GENO_FLOAT: *out = v_float(hv->f); return true;
+    case GENO_STRING:
+      if (!utf8_valid(hv->text ? hv->text : "", hv->len, NULL))
+        return vm_error(vm, E_RUNTIME, "host callback returned text that is not valid UTF-8");
+      return obj_string(vm, hv->text ? hv->text : "", hv->len, out);
+    case GENO_LIST: {
+      const char *c = hv->container ? hv->container : "List";
+      Value l;
+      if (strcmp(c, "Array") == 0 || strcmp(c, "Vec") == 0) {
+        if (!obj_array(vm, strcmp(c, "Array") == 0 ? T_ARRAY : T_VEC, hv->count, &l)) return false;
+        if (!fill_seq(vm, hv, AS_ARRAY(l)->items, l, depth)) return false;
+      } else {
+        if (!obj_list(vm, hv->count, &l)) return false;
+        if (!fill_seq(vm, hv, list_items(AS_LIST(l)), l, depth)) return false;
+      }
+      *out = l;
+      return true;
+    }
+    case GENO_TUPLE: {
+      if (hv->count == 0) {
+        *out = v_unit();
+        return true;
+      }
+      Value t;
+      if (!obj_tuple(vm, hv->count, &t) || !fill_seq(vm, hv, AS_TUPLE(t)->items, t, depth)) return false;
+      *out = t;
+      return true;
+    }
+    case GENO_MAP:
+    case GENO_SET: {
+      ValueTag kind = hv->kind == GENO_SET ? T_SET
+                      : (hv->container && strcmp(hv->container, "MutableMap") == 0) ? T_MMAP
+                                                                                     : T_MAP;
+      Value m;
+      if (!obj_map(vm, kind, hv->count, &m)) return false;
+      vm_push_root(vm, &m);
+      bool ok = true;
+      for (size_t i = 0; ok && i < hv->count; i++) {
+        Value k = v_unit(), val = v_unit();
+        vm_push_root(vm, &k);
+        vm_push_root(vm, &val);
+        if (kind == T_SET) ok = from_host(vm, hv->items[i], &k, depth + 1);
+        else ok = hv->keys && from_host(vm, hv->keys[i], &k, depth + 1) && from_host(vm, hv->items[i], &val, depth + 1);
+        if (ok) ok = tbl_set(vm, m, k, val);
+        vm_pop_roots(vm, 2);
+      }
+      vm_pop_roots(vm, 1);
+      if (ok) *out = m;
+      return ok;
+    }
+    case GENO_CTOR: {
+      const char *name = hv->name ? hv->name : "";
+      Value c;
+      if (!vm_ctor(vm, name, NULL, (int)hv->count, &c)) return false;
+      /* fields must be the declared ones, in order */
+      for (size_t i = 0; i < hv->count; i++) {
+        const char *want = AS_CTOR(c)->info->field_names[i];
+        if (!hv->field_names || !hv->field_names[i] || strcmp(hv->field_names[i], want) != 0)
+          return vm_error(vm, E_RUNTIME, "host value %s: field %zu must be '%s'", name, i + 1, want);
+      }
+      if (hv->count && !fill_seq(vm, hv, AS_CTOR(c)->fields, c, depth)) return false;
+      *out = c;
+      return true;
+    }
+    default: return vm_error(vm, E_RUNTIME, "host callback returned a value Geno cannot represent");
+  }
+}
+
+bool rt_value_from_host(VM *vm, const geno_value *hv, Value *out) { return from_host(vm, hv, out, 0); }
+
+/* ---- callbacks ------------------------------------------------------------------------ */
+
+bool rt_host_call(VM *vm, const BuiltinDef *def, Value *args, int nargs, Value *out) {
+  const geno_config *cfg = vm_config(vm);
+  const geno_callback *cb = NULL;
+  for (size_t i = 0; cfg && i < cfg->ncallbacks; i++)
+    if (cfg->callbacks[i].name && strcmp(cfg->callbacks[i].name, def->name) == 0 && cfg->callbacks[i].fn)
+      cb = &cfg->callbacks[i];
+  if (!cb)
+    return vm_error(vm, E_CALLBACK_MISSING,
+                    "Host callback not provided for '%s'. Provide a callback via the host configuration.",
+                    def->name);
+  geno_value *hargs[16];
+  int n = nargs < 16 ? nargs : 16;
+  for (int i = 0; i < n; i++) {
+    hargs[i] = rt_value_to_host(vm, args[i]);
+    if (!hargs[i]) {
+      for (int k = 0; k < i; k++) geno_value_free(hargs[k]);
+      return vm_raise_oom(vm);
+    }
+  }
+  char *error = NULL;
+  geno_value *r = cb->fn(def->name, (const geno_value *const *)hargs, (size_t)n, cb->userdata, &error);
+  for (int i = 0; i < n; i++) geno_value_free(hargs[i]);
+  if (!r) {
+    const char *m = error ? error : "host callback failed";
+    vm_error(vm, vm_code_for_message(m), "%s", m);
+    free(error);
+    return false;
+  }
+  free(error);
+  bool ok = rt_value_from_host(vm, r, out);
+  geno_value_free(r);
+  return ok;
+}

@@ -1,0 +1,21 @@
+/* Conversion between VM values and the public geno_value (results and
+ * host-callback arguments), and the bridge that runs BF_CALLBACK builtins
+ * through the host's geno_callback functions. */
+#ifndef GENO_RUNTIME_HOSTCONV_H
+#define GENO_RUNTIME_HOSTCONV_H
+
+#include <geno.h>
+
+#include "../vm/vm.h"
+
+/* [m] A self-contained copy of v; NULL when out of memory (or nested too
+ * deeply). */
+geno_value *rt_value_to_host(VM *vm, Value v);
+/* A VM value from a host value: built-in constructors are checked against
+ * their declared fields. False with an error raised in vm. */
+bool rt_value_from_host(VM *vm, const geno_value *hv, Value *out);
+/* VM.host_call: run builtin `def` through the host callback of that name
+ * (E413 when the host did not provide one). */
+bool rt_host_call(VM *vm, const struct BuiltinDef *def, Value *args, int nargs, Value *out);
+
+#endif

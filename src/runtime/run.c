@@ -1,0 +1,249 @@
+/* geno_run: parse, check, compile, verify examples, run main, and fill a
+ * geno_result (value, output, diagnostics, timing, steps). Test mode
+ * (cfg->run_tests) runs every example and test block instead of main. */
+#include <stdio.h>
+
+#include <geno.h>
+
+#include "../check/check.h"
+#include "../lib/builtins.h"
+#include "../vm/compile.h"
+#include "../vm/equal.h"
+#include "../vm/gc.h"
+#include "../vm/render.h"
+#include "frontend.h"
+#include "hostconv.h"
+#include "result.h"
+
+static void monitor(const geno_config *cfg, const geno_result *r, const char *op) {
+  if (cfg && cfg->monitor) cfg->monitor(r, op, cfg->monitor_userdata);
+}
+
+/* The VM's pending error becomes the result's diagnostic (and trace). */
+static void report_error(geno_result *r, VM *vm) {
+  VMError *e = &vm->err;
+  if (!e->active) return;
+  rt_result_add(r, e->code, e->span.line > 0 ? &e->span : NULL, e->msg ? e->msg : "runtime error");
+  for (int i = 0; i < e->ntrace; i++)
+    rt_result_add_trace(r, e->trace[i].name, e->trace[i].span.file, e->trace[i].span.line, e->trace[i].span.col);
+  vm_error_clear(vm);
+}
+
+/* Arguments for an example's input, as the reference's harness builds
+ * them: () for a function with no required parameters means no
+ * arguments; a single parameter takes the input as is; otherwise a tuple
+ * spreads over the parameters. */
+static int example_args(const Proto *fn, Value input, Value *args, int max) {
+  if (fn->nrequired == 0 && input.tag == T_UNIT) return 0;
+  if (fn->nparams == 1 || input.tag != T_TUPLE) {
+    args[0] = input;
+    return 1;
+  }
+  ObjTuple *t = AS_TUPLE(input);
+  int n = (int)t->n < max ? (int)t->n : max;
+  for (int i = 0; i < n; i++) args[i] = t->items[i];
+  return n;
+}
+
+/* 1: passed; 0: wrong result (*msg set, malloc'd); -1: error in vm. */
+static int run_example(VM *vm, const ExampleCase *ex, char **msg) {
+  Value pair = v_unit(), actual = v_unit();
+  gc_push_root(vm, &pair);
+  gc_push_root(vm, &actual);
+  int rc = -1;
+  if (!vm_call_proto(vm, ex->thunk, NULL, 0, &pair)) goto done;
+  Value args[64];
+  int n = example_args(ex->fn, AS_TUPLE(pair)->items[0], args, 64);
+  if (!vm_call_proto(vm, ex->fn, args, n, &actual)) goto done;
+  if (actual.tag == T_ASYNC && !vm_await(vm, actual, &actual)) goto done;
+  int eq = vm_equal(vm, actual, AS_TUPLE(pair)->items[1], true);
+  if (eq < 0) goto done;
+  if (eq) {
+    rc = 1;
+    goto done;
+  }
+  Buf want = BUF_INIT, got = BUF_INIT;
+  bool ok = vm_render(vm, AS_TUPLE(pair)->items[1], RENDER_QUOTED, &want, 100000, LIMIT_STRING, NULL) &&
+            vm_render(vm, actual, RENDER_QUOTED, &got, 100000, LIMIT_STRING, NULL);
+  if (ok) {
+    Buf m = BUF_INIT;
+    buf_printf(&m, "Example verification failed for %s: expected %s, got %s", ex->qualified,
+               want.data ? want.data : "", got.data ? got.data : "");
+    *msg = buf_take(&m);
+    rc = 0;
+  }
+  buf_free(&want);
+  buf_free(&got);
+done:
+  gc_pop_roots(vm, 2);
+  return rc;
+}
+
+/* geno run: the first failing example stops the run (E409 at the clause). */
+static bool verify_examples(VM *vm) {
+  Image *img = vm->img;
+  vm->discard_output = true;
+  bool ok = true;
+  for (int i = 0; ok && i < img->nexamples; i++) {
+    char *msg = NULL;
+    int rc = run_example(vm, &img->examples[i], &msg);
+    if (rc == 0) {
+      vm_raise_fatal(vm, E_EXAMPLE, &img->examples[i].span, "%s", msg);
+      vm->err.ntrace = 0;
+    }
+    free(msg);
+    ok = rc == 1;
+  }
+  vm->discard_output = false;
+  buf_clear(&vm->out);
+  vm->out_chars = 0;
+  return ok;
+}
+
+/* Test mode: every example and test block; failures become diagnostics. */
+static void run_tests(VM *vm, geno_result *r) {
+  Image *img = vm->img;
+  int total = 0, passed = 0;
+  vm->discard_output = true;
+  for (int pass = 0; pass < 2; pass++) {
+    ExampleCase *list = pass ? img->impl_examples : img->examples;
+    int n = pass ? img->nimpl_examples : img->nexamples;
+    for (int i = 0; i < n; i++) {
+      char *msg = NULL;
+      total++;
+      int rc = run_example(vm, &list[i], &msg);
+      if (rc == 1) passed++;
+      else if (rc == 0) rt_result_add(r, E_EXAMPLE, &list[i].span, msg);
+      else {
+        Buf m = BUF_INIT;
+        buf_printf(&m, "%s: %s", list[i].qualified, vm->err.msg ? vm->err.msg : "runtime error");
+        rt_result_add(r, vm->err.code, &list[i].span, m.data ? m.data : "");
+        buf_free(&m);
+        vm_error_clear(vm);
+      }
+      free(msg);
+    }
+  }
+  for (int i = 0; i < img->ntests; i++) {
+    total++;
+    Value out;
+    if (vm_call_proto(vm, img->tests[i].body, NULL, 0, &out)) {
+      passed++;
+    } else {
+      Buf m = BUF_INIT;
+      buf_printf(&m, "test \"%.*s\": %s", (int)img->tests[i].name_len, img->tests[i].name,
+                 vm->err.msg ? vm->err.msg : "runtime error");
+      rt_result_add(r, vm->err.code, vm->err.span.line > 0 ? &vm->err.span : &img->tests[i].span,
+                    m.data ? m.data : "");
+      buf_free(&m);
+      vm_error_clear(vm);
+    }
+  }
+  vm->discard_output = false;
+  char json[128];
+  snprintf(json, sizeof json, "{\"total\": %d, \"passed\": %d, \"failed\": %d}", total, passed, total - passed);
+  char *j = malloc(strlen(json) + 1);
+  if (j) {
+    memcpy(j, json, strlen(json) + 1);
+    rt_result_set_value_json(r, j);
+  }
+}
+
+static void set_value(geno_result *r, VM *vm, Value v) {
+  Buf j = BUF_INIT;
+  if (vm_to_json(vm, v, &j)) rt_result_set_value_json(r, buf_take(&j));
+  else vm_error_clear(vm);
+  buf_free(&j);
+  if (v.tag != T_UNIT) {
+    Buf t = BUF_INIT;
+    if (vm_render(vm, v, RENDER_QUOTED, &t, vm->max_collection, LIMIT_STRING, NULL)) r->value_text = buf_take(&t);
+    else vm_error_clear(vm);
+    buf_free(&t);
+  }
+  r->value = rt_value_to_host(vm, v);
+}
+
+geno_result *geno_run(const char *source, size_t len, const char *filename, const geno_config *cfg) {
+  double t0 = rt_now_ms();
+  geno_result *r = rt_result_new();
+  if (!r) return NULL;
+  geno_config defaults;
+  if (!cfg) {
+    geno_config_init(&defaults);
+    cfg = &defaults;
+  }
+  char *bad = geno_config_validate(cfg);
+  if (bad) {
+    rt_result_add(r, E_RUNTIME, NULL, bad);
+    free(bad);
+    r->timing.total_ms = rt_now_ms() - t0;
+    monitor(cfg, r, "run");
+    return r;
+  }
+  FrontEnd fe;
+  rt_frontend_run(&fe, source ? source : "", source ? len : 0, filename, cfg, true);
+  r->timing.lex_ms = fe.lex_ms;
+  r->timing.parse_ms = fe.parse_ms;
+  if (!fe.ok) {
+    rt_result_add_diags(r, &fe.diags);
+    rt_frontend_free(&fe);
+    r->timing.total_ms = rt_now_ms() - t0;
+    monitor(cfg, r, "run");
+    return r;
+  }
+  double t1 = rt_now_ms();
+  bool checked = chk_program(&fe.prog, &fe.diags, NULL);
+  double t2 = rt_now_ms();
+  r->timing.typecheck_ms = t2 - t1;
+  if (!checked || diag_error_count(&fe.diags) > 0) {
+    rt_result_add_diags(r, &fe.diags);
+    rt_frontend_free(&fe);
+    r->timing.total_ms = rt_now_ms() - t0;
+    monitor(cfg, r, "run");
+    return r;
+  }
+
+  VM *vm = vm_new(cfg);
+  if (!vm) {
+    rt_result_add(r, E_RESOURCE, NULL, "out of memory");
+    rt_frontend_free(&fe);
+    return r;
+  }
+  vm->prog = &fe.prog;
+  vm->builtins = lib_builtins(&vm->nbuiltins);
+  vm->host_call = rt_host_call;
+  DiagList cdiags;
+  diag_init(&cdiags);
+  Image *img = cg_compile(vm, &fe.prog, &cdiags);
+  if (!img) {
+    rt_result_add_diags(r, &cdiags);
+    if (cdiags.count == 0) rt_result_add(r, E_RESOURCE, NULL, "out of memory while compiling");
+  } else {
+    if (getenv("GENO_DISASM"))
+      for (int i = 0; i < img->nall; i++) vm_disasm(img->all[i], stderr);
+    vm_start_clock(vm);
+    if (cfg->run_tests) {
+      run_tests(vm, r);
+    } else if (!cfg->check_examples || verify_examples(vm)) {
+      if (img->main && !img->app_mode) {
+        Value result = v_unit();
+        gc_push_root(vm, &result);
+        bool ok = vm_call_proto(vm, img->main, NULL, 0, &result);
+        if (ok && result.tag == T_ASYNC) ok = vm_await(vm, result, &result);
+        if (ok) set_value(r, vm, result);
+        gc_pop_roots(vm, 1);
+      }
+    }
+    report_error(r, vm);
+    rt_result_set_output(r, vm->out.data ? vm->out.data : "", vm->out.len);
+    r->steps = vm->steps;
+  }
+  diag_free(&cdiags);
+  vm_free(vm);
+  rt_frontend_free(&fe);
+  double t3 = rt_now_ms();
+  r->timing.run_ms = t3 - t2;
+  r->timing.total_ms = t3 - t0;
+  monitor(cfg, r, cfg->run_tests ? "test" : "run");
+  return r;
+}

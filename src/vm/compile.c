@@ -1,0 +1,1039 @@
+/* Bytecode compiler driver: module scopes, ADTs, traits, functions,
+ * examples and tests; instruction emission, registers, locals and name
+ * resolution (see compile.h). */
+#include "compile.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "../base/intern.h"
+#include "gc.h"
+#include "object.h"
+
+/* ---- pointer map ------------------------------------------------------------ */
+
+static size_t ptr_hash(const void *p) {
+  uintptr_t x = (uintptr_t)p;
+  x ^= x >> 17;
+  x *= 0xed5ad4bbu;
+  x ^= x >> 11;
+  return (size_t)x;
+}
+
+void cgm_free(CgMap *m) {
+  free(m->keys);
+  free(m->vals);
+  memset(m, 0, sizeof *m);
+}
+
+int cgm_get(const CgMap *m, const void *key) {
+  if (!m->cap) return -1;
+  size_t mask = m->cap - 1, i = ptr_hash(key) & mask;
+  while (m->keys[i]) {
+    if (m->keys[i] == key) return m->vals[i];
+    i = (i + 1) & mask;
+  }
+  return -1;
+}
+
+bool cgm_put(CgMap *m, const void *key, int val) {
+  if ((m->count + 1) * 2 > m->cap) {
+    size_t cap = m->cap ? m->cap * 2 : 16;
+    const void **keys = calloc(cap, sizeof *keys);
+    int *vals = calloc(cap, sizeof *vals);
+    if (!keys || !vals) {
+      free(keys);
+      free(vals);
+      return false;
+    }
+    for (size_t i = 0; i < m->cap; i++) {
+      if (!m->keys[i]) continue;
+      size_t j = ptr_hash(m->keys[i]) & (cap - 1);
+      while (keys[j]) j = (j + 1) & (cap - 1);
+      keys[j] = m->keys[i];
+      vals[j] = m->vals[i];
+    }
+    free(m->keys);
+    free(m->vals);
+    m->keys = keys;
+    m->vals = vals;
+    m->cap = cap;
+  }
+  size_t mask = m->cap - 1, i = ptr_hash(key) & mask;
+  while (m->keys[i] && m->keys[i] != key) i = (i + 1) & mask;
+  if (!m->keys[i]) m->count++;
+  m->keys[i] = key;
+  m->vals[i] = val;
+  return true;
+}
+
+static void cgm_put_new(CgMap *m, const void *key, int val) {
+  if (cgm_get(m, key) < 0) cgm_put(m, key, val);
+}
+
+/* ---- growable arrays --------------------------------------------------------- */
+
+#define GROW(ptr, count, cap)                                                   \
+  do {                                                                          \
+    if ((count) >= (cap)) {                                                     \
+      int ncap_ = (cap) ? (cap) * 2 : 8;                                        \
+      void *np_ = realloc((ptr), (size_t)ncap_ * sizeof(*(ptr)));               \
+      if (!np_) base_panic(__FILE__, __LINE__, "out of memory in compiler");    \
+      (ptr) = np_;                                                              \
+      (cap) = ncap_;                                                            \
+    }                                                                           \
+  } while (0)
+
+void cg_error(Cg *cg, const Span *sp, int code, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  diag_vadd(cg->diags, code, sp, fmt, ap);
+  va_end(ap);
+  cg->failed = true;
+}
+
+/* ---- emission ------------------------------------------------------------------ */
+
+static int emit_raw(FuncState *fs, Insn in) {
+  Proto *p = fs->p;
+  int cap = fs->capcode;
+  if ((int)p->ncode >= cap) {
+    int ncap = cap ? cap * 2 : 64;
+    Insn *code = realloc(p->code, (size_t)ncap * sizeof(Insn));
+    LineInfo *lines = realloc(p->lines, (size_t)ncap * sizeof(LineInfo));
+    if (!code || !lines) base_panic(__FILE__, __LINE__, "out of memory in compiler");
+    p->code = code;
+    p->lines = lines;
+    fs->capcode = ncap;
+  }
+  p->code[p->ncode] = in;
+  p->lines[p->ncode].line = fs->span.line;
+  p->lines[p->ncode].col = fs->span.col;
+  return (int)p->ncode++;
+}
+
+static Insn mk(OpCode op, int a, int b, int c) {
+  Insn in;
+  memset(&in, 0, sizeof in);
+  in.op = (uint8_t)op;
+  in.a = (uint16_t)a;
+  in.b = (uint16_t)b;
+  in.c = (uint16_t)c;
+  return in;
+}
+
+/* Move pending weight onto the instruction about to be emitted; weight
+ * over 255 goes to STEP instructions first. */
+static int take_weight(FuncState *fs) {
+  while (fs->pending > 255) {
+    Insn s = mk(BC_STEP, 0, 0, 0);
+    s.w = 255;
+    emit_raw(fs, s);
+    fs->pending -= 255;
+  }
+  int w = fs->pending;
+  fs->pending = 0;
+  return w;
+}
+
+int cg_emit(FuncState *fs, OpCode op, int a, int b, int c) { return emit_raw(fs, mk(op, a, b, c)); }
+
+int cg_emit_bx(FuncState *fs, OpCode op, int a, int32_t bx) {
+  Insn in = mk(op, a, 0, 0);
+  in.sbx = bx;
+  return emit_raw(fs, in);
+}
+
+int cg_emit_w(FuncState *fs, OpCode op, int a, int b, int c) {
+  Insn in = mk(op, a, b, c);
+  in.w = (uint8_t)take_weight(fs);
+  return emit_raw(fs, in);
+}
+
+static bool has_extra(OpCode op) {
+  switch (op) {
+    case BC_JLT:
+    case BC_JLE:
+    case BC_JEQ:
+    case BC_JLTI:
+    case BC_JLEI:
+    case BC_JGTI:
+    case BC_JGEI:
+    case BC_JEQI:
+    case BC_JLTK:
+    case BC_JLEK:
+    case BC_JGTK:
+    case BC_JGEK:
+    case BC_JEQK:
+    case BC_FORITER:
+    case BC_TESTCTOR:
+    case BC_TESTLIST:
+    case BC_PROP:
+    case BC_LSLICE: return true;
+    default: return false;
+  }
+}
+
+int cg_emit_jump(FuncState *fs, OpCode op, int a, int b, int c) {
+  Insn in = mk(op, a, b, c);
+  in.w = (uint8_t)take_weight(fs);
+  if (has_extra(op)) {
+    emit_raw(fs, in);
+    Insn x = mk(BC_EXTRA, 0, 0, 0);
+    return emit_raw(fs, x);
+  }
+  in.sbx = 0;
+  in.a = (uint16_t)a;
+  return emit_raw(fs, in);
+}
+
+void cg_patch(FuncState *fs, int at, int target) { fs->p->code[at].sbx = target - (at + 1); }
+
+int cg_here(FuncState *fs) { return (int)fs->p->ncode; }
+
+void cg_flush(FuncState *fs) {
+  if (fs->pending > 0) {
+    int w = take_weight(fs);
+    if (w > 0) {
+      Insn s = mk(BC_STEP, 0, 0, 0);
+      s.w = (uint8_t)w;
+      emit_raw(fs, s);
+    }
+  }
+}
+
+void cg_patch_here(FuncState *fs, int at) {
+  cg_flush(fs);
+  cg_patch(fs, at, cg_here(fs));
+}
+
+void cg_jl_add(JumpList *jl, int at) {
+  GROW(jl->at, jl->n, jl->cap);
+  jl->at[jl->n++] = at;
+}
+
+void cg_jl_patch_here(FuncState *fs, JumpList *jl) {
+  cg_flush(fs);
+  int here = cg_here(fs);
+  for (int i = 0; i < jl->n; i++) cg_patch(fs, jl->at[i], here);
+  jl->n = 0;
+}
+
+void cg_jl_free(JumpList *jl) {
+  free(jl->at);
+  memset(jl, 0, sizeof *jl);
+}
+
+/* ---- registers, scopes, locals --------------------------------------------------- */
+
+int cg_reserve(FuncState *fs, int n) {
+  int r = fs->freereg;
+  fs->freereg += n;
+  if (fs->freereg > fs->maxreg) fs->maxreg = fs->freereg;
+  if (fs->freereg > VM_MAX_REGS) {
+    if (!fs->cg->failed)
+      cg_error(fs->cg, &fs->p->span, E_RESOURCE, "Function '%s' is too large: it needs more than %d registers",
+               fs->p->name ? fs->p->name : "anonymous", VM_MAX_REGS);
+    fs->freereg = 0;
+    return 0;
+  }
+  return r;
+}
+
+int cg_nactive(FuncState *fs) {
+  int base = fs->p->nparams;
+  if (fs->nlocals > 0 && fs->locals[fs->nlocals - 1].reg + 1 > base) return fs->locals[fs->nlocals - 1].reg + 1;
+  return base;
+}
+
+void cg_enter(FuncState *fs) { fs->depth++; }
+
+void cg_leave(FuncState *fs) {
+  while (fs->nlocals > 0 && fs->locals[fs->nlocals - 1].depth >= fs->depth) fs->nlocals--;
+  fs->depth--;
+  fs->freereg = cg_nactive(fs);
+}
+
+Local *cg_add_local(FuncState *fs, const char *name, int reg, bool is_var) {
+  GROW(fs->locals, fs->nlocals, fs->caplocals);
+  Local *l = &fs->locals[fs->nlocals++];
+  l->name = name;
+  l->reg = (uint16_t)reg;
+  l->is_var = is_var;
+  l->depth = fs->depth;
+  /* A `var` some nested lambda mentions lives in a cell. */
+  l->is_cell = is_var && name && cgm_get(&fs->captured, name) >= 0;
+  if (reg + 1 > fs->freereg) fs->freereg = reg + 1;
+  if (fs->freereg > fs->maxreg) fs->maxreg = fs->freereg;
+  return l;
+}
+
+int cg_const(FuncState *fs, Value v) {
+  Proto *p = fs->p;
+  for (uint32_t i = 0; i < p->nk; i++) {
+    Value k = p->k[i];
+    if (k.tag != v.tag) continue;
+    if ((v.tag == T_INT && k.as.i == v.as.i) || (IS_OBJ(v) && k.as.o == v.as.o)) return (int)i;
+    if (v.tag == T_FLOAT && memcmp(&k.as.f, &v.as.f, sizeof(double)) == 0) return (int)i;
+  }
+  int cap = fs->capk;
+  GROW(p->k, (int)p->nk, cap);
+  fs->capk = cap;
+  p->k[p->nk] = v;
+  return (int)p->nk++;
+}
+
+int cg_name(Cg *cg, const char *name) {
+  int i = cgm_get(&cg->names, name);
+  if (i >= 0) return i;
+  Image *img = cg->img;
+  const char **names = realloc(img->names, (size_t)(img->nnames + 1) * sizeof *names);
+  if (!names) base_panic(__FILE__, __LINE__, "out of memory in compiler");
+  img->names = names;
+  names[img->nnames] = name;
+  cgm_put(&cg->names, name, img->nnames);
+  return img->nnames++;
+}
+
+/* ---- name resolution --------------------------------------------------------------- */
+
+static int add_upval(FuncState *fs, const char *name, bool from_local, int index, bool is_cell) {
+  Proto *p = fs->p;
+  for (uint32_t i = 0; i < p->nupvals; i++)
+    if (fs->upnames[i].name == name) return (int)i;
+  int cap = fs->capup;
+  GROW(p->upvals, (int)p->nupvals, cap);
+  if (cap != fs->capup) {
+    UpvalName *un = realloc(fs->upnames, (size_t)cap * sizeof *un);
+    if (!un) base_panic(__FILE__, __LINE__, "out of memory in compiler");
+    fs->upnames = un;
+  }
+  fs->capup = cap;
+  p->upvals[p->nupvals].from_local = from_local;
+  p->upvals[p->nupvals].is_cell = is_cell;
+  p->upvals[p->nupvals].index = (uint16_t)index;
+  fs->upnames[p->nupvals].name = name;
+  fs->upnames[p->nupvals].is_cell = is_cell;
+  return (int)p->nupvals++;
+}
+
+VarRef cg_resolve(FuncState *fs, const char *name) {
+  VarRef r = {VAR_NONE, 0, false, false};
+  if (fs->hide_locals) return r;
+  for (int i = fs->nlocals - 1; i >= 0; i--) {
+    Local *l = &fs->locals[i];
+    if (l->name == name) {
+      r.kind = VAR_LOCAL;
+      r.index = l->reg;
+      r.is_cell = l->is_cell;
+      r.is_var = l->is_var;
+      return r;
+    }
+  }
+  for (uint32_t i = 0; i < fs->p->nupvals; i++) {
+    if (fs->upnames[i].name == name) {
+      r.kind = VAR_UPVAL;
+      r.index = (int)i;
+      r.is_cell = fs->upnames[i].is_cell;
+      r.is_var = fs->upnames[i].is_cell;
+      return r;
+    }
+  }
+  if (!fs->parent) return r;
+  VarRef up = cg_resolve(fs->parent, name);
+  if (up.kind == VAR_NONE) return r;
+  r.kind = VAR_UPVAL;
+  r.index = add_upval(fs, name, up.kind == VAR_LOCAL, up.index, up.is_cell);
+  r.is_cell = up.is_cell;
+  r.is_var = up.is_var;
+  return r;
+}
+
+int cg_find_func(FuncState *fs, const char *name) { return cgm_get(&fs->scope->funcs, name); }
+
+static int builtin_index(const char *name) {
+  const BuiltinDef *d = lib_builtin_find(name);
+  if (!d) return -1;
+  size_t n;
+  const BuiltinDef *all = lib_builtins(&n);
+  return (int)(d - all);
+}
+
+int cg_find_builtin(FuncState *fs, const char *name) {
+  (void)fs;
+  return builtin_index(name);
+}
+
+static bool module_visible(Module *m, FuncDecl *f) {
+  bool has_exports = false;
+  for (int i = 0; i < m->ndecls; i++)
+    if (m->decls[i]->exported) has_exports = true;
+  return !has_exports || f->exported;
+}
+
+bool cg_find_qualified(FuncState *fs, const char *mod, const char *name, int *fidx, int *bidx) {
+  *fidx = *bidx = -1;
+  int mi = cgm_get(&fs->scope->modules, mod);
+  if (mi < 0) return false;
+  Cg *cg = fs->cg;
+  Module *m = cg->prog->modules[mi];
+  for (int i = 0; i < cg->img->nfuncs; i++)
+    if (cg->fscope[i]->mod == m && cg->fdecls[i]->name == name && module_visible(m, cg->fdecls[i])) {
+      *fidx = i;
+      return true;
+    }
+  return true;
+}
+
+const CtorInfo *cg_find_ctor(Cg *cg, const char *name) {
+  int i = cgm_get(&cg->ctors, name);
+  return i >= 0 ? cg->img->ctors[i] : NULL;
+}
+
+/* ---- captures (which `var`s need cells) --------------------------------------------- */
+
+typedef struct CapWalk {
+  CgMap *names;
+} CapWalk;
+
+static void cap_expr(CapWalk *w, Expr *e, bool in_lambda);
+static void cap_block(CapWalk *w, Block *b, bool in_lambda);
+
+static void cap_name(CapWalk *w, const char *name, bool in_lambda) {
+  if (in_lambda && name) cgm_put(w->names, name, 1);
+}
+
+static void cap_arms(CapWalk *w, MatchArm *arms, int n, bool in_lambda) {
+  for (int i = 0; i < n; i++) {
+    cap_expr(w, arms[i].guard, in_lambda);
+    cap_expr(w, arms[i].value, in_lambda);
+    cap_block(w, &arms[i].body, in_lambda);
+  }
+}
+
+static void cap_expr(CapWalk *w, Expr *e, bool in_lambda) {
+  if (!e) return;
+  switch (e->kind) {
+    case EX_IDENT: cap_name(w, e->u.name, in_lambda); break;
+    case EX_FSTRING:
+      for (int i = 0; i < e->u.fstr.n; i++) cap_expr(w, e->u.fstr.pieces[i].expr, in_lambda);
+      break;
+    case EX_LIST:
+    case EX_TUPLE:
+      for (int i = 0; i < e->u.list.n; i++) cap_expr(w, e->u.list.items[i], in_lambda);
+      break;
+    case EX_LIST_COMP:
+      cap_expr(w, e->u.comp.elem, in_lambda);
+      cap_expr(w, e->u.comp.iter, in_lambda);
+      cap_expr(w, e->u.comp.cond, in_lambda);
+      break;
+    case EX_THROW:
+    case EX_AWAIT:
+    case EX_PROPAGATE: cap_expr(w, e->u.operand, in_lambda); break;
+    case EX_BINARY:
+      cap_expr(w, e->u.bin.l, in_lambda);
+      cap_expr(w, e->u.bin.r, in_lambda);
+      break;
+    case EX_UNARY: cap_expr(w, e->u.un.e, in_lambda); break;
+    case EX_CALL:
+      cap_expr(w, e->u.call.callee, in_lambda);
+      for (int i = 0; i < e->u.call.nargs; i++) cap_expr(w, e->u.call.args[i].value, in_lambda);
+      break;
+    case EX_CTOR:
+      for (int i = 0; i < e->u.ctor.nargs; i++) cap_expr(w, e->u.ctor.args[i].value, in_lambda);
+      break;
+    case EX_INDEX:
+      cap_expr(w, e->u.index.target, in_lambda);
+      cap_expr(w, e->u.index.index, in_lambda);
+      break;
+    case EX_FIELD: cap_expr(w, e->u.field.target, in_lambda); break;
+    case EX_WITH:
+      cap_expr(w, e->u.with.target, in_lambda);
+      for (int i = 0; i < e->u.with.n; i++) cap_expr(w, e->u.with.inits[i].value, in_lambda);
+      break;
+    case EX_PIPELINE:
+      cap_expr(w, e->u.pipe.init, in_lambda);
+      for (int i = 0; i < e->u.pipe.n; i++) {
+        cap_expr(w, e->u.pipe.stages[i].fn, in_lambda);
+        for (int j = 0; j < e->u.pipe.stages[i].nargs; j++) cap_expr(w, e->u.pipe.stages[i].args[j], in_lambda);
+      }
+      break;
+    case EX_LAMBDA:
+      for (int i = 0; i < e->u.lambda.nparams; i++) cap_expr(w, e->u.lambda.params[i].def, true);
+      cap_expr(w, e->u.lambda.body, true);
+      cap_block(w, &e->u.lambda.block, true);
+      break;
+    case EX_MATCH:
+      cap_expr(w, e->u.match.scrutinee, in_lambda);
+      cap_arms(w, e->u.match.arms, e->u.match.n, in_lambda);
+      break;
+    case EX_HOLE: cap_expr(w, e->u.hole.where, in_lambda); break;
+    default: break;
+  }
+}
+
+/* The variable an assignment target chain starts from. */
+static const char *root_name(Expr *e) {
+  while (e) {
+    if (e->kind == EX_IDENT) return e->u.name;
+    if (e->kind == EX_FIELD) e = e->u.field.target;
+    else if (e->kind == EX_INDEX) e = e->u.index.target;
+    else return NULL;
+  }
+  return NULL;
+}
+
+static void cap_stmt(CapWalk *w, Stmt *s, bool in_lambda) {
+  switch (s->kind) {
+    case ST_LET: cap_expr(w, s->u.let.value, in_lambda); break;
+    case ST_DESTRUCT: cap_expr(w, s->u.destr.value, in_lambda); break;
+    case ST_ASSIGN:
+      cap_name(w, s->u.assign.name, in_lambda);
+      cap_expr(w, s->u.assign.value, in_lambda);
+      break;
+    case ST_INDEX_ASSIGN:
+      cap_name(w, root_name(s->u.index_assign.target), in_lambda);
+      cap_expr(w, s->u.index_assign.target, in_lambda);
+      cap_expr(w, s->u.index_assign.index, in_lambda);
+      cap_expr(w, s->u.index_assign.value, in_lambda);
+      break;
+    case ST_FIELD_ASSIGN:
+      cap_name(w, root_name(s->u.field_assign.target), in_lambda);
+      cap_expr(w, s->u.field_assign.target, in_lambda);
+      cap_expr(w, s->u.field_assign.value, in_lambda);
+      break;
+    case ST_IF:
+      cap_expr(w, s->u.if_.cond, in_lambda);
+      cap_block(w, &s->u.if_.then_b, in_lambda);
+      cap_block(w, &s->u.if_.else_b, in_lambda);
+      break;
+    case ST_WHILE:
+      cap_expr(w, s->u.while_.cond, in_lambda);
+      cap_block(w, &s->u.while_.body, in_lambda);
+      break;
+    case ST_FOR:
+      cap_expr(w, s->u.for_.iter, in_lambda);
+      cap_block(w, &s->u.for_.body, in_lambda);
+      break;
+    case ST_MATCH:
+      cap_expr(w, s->u.match.scrutinee, in_lambda);
+      cap_arms(w, s->u.match.arms, s->u.match.n, in_lambda);
+      break;
+    case ST_RETURN: cap_expr(w, s->u.ret.value, in_lambda); break;
+    case ST_TRY:
+      cap_block(w, &s->u.try_.body, in_lambda);
+      cap_block(w, &s->u.try_.handler, in_lambda);
+      break;
+    case ST_EXPR:
+    case ST_ASSERT: cap_expr(w, s->u.expr, in_lambda); break;
+    default: break;
+  }
+}
+
+static void cap_block(CapWalk *w, Block *b, bool in_lambda) {
+  if (!b) return;
+  for (int i = 0; i < b->n; i++) cap_stmt(w, b->items[i], in_lambda);
+}
+
+void cg_collect_captures(FuncState *fs, Block *body, Expr *expr_body) {
+  CapWalk w = {&fs->captured};
+  cap_block(&w, body, false);
+  cap_expr(&w, expr_body, false);
+}
+
+/* ---- functions -------------------------------------------------------------------- */
+
+static void finish_proto(FuncState *fs) {
+  Proto *p = fs->p;
+  p->nregs = (uint16_t)(fs->maxreg + 1);
+}
+
+static void fs_free(FuncState *fs) {
+  free(fs->locals);
+  free(fs->upnames);
+  cgm_free(&fs->captured);
+  cg_jl_free(&fs->to_epilogue);
+}
+
+static void register_proto(Cg *cg, Proto *p) {
+  Image *img = cg->img;
+  Proto **all = realloc(img->all, (size_t)(img->nall + 1) * sizeof *all);
+  if (!all) base_panic(__FILE__, __LINE__, "out of memory in compiler");
+  img->all = all;
+  all[img->nall++] = p;
+}
+
+static Proto *new_proto(Cg *cg, const char *name, Span span) {
+  Proto *p = calloc(1, sizeof *p);
+  if (!p) base_panic(__FILE__, __LINE__, "out of memory in compiler");
+  p->name = name;
+  p->file = span.file;
+  p->span = span;
+  register_proto(cg, p);
+  return p;
+}
+
+static void fs_init(FuncState *fs, Cg *cg, FuncState *parent, ModScope *scope, Proto *p) {
+  memset(fs, 0, sizeof *fs);
+  fs->cg = cg;
+  fs->parent = parent;
+  fs->scope = scope;
+  fs->p = p;
+  fs->result_reg = -1;
+  fs->in_lambda = parent != NULL;
+  fs->span = p->span;
+}
+
+Proto *cg_function(Cg *cg, FuncState *parent, ModScope *scope, const char *name, Span span, Param *params,
+                   int nparams, Block *body, Expr *expr_body, FuncDecl *decl) {
+  Proto *p = new_proto(cg, name, span);
+  FuncState fs;
+  fs_init(&fs, cg, parent, scope, p);
+  p->nparams = (uint16_t)nparams;
+  p->is_async = decl && decl->is_async;
+  p->param_names = nparams ? calloc((size_t)nparams, sizeof(char *)) : NULL;
+  cg_collect_captures(&fs, body, expr_body);
+  for (int i = 0; i < nparams; i++) {
+    p->param_names[i] = params[i].name;
+    if (!params[i].def) p->nrequired = (uint16_t)(i + 1);
+  }
+  cg_reserve(&fs, nparams);
+  for (int i = 0; i < nparams; i++) {
+    cg_add_local(&fs, params[i].name, i, false);
+  }
+  if (decl && decl->nensures) {
+    fs.result_reg = cg_reserve(&fs, 1);
+    cg_add_local(&fs, NULL, fs.result_reg, false);
+  }
+  /* Defaults run in the global scope, after the explicit arguments. */
+  for (int i = 0; i < nparams; i++) {
+    if (!params[i].def) continue;
+    fs.span = params[i].span;
+    int j = cg_emit_jump(&fs, BC_TESTARG, i, 0, 0);
+    fs.hide_locals = true;
+    cg_expr(&fs, params[i].def, i);
+    fs.hide_locals = false;
+    fs.freereg = cg_nactive(&fs);
+    cg_patch_here(&fs, j);
+  }
+  if (decl) {
+    for (int i = 0; i < decl->nrequires; i++) {
+      int r = cg_expr(&fs, decl->requires[i].cond, -1);
+      fs.span = decl->requires[i].cond->span;
+      cg_emit(&fs, BC_CHECKREQ, r, 0, 0);
+      fs.freereg = cg_nactive(&fs);
+    }
+  }
+  if (expr_body) {
+    fs.pending++; /* the reference runs an expression body as a return statement */
+    int r = cg_expr(&fs, expr_body, -1);
+    fs.span = expr_body->span;
+    cg_emit_w(&fs, BC_RET, r, 0, 0);
+  } else {
+    cg_block(&fs, body);
+    fs.span = decl ? decl->end_span : span;
+    if (fs.result_reg >= 0) {
+      cg_emit(&fs, BC_LOADU, fs.result_reg, 0, 0);
+    } else {
+      cg_emit_w(&fs, BC_RETU, 0, 0, 0);
+    }
+  }
+  if (fs.result_reg >= 0) {
+    cg_jl_patch_here(&fs, &fs.to_epilogue);
+    cg_enter(&fs);
+    cg_add_local(&fs, intern_cstr(&cg->prog->names, "result"), fs.result_reg, false);
+    for (int i = 0; i < decl->nensures; i++) {
+      int r = cg_expr(&fs, decl->ensures[i].cond, -1);
+      fs.span = decl->ensures[i].cond->span;
+      cg_emit(&fs, BC_CHECKENS, r, fs.result_reg, 0);
+      fs.freereg = cg_nactive(&fs);
+    }
+    cg_leave(&fs);
+    cg_emit_w(&fs, BC_RET, fs.result_reg, 0, 0);
+  }
+  finish_proto(&fs);
+  fs_free(&fs);
+  return p;
+}
+
+/* An example's thunk: evaluates (input, expected) in the module scope. */
+static Proto *example_thunk(Cg *cg, ModScope *scope, Example *ex) {
+  Proto *p = new_proto(cg, "example", ex->span);
+  FuncState fs;
+  fs_init(&fs, cg, NULL, scope, p);
+  int base = cg_reserve(&fs, 3);
+  cg_expr(&fs, ex->input, base + 1);
+  fs.freereg = base + 3;
+  cg_expr(&fs, ex->output, base + 2);
+  fs.span = ex->span;
+  cg_emit(&fs, BC_NEWTUPLE, base, base + 1, 2);
+  cg_emit_w(&fs, BC_RET, base, 0, 0);
+  finish_proto(&fs);
+  fs_free(&fs);
+  return p;
+}
+
+/* ---- ADTs -------------------------------------------------------------------------- */
+
+static int add_type(Cg *cg, const char *name) {
+  Image *img = cg->img;
+  int existing = cgm_get(&cg->types, name);
+  if (existing >= 0) return existing;
+  const char **tn = realloc(img->type_names, (size_t)(img->ntypes + 1) * sizeof *tn);
+  if (!tn) base_panic(__FILE__, __LINE__, "out of memory in compiler");
+  img->type_names = tn;
+  tn[img->ntypes] = name;
+  cgm_put(&cg->types, name, img->ntypes);
+  return img->ntypes++;
+}
+
+static CtorInfo *add_ctor(Cg *cg, const char *name, int type_id, int nfields, const char **fields) {
+  Image *img = cg->img;
+  CtorInfo *ci = calloc(1, sizeof *ci);
+  CtorInfo **cs = realloc(img->ctors, (size_t)(img->nctors + 1) * sizeof *cs);
+  if (!ci || !cs) base_panic(__FILE__, __LINE__, "out of memory in compiler");
+  img->ctors = cs;
+  ci->name = name;
+  ci->type_name = img->type_names[type_id];
+  ci->type_id = type_id;
+  ci->id = img->nctors;
+  ci->nfields = nfields;
+  ci->field_names = nfields ? calloc((size_t)nfields, sizeof(char *)) : NULL;
+  for (int i = 0; i < nfields; i++) ci->field_names[i] = fields[i];
+  ci->nullary = v_unit();
+  if (nfields == 0) {
+    ObjCtor *o = (ObjCtor *)gc_alloc_perm(cg->vm, T_CTOR, sizeof(ObjCtor));
+    if (o) {
+      o->info = ci;
+      ci->nullary = v_obj((Obj *)o);
+    }
+  }
+  cs[img->nctors++] = ci;
+  cgm_put(&cg->ctors, name, ci->id);
+  return ci;
+}
+
+static void builtin_adts(Cg *cg) {
+  static const struct {
+    const char *type, *ctor, *fields;
+  } defs[] = {
+      /* ORDER: CTOR_SOME, CTOR_NONE, CTOR_OK, CTOR_ERR (chunk.h) */
+      {"Option", "Some", "value"},
+      {"Option", "None", ""},
+      {"Result", "Ok", "value"},
+      {"Result", "Err", "error"},
+      {"JsonValue", "JsonString", "value"},
+      {"JsonValue", "JsonInt", "value"},
+      {"JsonValue", "JsonFloat", "value"},
+      {"JsonValue", "JsonBool", "value"},
+      {"JsonValue", "JsonNull", ""},
+      {"JsonValue", "JsonArray", "items"},
+      {"JsonValue", "JsonObject", "entries"},
+      {"HttpResponse", "HttpResponse", "status body headers"},
+      {"HttpRequest", "HttpRequest", "method path query headers body"},
+      {"ProcessResult", "ProcessResult", "exit_code stdout stderr"},
+      {"FileKind", "FileKindFile", ""},
+      {"FileKind", "FileKindDirectory", ""},
+      {"FileKind", "FileKindSymlink", ""},
+      {"FileKind", "FileKindOther", ""},
+      {"FileMetadata", "FileMetadata", "kind size modified_ms"},
+  };
+  Interner *in = &cg->prog->names;
+  for (size_t i = 0; i < ARRAY_LEN(defs); i++) {
+    int t = add_type(cg, intern_cstr(in, defs[i].type));
+    const char *fields[8];
+    int nf = 0;
+    const char *s = defs[i].fields;
+    while (*s) {
+      const char *e = strchr(s, ' ');
+      size_t len = e ? (size_t)(e - s) : strlen(s);
+      fields[nf++] = intern(in, s, len);
+      s += len;
+      while (*s == ' ') s++;
+    }
+    add_ctor(cg, intern_cstr(in, defs[i].ctor), t, nf, fields);
+  }
+}
+
+static void user_types(Cg *cg) {
+  Program *prog = cg->prog;
+  for (int mi = prog->nmodules - 1; mi >= 0; mi--) {
+    Module *m = prog->modules[mi];
+    for (int i = 0; i < m->ndecls; i++) {
+      Decl *d = m->decls[i];
+      if (d->kind == D_ADT) {
+        int t = add_type(cg, d->u.adt.name);
+        for (int v = 0; v < d->u.adt.n; v++) {
+          Variant *var = &d->u.adt.variants[v];
+          const char *fields[256];
+          int nf = var->nfields < 256 ? var->nfields : 256;
+          for (int f = 0; f < nf; f++) fields[f] = var->fields[f].name;
+          add_ctor(cg, var->name, t, nf, fields);
+        }
+      }
+    }
+  }
+}
+
+/* ---- scopes ------------------------------------------------------------------------ */
+
+static int module_index(Program *prog, const char *name) {
+  for (int i = 1; i < prog->nmodules; i++)
+    if (prog->modules[i]->name == name) return i;
+  return -1;
+}
+
+static void build_scopes(Cg *cg) {
+  Program *prog = cg->prog;
+  Image *img = cg->img;
+  cg->nscopes = prog->nmodules;
+  cg->scopes = calloc((size_t)prog->nmodules, sizeof(ModScope));
+  int total = 0;
+  for (int mi = 0; mi < prog->nmodules; mi++)
+    for (int i = 0; i < prog->modules[mi]->ndecls; i++) total += prog->modules[mi]->decls[i]->kind == D_FUNC;
+  cg->fdecls = calloc((size_t)(total ? total : 1), sizeof(FuncDecl *));
+  cg->fscope = calloc((size_t)(total ? total : 1), sizeof(ModScope *));
+  img->funcs = calloc((size_t)(total ? total : 1), sizeof(Proto *));
+  if (!cg->scopes || !cg->fdecls || !cg->fscope || !img->funcs) base_panic(__FILE__, __LINE__, "out of memory");
+  for (int mi = 0; mi < prog->nmodules; mi++) {
+    ModScope *s = &cg->scopes[mi];
+    s->mod = prog->modules[mi];
+    for (int i = 0; i < s->mod->ndecls; i++) {
+      Decl *d = s->mod->decls[i];
+      if (d->kind != D_FUNC) continue;
+      int idx = img->nfuncs++;
+      cg->fdecls[idx] = &d->u.func;
+      cg->fscope[idx] = s;
+      cgm_put_new(&s->funcs, d->u.func.name, idx);
+    }
+  }
+  for (int mi = 0; mi < prog->nmodules; mi++) {
+    ModScope *s = &cg->scopes[mi];
+    for (int i = 0; i < s->mod->ndecls; i++) {
+      Decl *d = s->mod->decls[i];
+      if (d->kind != D_IMPORT) continue;
+      const char *name = d->u.import.module, *alias = d->u.import.alias;
+      int j = module_index(prog, name);
+      if (j < 0) continue;
+      cgm_put(&s->modules, alias ? alias : name, j);
+      if (alias) continue;
+      for (int f = 0; f < img->nfuncs; f++)
+        if (cg->fscope[f]->mod == prog->modules[j] && module_visible(prog->modules[j], cg->fdecls[f]))
+          cgm_put_new(&s->funcs, cg->fdecls[f]->name, f);
+    }
+  }
+}
+
+/* ---- traits -------------------------------------------------------------------------- */
+
+static int trait_method(Cg *cg, const char *name) {
+  int i = cgm_get(&cg->traits, name);
+  if (i >= 0) return i;
+  Image *img = cg->img;
+  TraitTable *t = realloc(img->traits, (size_t)(img->ntraits + 1) * sizeof *t);
+  if (!t) base_panic(__FILE__, __LINE__, "out of memory in compiler");
+  img->traits = t;
+  t[img->ntraits].name = name;
+  t[img->ntraits].impl = calloc((size_t)(img->ntypes ? img->ntypes : 1), sizeof(Proto *));
+  t[img->ntraits].fallback = -1;
+  t[img->ntraits].fallback_builtin = -1;
+  t[img->ntraits].param_names = NULL;
+  t[img->ntraits].nparams = 0;
+  cgm_put(&cg->traits, name, img->ntraits);
+  return img->ntraits++;
+}
+
+static void add_example(Image *img, bool impl, Proto *fn, Proto *thunk, Span span, const char *qualified) {
+  ExampleCase **arr = impl ? &img->impl_examples : &img->examples;
+  int *n = impl ? &img->nimpl_examples : &img->nexamples;
+  ExampleCase *e = realloc(*arr, (size_t)(*n + 1) * sizeof *e);
+  if (!e) base_panic(__FILE__, __LINE__, "out of memory in compiler");
+  *arr = e;
+  e[*n].fn = fn;
+  e[*n].thunk = thunk;
+  e[*n].span = span;
+  e[*n].qualified = qualified;
+  (*n)++;
+}
+
+static void compile_impls(Cg *cg) {
+  Program *prog = cg->prog;
+  /* Method names first, so calls anywhere can dispatch. */
+  for (int mi = 0; mi < prog->nmodules; mi++) {
+    Module *m = prog->modules[mi];
+    for (int i = 0; i < m->ndecls; i++) {
+      Decl *d = m->decls[i];
+      if (d->kind == D_TRAIT)
+        for (int k = 0; k < d->u.trait.n; k++) trait_method(cg, d->u.trait.methods[k].name);
+      if (d->kind == D_IMPL)
+        for (int k = 0; k < d->u.impl.n; k++) trait_method(cg, d->u.impl.methods[k]->name);
+    }
+  }
+  for (int mi = 0; mi < prog->nmodules; mi++) {
+    Module *m = prog->modules[mi];
+    for (int i = 0; i < m->ndecls; i++) {
+      Decl *d = m->decls[i];
+      if (d->kind != D_IMPL) continue;
+      int type_id = cgm_get(&cg->types, d->u.impl.type);
+      for (int k = 0; k < d->u.impl.n; k++) {
+        FuncDecl *f = d->u.impl.methods[k];
+        Proto *p = cg_function(cg, NULL, &cg->scopes[mi], f->name, f->span, f->params, f->nparams, &f->body,
+                               NULL, f);
+        TraitTable *tm = &cg->img->traits[trait_method(cg, f->name)];
+        if (type_id >= 0 && !tm->impl[type_id]) tm->impl[type_id] = p;
+        if (!tm->param_names) {
+          tm->param_names = p->param_names;
+          tm->nparams = f->nparams;
+        }
+        if (mi != 0) continue;
+        size_t qlen = strlen(d->u.impl.type) + strlen(d->u.impl.trait) + strlen(f->name) + 3;
+        char *q = arena_alloc(&prog->arena, qlen);
+        snprintf(q, qlen, "%s.%s.%s", d->u.impl.type, d->u.impl.trait, f->name);
+        for (int e = 0; e < f->nexamples; e++)
+          add_example(cg->img, true, p, example_thunk(cg, &cg->scopes[mi], &f->examples[e]), f->examples[e].span,
+                      q);
+      }
+    }
+  }
+  /* A trait call whose first argument is not a constructor falls back to
+   * the function or builtin of that name (as the reference does). */
+  for (int t = 0; t < cg->img->ntraits; t++) {
+    TraitTable *tm = &cg->img->traits[t];
+    tm->fallback = cgm_get(&cg->scopes[0].funcs, tm->name);
+    if (tm->fallback < 0) tm->fallback_builtin = builtin_index(tm->name);
+  }
+}
+
+/* ---- driver ------------------------------------------------------------------------- */
+
+static bool reachable_unaliased(Program *prog, int target) {
+  /* Modules whose functions the reference binds into its global table:
+   * those imported without an alias, transitively from the entry. */
+  bool *seen = calloc((size_t)prog->nmodules, sizeof(bool));
+  if (!seen) return false;
+  int *stack = calloc((size_t)prog->nmodules + 1, sizeof(int));
+  int top = 0;
+  stack[top++] = 0;
+  seen[0] = true;
+  while (top > 0) {
+    Module *m = prog->modules[stack[--top]];
+    for (int i = 0; i < m->ndecls; i++) {
+      Decl *d = m->decls[i];
+      if (d->kind != D_IMPORT || d->u.import.alias) continue;
+      int j = module_index(prog, d->u.import.module);
+      if (j > 0 && !seen[j]) {
+        seen[j] = true;
+        stack[top++] = j;
+      }
+    }
+  }
+  bool r = seen[target];
+  free(seen);
+  free(stack);
+  return r;
+}
+
+Image *cg_compile(VM *vm, Program *prog, DiagList *diags) {
+  Cg cg;
+  memset(&cg, 0, sizeof cg);
+  cg.vm = vm;
+  cg.prog = prog;
+  cg.diags = diags;
+  cg.img = calloc(1, sizeof(Image));
+  if (!cg.img) return NULL;
+  Image *img = cg.img;
+  vm->img = img;
+  builtin_adts(&cg);
+  user_types(&cg);
+  build_scopes(&cg);
+  compile_impls(&cg);
+  for (int i = 0; i < img->nfuncs; i++) {
+    FuncDecl *f = cg.fdecls[i];
+    img->funcs[i] = cg_function(&cg, NULL, cg.fscope[i], f->name, f->span, f->params, f->nparams, &f->body,
+                                NULL, f);
+  }
+  Module *entry = prog->nmodules ? prog->modules[0] : NULL;
+  /* Examples: imported modules' functions first, then the entry's. */
+  for (int pass = 0; pass < 2; pass++) {
+    for (int i = 0; i < img->nfuncs; i++) {
+      ModScope *s = cg.fscope[i];
+      int mi = (int)(s - cg.scopes);
+      if ((pass == 0) == (mi == 0)) continue;
+      if (mi != 0 && (!reachable_unaliased(prog, mi) || !module_visible(s->mod, cg.fdecls[i]))) continue;
+      FuncDecl *f = cg.fdecls[i];
+      for (int e = 0; e < f->nexamples; e++)
+        add_example(img, false, img->funcs[i], example_thunk(&cg, s, &f->examples[e]), f->examples[e].span,
+                    f->name);
+    }
+  }
+  bool has_init = false, has_update = false, has_render = false;
+  for (int i = 0; entry && i < entry->ndecls; i++) {
+    Decl *d = entry->decls[i];
+    if (d->kind == D_FUNC) {
+      const char *n = d->u.func.name;
+      int idx = cgm_get(&cg.scopes[0].funcs, n);
+      if (strcmp(n, "main") == 0 && idx >= 0 && !img->main) img->main = img->funcs[idx];
+      has_init |= strcmp(n, "init") == 0;
+      has_update |= strcmp(n, "update") == 0;
+      has_render |= strcmp(n, "render") == 0;
+    } else if (d->kind == D_TEST) {
+      Proto *p = cg_function(&cg, NULL, &cg.scopes[0], "test", d->span, NULL, 0, &d->u.test.body, NULL, NULL);
+      TestCase *t = realloc(img->tests, (size_t)(img->ntests + 1) * sizeof *t);
+      if (!t) base_panic(__FILE__, __LINE__, "out of memory in compiler");
+      img->tests = t;
+      t[img->ntests].name = d->u.test.name;
+      t[img->ntests].name_len = d->u.test.name_len;
+      t[img->ntests].body = p;
+      t[img->ntests].span = d->span;
+      img->ntests++;
+    }
+  }
+  img->app_mode = !img->main && has_init && has_update && has_render;
+  for (int i = 0; i < cg.nscopes; i++) {
+    cgm_free(&cg.scopes[i].funcs);
+    cgm_free(&cg.scopes[i].modules);
+  }
+  free(cg.scopes);
+  free(cg.fdecls);
+  free(cg.fscope);
+  cgm_free(&cg.ctors);
+  cgm_free(&cg.types);
+  cgm_free(&cg.traits);
+  cgm_free(&cg.names);
+  if (cg.failed) {
+    vm->img = NULL;
+    img_free(img);
+    return NULL;
+  }
+  return img;
+}
+
+void img_free(Image *img) {
+  if (!img) return;
+  for (int i = 0; i < img->nall; i++) {
+    Proto *p = img->all[i];
+    free(p->code);
+    free(p->lines);
+    free(p->k);
+    free(p->protos);
+    free(p->upvals);
+    free(p->handlers);
+    free((void *)p->param_names);
+    free(p);
+  }
+  free(img->all);
+  free(img->funcs);
+  for (int i = 0; i < img->nctors; i++) {
+    free((void *)img->ctors[i]->field_names);
+    free(img->ctors[i]);
+  }
+  free(img->ctors);
+  free(img->type_names);
+  for (int i = 0; i < img->ntraits; i++) free(img->traits[i].impl);
+  free(img->traits);
+  free(img->names);
+  free(img->examples);
+  free(img->impl_examples);
+  free(img->tests);
+  free(img);
+}

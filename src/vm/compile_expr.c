@@ -1,0 +1,953 @@
+/* Expression compilation: literals, variables, operators, calls,
+ * pipelines, constructors, lambdas, comprehensions (see compile.h). */
+#include <math.h>
+#include <stdio.h>
+
+#include "../base/intern.h"
+#include "../check/types.h"
+#include "compile.h"
+#include "object.h"
+
+/* An argument about to be placed in a call's slot: an expression, or a
+ * register already holding the value (a pipeline's piped value). */
+typedef struct CallArg {
+  const char *name; /* named argument, or NULL */
+  Expr *value;      /* NULL when reg is used */
+  int reg;
+} CallArg;
+
+static int target(FuncState *fs, int dst) { return dst >= 0 ? dst : cg_reserve(fs, 1); }
+
+static void at(FuncState *fs, const Expr *e) { fs->span = e->span; }
+
+/* Small Int literal that fits an instruction's 16-bit immediate. */
+static bool small_int_lit(const Expr *e, int *v) {
+  if (!e || e->kind != EX_INT || e->u.int_lit.len > 5) return false;
+  long x = 0;
+  for (size_t i = 0; i < e->u.int_lit.len; i++) x = x * 10 + (e->u.int_lit.digits[i] - '0');
+  if (x > 32767) return false;
+  *v = (int)x;
+  return true;
+}
+
+/* ---- literals --------------------------------------------------------------- */
+
+static void load_int_text(FuncState *fs, const char *digits, size_t len, bool neg, int d) {
+  if (len <= 9) {
+    long x = 0;
+    for (size_t i = 0; i < len; i++) x = x * 10 + (digits[i] - '0');
+    cg_emit_bx(fs, BC_LOADI, d, (int32_t)(neg ? -x : x));
+    return;
+  }
+  Value v;
+  char *tmp = malloc(len + 2);
+  if (!tmp) base_panic(__FILE__, __LINE__, "out of memory in compiler");
+  size_t k = 0;
+  if (neg) tmp[k++] = '-';
+  memcpy(tmp + k, digits, len);
+  k += len;
+  /* obj_int_from_text does not take a sign: negate through mpz. */
+  mpz_t z;
+  tmp[k] = '\0';
+  mpz_init_set_str(z, tmp, 10);
+  free(tmp);
+  if (mpz_fits_slong_p(z)) {
+    v = v_int((int64_t)mpz_get_si(z));
+  } else {
+    size_t limbs = mpz_size(z) * sizeof(mp_limb_t);
+    ObjBigInt *b = (ObjBigInt *)gc_alloc_perm(fs->cg->vm, T_BIGINT, sizeof(ObjBigInt) + limbs);
+    if (!b) base_panic(__FILE__, __LINE__, "out of memory in compiler");
+    mpz_init_set(b->z, z);
+    v = v_obj((Obj *)b);
+  }
+  mpz_clear(z);
+  cg_emit_bx(fs, BC_LOADK, d, cg_const(fs, v));
+}
+
+static int load_string(FuncState *fs, const char *s, size_t n, int d) {
+  Value v;
+  if (!obj_string_perm(fs->cg->vm, s, n, &v)) base_panic(__FILE__, __LINE__, "out of memory in compiler");
+  cg_emit_bx(fs, BC_LOADK, d, cg_const(fs, v));
+  return d;
+}
+
+/* ---- variables ---------------------------------------------------------------- */
+
+static int undefined(FuncState *fs, const char *name, int dst) {
+  int d = target(fs, dst);
+  cg_emit_bx(fs, BC_UNDEF, d, cg_name(fs->cg, name));
+  return d;
+}
+
+static int ident(FuncState *fs, Expr *e, int dst) {
+  const char *name = e->u.name;
+  VarRef v = cg_resolve(fs, name);
+  at(fs, e);
+  if (v.kind == VAR_LOCAL) {
+    if (v.is_cell) {
+      int d = target(fs, dst);
+      cg_emit(fs, BC_GETCELL, d, v.index, 0);
+      return d;
+    }
+    if (dst < 0) return v.index;
+    if (dst != v.index) cg_emit(fs, BC_MOVE, dst, v.index, 0);
+    return dst;
+  }
+  if (v.kind == VAR_UPVAL) {
+    int d = target(fs, dst);
+    cg_emit(fs, v.is_cell ? BC_GETUPVC : BC_GETUPV, d, v.index, 0);
+    return d;
+  }
+  int f = cg_find_func(fs, name);
+  if (f >= 0) {
+    int d = target(fs, dst);
+    cg_emit_bx(fs, BC_GETFN, d, f);
+    return d;
+  }
+  int b = cg_find_builtin(fs, name);
+  if (b >= 0) {
+    int d = target(fs, dst);
+    cg_emit_bx(fs, BC_GETBUILTIN, d, b);
+    return d;
+  }
+  return undefined(fs, name, dst);
+}
+
+/* ---- operators ------------------------------------------------------------------- */
+
+static OpCode arith_op(BinOp op) {
+  switch (op) {
+    case OP_ADD: return BC_ADD;
+    case OP_SUB: return BC_SUB;
+    case OP_MUL: return BC_MUL;
+    case OP_DIV: return BC_DIV;
+    case OP_MOD: return BC_MOD;
+    case OP_POW: return BC_POW;
+    case OP_BAND: return BC_BAND;
+    case OP_BXOR: return BC_BXOR;
+    case OP_SHL: return BC_SHL;
+    case OP_SHR: return BC_SHR;
+    default: return BC__COUNT;
+  }
+}
+
+static bool is_compare(BinOp op) { return op >= OP_EQ && op <= OP_GTE; }
+
+/* Constant-table index of a numeric literal (Int of up to 18 digits, or
+ * Float) for the K-operand instructions, or -1. */
+static int literal_const(FuncState *fs, const Expr *e) {
+  if (!e) return -1;
+  int k = -1;
+  if (e->kind == EX_INT && e->u.int_lit.len <= 18) {
+    int64_t x = 0;
+    for (size_t i = 0; i < e->u.int_lit.len; i++) x = x * 10 + (e->u.int_lit.digits[i] - '0');
+    k = cg_const(fs, v_int(x));
+  } else if (e->kind == EX_FLOAT) {
+    k = cg_const(fs, v_float(e->u.float_val));
+  }
+  return k >= 0 && k < 65536 ? k : -1;
+}
+
+static OpCode k_variant(BinOp op) {
+  switch (op) {
+    case OP_ADD: return BC_ADDK;
+    case OP_SUB: return BC_SUBK;
+    case OP_MUL: return BC_MULK;
+    case OP_DIV: return BC_DIVK;
+    case OP_MOD: return BC_MODK;
+    default: return BC__COUNT;
+  }
+}
+
+static int binary(FuncState *fs, Expr *e, int dst) {
+  BinOp op = e->u.bin.op;
+  Expr *l = e->u.bin.l, *r = e->u.bin.r;
+  if (op == OP_AND || op == OP_OR) {
+    int d = target(fs, dst);
+    cg_expr(fs, l, d);
+    at(fs, e);
+    int j = cg_emit_jump(fs, op == OP_AND ? BC_JMPIFNOT : BC_JMPIF, d, 0, 0);
+    int save = fs->freereg;
+    cg_expr(fs, r, d);
+    fs->freereg = save;
+    cg_patch_here(fs, j);
+    return d;
+  }
+  int save = fs->freereg;
+  int imm;
+  if ((op == OP_ADD || op == OP_SUB) && small_int_lit(r, &imm)) {
+    int ra = cg_expr(fs, l, -1);
+    fs->pending++; /* the literal */
+    fs->freereg = save;
+    int d = target(fs, dst);
+    at(fs, e);
+    cg_emit(fs, BC_ADDI, d, ra, (uint16_t)(int16_t)(op == OP_ADD ? imm : -imm));
+    return d;
+  }
+  if (k_variant(op) != BC__COUNT && (r->kind == EX_INT || r->kind == EX_FLOAT)) {
+    int ra = cg_expr(fs, l, -1);
+    int k = literal_const(fs, r);
+    if (k >= 0) {
+      fs->pending++; /* the literal */
+      fs->freereg = save;
+      int d = target(fs, dst);
+      at(fs, e);
+      cg_emit(fs, k_variant(op), d, ra, k);
+      return d;
+    }
+    int rb = cg_expr(fs, r, -1);
+    fs->freereg = save;
+    int d = target(fs, dst);
+    at(fs, e);
+    cg_emit(fs, arith_op(op), d, ra, rb);
+    return d;
+  }
+  int ra = cg_expr(fs, l, -1);
+  int rb = cg_expr(fs, r, -1);
+  fs->freereg = save;
+  int d = target(fs, dst);
+  at(fs, e);
+  if (is_compare(op)) {
+    switch (op) {
+      case OP_EQ: fs->pending++; cg_emit(fs, BC_EQ, d, ra, rb); break;
+      case OP_NEQ: fs->pending++; cg_emit(fs, BC_NE, d, ra, rb); break;
+      case OP_LT: cg_emit(fs, BC_LT, d, ra, rb); break;
+      case OP_LTE: cg_emit(fs, BC_LE, d, ra, rb); break;
+      case OP_GT: cg_emit(fs, BC_LT, d, rb, ra); break;
+      case OP_GTE: cg_emit(fs, BC_LE, d, rb, ra); break;
+      default: break;
+    }
+    return d;
+  }
+  cg_emit(fs, arith_op(op), d, ra, rb);
+  return d;
+}
+
+static int unary(FuncState *fs, Expr *e, int dst) {
+  Expr *x = e->u.un.e;
+  if (e->u.un.op == OP_NEG && x->kind == EX_INT) {
+    fs->pending++;
+    int d = target(fs, dst);
+    at(fs, e);
+    load_int_text(fs, x->u.int_lit.digits, x->u.int_lit.len, true, d);
+    return d;
+  }
+  if (e->u.un.op == OP_NEG && x->kind == EX_FLOAT) {
+    fs->pending++;
+    int d = target(fs, dst);
+    at(fs, e);
+    cg_emit_bx(fs, BC_LOADK, d, cg_const(fs, v_float(-x->u.float_val)));
+    return d;
+  }
+  int save = fs->freereg;
+  int r = cg_expr(fs, x, -1);
+  fs->freereg = save;
+  int d = target(fs, dst);
+  at(fs, e);
+  OpCode op = e->u.un.op == OP_NEG ? BC_NEG : e->u.un.op == OP_BNOT ? BC_BNOT : BC_NOT;
+  cg_emit(fs, op, d, r, 0);
+  return d;
+}
+
+/* ---- conditions -------------------------------------------------------------------- */
+
+static void cmp_jump(FuncState *fs, Expr *e, bool when, JumpList *out) {
+  BinOp op = e->u.bin.op;
+  Expr *l = e->u.bin.l, *r = e->u.bin.r;
+  if (op == OP_EQ || op == OP_NEQ) fs->pending++; /* the equality test is a step */
+  int save = fs->freereg;
+  int imm;
+  bool flip = false;
+  Expr *var = l;
+  bool use_imm = small_int_lit(r, &imm);
+  if (!use_imm && small_int_lit(l, &imm)) {
+    use_imm = true;
+    flip = true;
+    var = r;
+  }
+  if (use_imm) {
+    int rv = cg_expr(fs, var, -1);
+    fs->pending++; /* the literal */
+    fs->freereg = save;
+    at(fs, e);
+    OpCode jop;
+    bool k = when;
+    switch (op) {
+      case OP_LT: jop = flip ? BC_JGTI : BC_JLTI; break;
+      case OP_LTE: jop = flip ? BC_JGEI : BC_JLEI; break;
+      case OP_GT: jop = flip ? BC_JLTI : BC_JGTI; break;
+      case OP_GTE: jop = flip ? BC_JLEI : BC_JGEI; break;
+      case OP_EQ: jop = BC_JEQI; break;
+      default: jop = BC_JEQI; k = !when; break; /* NEQ */
+    }
+    cg_jl_add(out, cg_emit_jump(fs, jop, rv, (uint16_t)(int16_t)imm, k));
+    return;
+  }
+  Expr *kexpr = (r->kind == EX_INT || r->kind == EX_FLOAT) ? r : (l->kind == EX_INT || l->kind == EX_FLOAT) ? l : NULL;
+  if (kexpr) {
+    bool kflip = kexpr == l;
+    int rv = cg_expr(fs, kflip ? r : l, -1);
+    int k = literal_const(fs, kexpr);
+    if (k >= 0) {
+      fs->pending++; /* the literal */
+      fs->freereg = save;
+      at(fs, e);
+      OpCode jop;
+      bool kk = when;
+      switch (op) {
+        case OP_LT: jop = kflip ? BC_JGTK : BC_JLTK; break;
+        case OP_LTE: jop = kflip ? BC_JGEK : BC_JLEK; break;
+        case OP_GT: jop = kflip ? BC_JLTK : BC_JGTK; break;
+        case OP_GTE: jop = kflip ? BC_JLEK : BC_JGEK; break;
+        case OP_EQ: jop = BC_JEQK; break;
+        default: jop = BC_JEQK; kk = !when; break;
+      }
+      cg_jl_add(out, cg_emit_jump(fs, jop, rv, k, kk));
+      return;
+    }
+    /* a literal too large for the table: compare through registers */
+    int rk = cg_expr(fs, kexpr, -1);
+    fs->freereg = save;
+    at(fs, e);
+    int ra = kflip ? rk : rv, rb = kflip ? rv : rk;
+    switch (op) {
+      case OP_LT: cg_jl_add(out, cg_emit_jump(fs, BC_JLT, ra, rb, when)); break;
+      case OP_LTE: cg_jl_add(out, cg_emit_jump(fs, BC_JLE, ra, rb, when)); break;
+      case OP_GT: cg_jl_add(out, cg_emit_jump(fs, BC_JLT, rb, ra, when)); break;
+      case OP_GTE: cg_jl_add(out, cg_emit_jump(fs, BC_JLE, rb, ra, when)); break;
+      case OP_EQ: cg_jl_add(out, cg_emit_jump(fs, BC_JEQ, ra, rb, when)); break;
+      default: cg_jl_add(out, cg_emit_jump(fs, BC_JEQ, ra, rb, !when)); break;
+    }
+    return;
+  }
+  int ra = cg_expr(fs, l, -1);
+  int rb = cg_expr(fs, r, -1);
+  fs->freereg = save;
+  at(fs, e);
+  switch (op) {
+    case OP_LT: cg_jl_add(out, cg_emit_jump(fs, BC_JLT, ra, rb, when)); break;
+    case OP_LTE: cg_jl_add(out, cg_emit_jump(fs, BC_JLE, ra, rb, when)); break;
+    case OP_GT: cg_jl_add(out, cg_emit_jump(fs, BC_JLT, rb, ra, when)); break;
+    case OP_GTE: cg_jl_add(out, cg_emit_jump(fs, BC_JLE, rb, ra, when)); break;
+    case OP_EQ: cg_jl_add(out, cg_emit_jump(fs, BC_JEQ, ra, rb, when)); break;
+    default: cg_jl_add(out, cg_emit_jump(fs, BC_JEQ, ra, rb, !when)); break;
+  }
+}
+
+void cg_cond_jump(FuncState *fs, Expr *e, bool when, JumpList *out) {
+  if (e->kind == EX_UNARY && e->u.un.op == OP_NOT) {
+    fs->pending++;
+    cg_cond_jump(fs, e->u.un.e, !when, out);
+    return;
+  }
+  if (e->kind == EX_BOOL) {
+    fs->pending++;
+    if (e->u.bool_val == when) {
+      at(fs, e);
+      cg_jl_add(out, cg_emit_jump(fs, BC_JMP, 0, 0, 0));
+    }
+    return;
+  }
+  if (e->kind == EX_BINARY && (e->u.bin.op == OP_AND || e->u.bin.op == OP_OR)) {
+    fs->pending++;
+    bool is_and = e->u.bin.op == OP_AND;
+    if (is_and != when) {
+      /* and/false, or/true: either operand decides */
+      cg_cond_jump(fs, e->u.bin.l, when, out);
+      cg_cond_jump(fs, e->u.bin.r, when, out);
+    } else {
+      JumpList skip = {0};
+      cg_cond_jump(fs, e->u.bin.l, !when, &skip);
+      cg_cond_jump(fs, e->u.bin.r, when, out);
+      cg_jl_patch_here(fs, &skip);
+      cg_jl_free(&skip);
+    }
+    return;
+  }
+  if (e->kind == EX_BINARY && is_compare(e->u.bin.op)) {
+    fs->pending++;
+    cmp_jump(fs, e, when, out);
+    return;
+  }
+  int save = fs->freereg;
+  int r = cg_expr(fs, e, -1);
+  fs->freereg = save;
+  at(fs, e);
+  cg_jl_add(out, cg_emit_jump(fs, when ? BC_JMPIF : BC_JMPIFNOT, r, 0, 0));
+}
+
+/* ---- calls ----------------------------------------------------------------------------- */
+
+typedef enum CalleeKind { CK_VALUE, CK_FUNC, CK_BUILTIN, CK_TRAIT, CK_UNDEF } CalleeKind;
+
+/* Parameter names of builtin b from its signature text, interned. */
+static int builtin_params(FuncState *fs, int b, const char **names, bool *optional, int max) {
+  size_t n;
+  const BuiltinDef *all = lib_builtins(&n);
+  const char *s = all[b].sig ? strchr(all[b].sig, '(') : NULL;
+  if (!s) return 0;
+  s++;
+  int count = 0, depth = 0;
+  const char *start = s;
+  bool in_name = true;
+  for (; *s && count < max; s++) {
+    char ch = *s;
+    if (ch == '[' || ch == '(') depth++;
+    else if ((ch == ']' || ch == ')') && depth > 0) depth--;
+    else if (ch == ')' && depth == 0) break;
+    if (in_name && (ch == ':' || ch == '?')) {
+      const char *a = start;
+      while (*a == ' ') a++;
+      names[count] = intern(&fs->cg->prog->names, a, (size_t)(s - a));
+      optional[count] = ch == '?';
+      count++;
+      in_name = false;
+    }
+    if (ch == ',' && depth == 0) {
+      start = s + 1;
+      in_name = true;
+    }
+  }
+  return count;
+}
+
+static int call_common(FuncState *fs, Span sp, Expr *callee, CallArg *args, int nargs, int dst) {
+  Cg *cg = fs->cg;
+  CalleeKind kind = CK_VALUE;
+  int idx = -1;
+  const char *undef_name = NULL;
+  if (callee->kind == EX_IDENT) {
+    const char *name = callee->u.name;
+    VarRef v = cg_resolve(fs, name);
+    if (v.kind == VAR_NONE) {
+      if ((idx = cgm_get(&cg->traits, name)) >= 0) kind = CK_TRAIT;
+      else if ((idx = cg_find_func(fs, name)) >= 0) kind = CK_FUNC;
+      else if ((idx = cg_find_builtin(fs, name)) >= 0) kind = CK_BUILTIN;
+      else {
+        kind = CK_UNDEF;
+        undef_name = name;
+      }
+    }
+  } else if (callee->kind == EX_FIELD && callee->u.field.target->kind == EX_TYPE_IDENT) {
+    int f, b;
+    if (cg_find_qualified(fs, callee->u.field.target->u.name, callee->u.field.name, &f, &b)) {
+      if (f >= 0) {
+        kind = CK_FUNC;
+        idx = f;
+      } else if (b >= 0) {
+        kind = CK_BUILTIN;
+        idx = b;
+      } else {
+        kind = CK_UNDEF;
+        undef_name = callee->u.field.name;
+      }
+      fs->pending++; /* the module name */
+    }
+  }
+  /* Parameter names, for named arguments. */
+  const char *pnames[64];
+  bool popt[64];
+  int np = -1;
+  if (kind == CK_FUNC) {
+    FuncDecl *f = cg->fdecls[idx];
+    np = f->nparams < 64 ? f->nparams : 64;
+    for (int i = 0; i < np; i++) {
+      pnames[i] = f->params[i].name;
+      popt[i] = f->params[i].def != NULL;
+    }
+  } else if (kind == CK_BUILTIN) {
+    np = builtin_params(fs, idx, pnames, popt, 64);
+  } else if (kind == CK_TRAIT) {
+    TraitTable *tm = &cg->img->traits[idx];
+    np = tm->nparams < 64 ? tm->nparams : 64;
+    for (int i = 0; i < np; i++) {
+      pnames[i] = tm->param_names[i];
+      popt[i] = false;
+    }
+  }
+  bool named = false;
+  for (int i = 0; i < nargs; i++) named |= args[i].name != NULL;
+  /* slot[i] = the position argument i fills */
+  int slot[256];
+  int nslots = nargs;
+  if (nargs > 256) nargs = nslots = 256;
+  if (named && np >= 0) {
+    bool used[64] = {false};
+    int pos = 0, hi = 0;
+    for (int i = 0; i < nargs; i++) {
+      int s = -1;
+      if (args[i].name)
+        for (int k = 0; k < np; k++)
+          if (pnames[k] == args[i].name) s = k;
+      if (s < 0 || used[s]) {
+        while (pos < 64 && used[pos]) pos++;
+        s = pos;
+      }
+      if (s >= 64) s = 63;
+      used[s] = true;
+      slot[i] = s;
+      if (s + 1 > hi) hi = s + 1;
+    }
+    nslots = hi;
+  } else {
+    for (int i = 0; i < nargs; i++) slot[i] = i;
+  }
+  if (kind == CK_FUNC && nslots < np) nslots = np;
+  int save = fs->freereg;
+  int base = cg_reserve(fs, 1);
+  if (kind == CK_VALUE) cg_expr(fs, callee, base);
+  else if (kind != CK_TRAIT) fs->pending++; /* the callee name (trait dispatch skips it) */
+  bool filled[256] = {false};
+  if (!named) {
+    for (int i = 0; i < nargs; i++) {
+      fs->freereg = base + 1 + i;
+      int want = base + 1 + i;
+      int r = args[i].value ? cg_expr(fs, args[i].value, -1) : args[i].reg;
+      if (r != want) {
+        fs->freereg = want;
+        cg_reserve(fs, 1);
+        at(fs, args[i].value ? args[i].value : callee);
+        cg_emit(fs, BC_MOVE, want, r, 0);
+      }
+      fs->freereg = want + 1;
+      filled[i] = true;
+    }
+  } else {
+    cg_reserve(fs, nslots);
+    int top = fs->freereg;
+    for (int i = 0; i < nargs; i++) {
+      int want = base + 1 + slot[i];
+      if (args[i].value) cg_expr(fs, args[i].value, want);
+      else cg_emit(fs, BC_MOVE, want, args[i].reg, 0);
+      fs->freereg = top;
+      filled[slot[i]] = true;
+    }
+  }
+  fs->freereg = base + 1 + nslots;
+  if (fs->freereg > fs->maxreg) fs->maxreg = fs->freereg;
+  fs->span = sp;
+  for (int i = 0; i < nslots; i++)
+    if (!filled[i]) cg_emit(fs, BC_LOADMISS, base + 1 + i, 0, 0);
+  switch (kind) {
+    case CK_VALUE: cg_emit_w(fs, BC_CALL, base, nslots, 0); break;
+    case CK_FUNC: cg_emit_w(fs, BC_CALLG, base, nslots, idx); break;
+    case CK_TRAIT: cg_emit_w(fs, BC_TCALL, base, nslots, idx); break;
+    case CK_BUILTIN:
+      fs->pending++; /* a builtin call is one more step */
+      cg_emit_w(fs, BC_CALLB, base, nslots, idx);
+      break;
+    case CK_UNDEF: cg_emit_bx(fs, BC_UNDEF, base, cg_name(cg, undef_name)); break;
+  }
+  fs->freereg = save;
+  if (dst >= 0) {
+    if (dst != base) cg_emit(fs, BC_MOVE, dst, base, 0);
+    return dst;
+  }
+  int d = cg_reserve(fs, 1);
+  if (d != base) cg_emit(fs, BC_MOVE, d, base, 0);
+  return d;
+}
+
+static int call_expr(FuncState *fs, Expr *e, int dst) {
+  int n = e->u.call.nargs;
+  CallArg stack_args[16];
+  CallArg *args = n <= 16 ? stack_args : calloc((size_t)n, sizeof(CallArg));
+  if (!args) base_panic(__FILE__, __LINE__, "out of memory in compiler");
+  for (int i = 0; i < n; i++) {
+    args[i].name = e->u.call.args[i].name;
+    args[i].value = e->u.call.args[i].value;
+    args[i].reg = -1;
+  }
+  int r = call_common(fs, e->span, e->u.call.callee, args, n, dst);
+  if (args != stack_args) free(args);
+  return r;
+}
+
+static int pipeline(FuncState *fs, Expr *e, int dst) {
+  int save = fs->freereg;
+  int cur = cg_expr(fs, e->u.pipe.init, -1);
+  for (int s = 0; s < e->u.pipe.n; s++) {
+    Stage *st = &e->u.pipe.stages[s];
+    bool placeholder = false;
+    for (int i = 0; i < st->nargs; i++) placeholder |= st->args[i]->kind == EX_PLACEHOLDER;
+    int n = st->nargs + (placeholder ? 0 : 1);
+    CallArg args[64];
+    if (n > 64) n = 64;
+    int k = 0;
+    if (!placeholder) args[k++] = (CallArg){NULL, NULL, cur};
+    for (int i = 0; i < st->nargs && k < 64; i++) {
+      if (st->args[i]->kind == EX_PLACEHOLDER) {
+        args[k++] = (CallArg){NULL, NULL, cur};
+      } else {
+        args[k++] = (CallArg){NULL, st->args[i], -1};
+      }
+    }
+    bool last = s == e->u.pipe.n - 1;
+    int keep = fs->freereg;
+    int r = call_common(fs, st->span, st->fn, args, k, -1);
+    (void)keep;
+    cur = r;
+    if (last) {
+      fs->freereg = save;
+      int d = target(fs, dst);
+      if (d != cur) cg_emit(fs, BC_MOVE, d, cur, 0);
+      return d;
+    }
+  }
+  fs->freereg = save;
+  int d = target(fs, dst);
+  if (d != cur) cg_emit(fs, BC_MOVE, d, cur, 0);
+  return d;
+}
+
+/* ---- data ---------------------------------------------------------------------------- */
+
+/* Evaluate exprs into n consecutive fresh registers; returns the first. */
+static int seq_regs(FuncState *fs, Expr **items, int n) {
+  int base = fs->freereg;
+  for (int i = 0; i < n; i++) {
+    fs->freereg = base + i;
+    int r = cg_expr(fs, items[i], -1);
+    if (r != base + i) {
+      fs->freereg = base + i;
+      cg_reserve(fs, 1);
+      cg_emit(fs, BC_MOVE, base + i, r, 0);
+    }
+    fs->freereg = base + i + 1;
+  }
+  if (fs->freereg > fs->maxreg) fs->maxreg = fs->freereg;
+  return base;
+}
+
+/* List literals longer than this are built by appending, so a literal of
+ * any size needs a fixed number of registers. */
+#define LIST_LITERAL_REGS 64
+
+static int list_lit(FuncState *fs, Expr *e, int dst) {
+  int n = e->u.list.n;
+  int save = fs->freereg;
+  if (n <= LIST_LITERAL_REGS) {
+    int base = seq_regs(fs, e->u.list.items, n);
+    fs->freereg = save;
+    int d = target(fs, dst);
+    at(fs, e);
+    cg_emit(fs, BC_NEWLIST, d, base, n);
+    return d;
+  }
+  int d = target(fs, dst);
+  at(fs, e);
+  cg_emit(fs, BC_NEWLIST, d, 0, 0);
+  int keep = fs->freereg;
+  for (int i = 0; i < n; i++) {
+    int r = cg_expr(fs, e->u.list.items[i], -1);
+    at(fs, e);
+    cg_emit(fs, BC_APPEND, d, r, 0);
+    fs->freereg = keep;
+  }
+  return d;
+}
+
+static int tuple_lit(FuncState *fs, Expr *e, int dst) {
+  int n = e->u.list.n;
+  if (n == 0) {
+    int d = target(fs, dst);
+    at(fs, e);
+    cg_emit(fs, BC_LOADU, d, 0, 0);
+    return d;
+  }
+  int save = fs->freereg;
+  int base = seq_regs(fs, e->u.list.items, n);
+  fs->freereg = save;
+  int d = target(fs, dst);
+  at(fs, e);
+  cg_emit(fs, BC_NEWTUPLE, d, base, n);
+  return d;
+}
+
+static int ctor_expr(FuncState *fs, Expr *e, int dst) {
+  const CtorInfo *ci = cg_find_ctor(fs->cg, e->u.ctor.name);
+  if (!ci) return undefined(fs, e->u.ctor.name, dst);
+  if (ci->nfields == 0) {
+    /* Evaluate stray arguments anyway (an unchecked program). */
+    int save = fs->freereg;
+    for (int i = 0; i < e->u.ctor.nargs; i++) cg_expr(fs, e->u.ctor.args[i].value, -1);
+    fs->freereg = save;
+    int d = target(fs, dst);
+    at(fs, e);
+    cg_emit_bx(fs, BC_LOADCTOR, d, ci->id);
+    return d;
+  }
+  int save = fs->freereg;
+  int base = fs->freereg;
+  int n = e->u.ctor.nargs;
+  for (int i = 0; i < ci->nfields; i++) {
+    fs->freereg = base + i;
+    if (i < n) {
+      int r = cg_expr(fs, e->u.ctor.args[i].value, -1);
+      if (r != base + i) {
+        fs->freereg = base + i;
+        cg_reserve(fs, 1);
+        cg_emit(fs, BC_MOVE, base + i, r, 0);
+      }
+    } else {
+      cg_reserve(fs, 1);
+      cg_emit(fs, BC_LOADU, base + i, 0, 0);
+    }
+    fs->freereg = base + i + 1;
+  }
+  if (fs->freereg > fs->maxreg) fs->maxreg = fs->freereg;
+  fs->freereg = save;
+  int d = target(fs, dst);
+  at(fs, e);
+  cg_emit(fs, BC_NEWCTOR, d, base, ci->id);
+  return d;
+}
+
+static int fstring(FuncState *fs, Expr *e, int dst) {
+  int n = e->u.fstr.n;
+  int save = fs->freereg;
+  if (n == 0) {
+    int d = target(fs, dst);
+    at(fs, e);
+    return load_string(fs, "", 0, d);
+  }
+  int base = fs->freereg;
+  for (int i = 0; i < n; i++) {
+    FStrPiece *pc = &e->u.fstr.pieces[i];
+    fs->freereg = base + i;
+    if (pc->expr) {
+      int r = cg_expr(fs, pc->expr, -1);
+      fs->freereg = base + i;
+      cg_reserve(fs, 1);
+      at(fs, pc->expr);
+      cg_emit(fs, BC_TOSTR, base + i, r, 0);
+    } else {
+      cg_reserve(fs, 1);
+      at(fs, e);
+      load_string(fs, pc->text, pc->len, base + i);
+    }
+    fs->freereg = base + i + 1;
+  }
+  fs->freereg = save;
+  int d = target(fs, dst);
+  at(fs, e);
+  if (n == 1 && !e->u.fstr.pieces[0].expr) cg_emit(fs, BC_MOVE, d, base, 0);
+  else cg_emit(fs, BC_CONCATN, d, base, n);
+  return d;
+}
+
+static int field_expr(FuncState *fs, Expr *e, int dst) {
+  Expr *t = e->u.field.target;
+  if (t->kind == EX_TYPE_IDENT) {
+    int f, b;
+    if (cg_find_qualified(fs, t->u.name, e->u.field.name, &f, &b)) {
+      fs->pending++;
+      int d = target(fs, dst);
+      at(fs, e);
+      if (f >= 0) cg_emit_bx(fs, BC_GETFN, d, f);
+      else if (b >= 0) cg_emit_bx(fs, BC_GETBUILTIN, d, b);
+      else cg_emit_bx(fs, BC_UNDEF, d, cg_name(fs->cg, e->u.field.name));
+      return d;
+    }
+  }
+  int save = fs->freereg;
+  int r = cg_expr(fs, t, -1);
+  fs->freereg = save;
+  int d = target(fs, dst);
+  at(fs, e);
+  cg_emit(fs, BC_GETFIELD, d, r, cg_name(fs->cg, e->u.field.name));
+  return d;
+}
+
+static int with_expr(FuncState *fs, Expr *e, int dst) {
+  int save = fs->freereg;
+  int r = cg_expr(fs, e->u.with.target, -1);
+  fs->freereg = save;
+  int d = target(fs, dst);
+  int t = dst < 0 ? d : cg_reserve(fs, 1); /* a local target is written last */
+  at(fs, e);
+  cg_emit(fs, BC_WITHCOPY, t, r, 0);
+  for (int i = 0; i < e->u.with.n; i++) {
+    int keep = fs->freereg;
+    int v = cg_expr(fs, e->u.with.inits[i].value, -1);
+    fs->span = e->u.with.inits[i].span;
+    cg_emit(fs, BC_SETFIELD, t, v, cg_name(fs->cg, e->u.with.inits[i].name));
+    fs->freereg = keep;
+  }
+  if (t != d) cg_emit(fs, BC_MOVE, d, t, 0);
+  fs->freereg = dst >= 0 ? save : d + 1;
+  return d;
+}
+
+static int lambda(FuncState *fs, Expr *e, int dst) {
+  Proto *child = cg_function(fs->cg, fs, fs->scope, NULL, e->span, e->u.lambda.params, e->u.lambda.nparams,
+                             e->u.lambda.is_block ? &e->u.lambda.block : NULL,
+                             e->u.lambda.is_block ? NULL : e->u.lambda.body, NULL);
+  Proto *p = fs->p;
+  Proto **protos = realloc(p->protos, (size_t)(p->nprotos + 1) * sizeof *protos);
+  if (!protos) base_panic(__FILE__, __LINE__, "out of memory in compiler");
+  p->protos = protos;
+  protos[p->nprotos] = child;
+  int d = target(fs, dst);
+  at(fs, e);
+  cg_emit_bx(fs, BC_CLOSURE, d, (int32_t)p->nprotos++);
+  return d;
+}
+
+static int comprehension(FuncState *fs, Expr *e, int dst) {
+  int save = fs->freereg;
+  int d = target(fs, dst);
+  int keep = fs->freereg;
+  int base = cg_reserve(fs, 3);
+  cg_expr(fs, e->u.comp.iter, base);
+  at(fs, e);
+  cg_emit(fs, BC_FORPREP, base, 0, 0);
+  cg_emit(fs, BC_NEWLIST, d, 0, 0);
+  cg_flush(fs);
+  int top = cg_here(fs);
+  int exit = cg_emit_jump(fs, BC_FORITER, base, 0, 0);
+  cg_enter(fs);
+  fs->freereg = base + 2;
+  cg_add_local(fs, NULL, base, false);
+  cg_add_local(fs, NULL, base + 1, false);
+  cg_add_local(fs, e->u.comp.var, base + 2, false);
+  if (e->u.comp.cond) {
+    JumpList skip = {0};
+    cg_cond_jump(fs, e->u.comp.cond, false, &skip);
+    for (int i = 0; i < skip.n; i++) cg_patch(fs, skip.at[i], top);
+    cg_jl_free(&skip);
+  }
+  int v = cg_expr(fs, e->u.comp.elem, -1);
+  at(fs, e);
+  cg_emit(fs, BC_APPEND, d, v, 0);
+  cg_leave(fs);
+  int back = cg_emit_jump(fs, BC_JMP, 0, 0, 0);
+  cg_patch(fs, back, top);
+  cg_patch_here(fs, exit);
+  (void)keep;
+  fs->freereg = dst >= 0 ? save : d + 1;
+  return d;
+}
+
+static int propagate(FuncState *fs, Expr *e, int dst) {
+  int save = fs->freereg;
+  int r = cg_expr(fs, e->u.operand, -1);
+  fs->freereg = save;
+  int d = target(fs, dst);
+  at(fs, e);
+  int j = cg_emit_jump(fs, BC_PROP, d, r, 0);
+  cg_return_reg(fs, d, false);
+  cg_patch_here(fs, j);
+  return d;
+}
+
+/* ---- the dispatcher ----------------------------------------------------------------- */
+
+int cg_expr(FuncState *fs, Expr *e, int dst) {
+  fs->pending++;
+  switch (e->kind) {
+    case EX_INT: {
+      int d = target(fs, dst);
+      at(fs, e);
+      load_int_text(fs, e->u.int_lit.digits, e->u.int_lit.len, false, d);
+      return d;
+    }
+    case EX_FLOAT: {
+      int d = target(fs, dst);
+      at(fs, e);
+      cg_emit_bx(fs, BC_LOADK, d, cg_const(fs, v_float(e->u.float_val)));
+      return d;
+    }
+    case EX_STRING: {
+      int d = target(fs, dst);
+      at(fs, e);
+      return load_string(fs, e->u.str.s, e->u.str.len, d);
+    }
+    case EX_BOOL: {
+      int d = target(fs, dst);
+      at(fs, e);
+      cg_emit(fs, BC_LOADB, d, e->u.bool_val, 0);
+      return d;
+    }
+    case EX_FSTRING: return fstring(fs, e, dst);
+    case EX_IDENT: return ident(fs, e, dst);
+    case EX_TYPE_IDENT: {
+      const CtorInfo *ci = cg_find_ctor(fs->cg, e->u.name);
+      if (!ci) return undefined(fs, e->u.name, dst);
+      int d = target(fs, dst);
+      at(fs, e);
+      if (ci->nfields == 0) cg_emit_bx(fs, BC_LOADCTOR, d, ci->id);
+      else cg_emit_bx(fs, BC_UNDEF, d, cg_name(fs->cg, e->u.name));
+      return d;
+    }
+    case EX_LIST: return list_lit(fs, e, dst);
+    case EX_TUPLE: return tuple_lit(fs, e, dst);
+    case EX_LIST_COMP: return comprehension(fs, e, dst);
+    case EX_THROW: {
+      int save = fs->freereg;
+      int r = cg_expr(fs, e->u.operand, -1);
+      fs->freereg = save;
+      at(fs, e);
+      cg_emit(fs, BC_THROW, r, 0, 0);
+      int d = target(fs, dst);
+      cg_emit(fs, BC_LOADU, d, 0, 0);
+      return d;
+    }
+    case EX_AWAIT: {
+      int save = fs->freereg;
+      int r = cg_expr(fs, e->u.operand, -1);
+      fs->freereg = save;
+      int d = target(fs, dst);
+      at(fs, e);
+      cg_emit_w(fs, BC_AWAIT, d, r, 0);
+      return d;
+    }
+    case EX_BINARY: return binary(fs, e, dst);
+    case EX_UNARY: return unary(fs, e, dst);
+    case EX_CALL: return call_expr(fs, e, dst);
+    case EX_CTOR: return ctor_expr(fs, e, dst);
+    case EX_INDEX: {
+      int save = fs->freereg;
+      int rt = cg_expr(fs, e->u.index.target, -1);
+      int ri = cg_expr(fs, e->u.index.index, -1);
+      fs->freereg = save;
+      int d = target(fs, dst);
+      at(fs, e);
+      cg_emit(fs, BC_INDEX, d, rt, ri);
+      return d;
+    }
+    case EX_FIELD: return field_expr(fs, e, dst);
+    case EX_PROPAGATE: return propagate(fs, e, dst);
+    case EX_WITH: return with_expr(fs, e, dst);
+    case EX_PIPELINE: return pipeline(fs, e, dst);
+    case EX_PLACEHOLDER: {
+      int d = target(fs, dst);
+      cg_emit(fs, BC_LOADU, d, 0, 0);
+      return d;
+    }
+    case EX_LAMBDA: return lambda(fs, e, dst);
+    case EX_MATCH: {
+      int save = fs->freereg;
+      int d = target(fs, dst);
+      bool promote = cg_expr_is_float(e);
+      cg_match(fs, e->u.match.scrutinee, e->u.match.arms, e->u.match.n, true, d, e->span, promote);
+      fs->freereg = dst >= 0 ? save : d + 1;
+      return d;
+    }
+    case EX_HOLE: {
+      int d = target(fs, dst);
+      at(fs, e);
+      cg_emit_bx(fs, BC_HOLE, d, cg_name(fs->cg, e->u.hole.name));
+      return d;
+    }
+  }
+  return target(fs, dst);
+}
+
+/* ---- static types ---------------------------------------------------------------------- */
+
+bool cg_expr_is_float(const Expr *e) {
+  if (!e || !e->type) return false;
+  const Type *t = chk_resolve(e->type);
+  return t && t->kind == TY_FLOAT;
+}

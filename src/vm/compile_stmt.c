@@ -1,0 +1,497 @@
+/* Statement compilation: bindings, assignments (including copy-on-write
+ * updates of nested fields and indexes), control flow, try/catch, match
+ * and patterns (see compile.h). */
+#include <stdio.h>
+
+#include "../check/types.h"
+#include "compile.h"
+#include "object.h"
+
+static void at(FuncState *fs, Span sp) { fs->span = sp; }
+
+/* Expressions that write their destination before they finish reading
+ * their operands: they must not target the variable being assigned. */
+static bool unsafe_direct(const Expr *e) {
+  switch (e->kind) {
+    case EX_BINARY: return e->u.bin.op == OP_AND || e->u.bin.op == OP_OR;
+    case EX_MATCH:
+    case EX_LIST_COMP: return true;
+    case EX_LIST: return e->u.list.n > 64;
+    default: return false;
+  }
+}
+
+/* A register the caller may modify: r itself if it is a temporary, else a
+ * fresh copy (promotion must not change another variable). */
+static int own_reg(FuncState *fs, int r) {
+  if (r >= cg_nactive(fs)) return r;
+  int t = cg_reserve(fs, 1);
+  cg_emit(fs, BC_MOVE, t, r, 0);
+  return t;
+}
+
+void cg_return_reg(FuncState *fs, int r, bool promote) {
+  if (promote) {
+    r = own_reg(fs, r);
+    cg_emit(fs, BC_PROMOTE, r, 0, 0);
+  }
+  if (fs->result_reg >= 0) {
+    if (r != fs->result_reg) cg_emit(fs, BC_MOVE, fs->result_reg, r, 0);
+    cg_jl_add(&fs->to_epilogue, cg_emit_jump(fs, BC_JMP, 0, 0, 0));
+    return;
+  }
+  cg_emit_w(fs, BC_RET, r, 0, 0);
+}
+
+static bool promotes(const Stmt *s) { return (s->aux & CHK_AUX_PROMOTE_FLOAT) != 0; }
+
+/* ---- bindings and assignment ------------------------------------------------------------ */
+
+static void let_stmt(FuncState *fs, Stmt *s) {
+  int want = fs->freereg;
+  int got = cg_expr(fs, s->u.let.value, -1);
+  at(fs, s->span);
+  if (got != want) {
+    fs->freereg = want;
+    cg_reserve(fs, 1);
+    cg_emit(fs, BC_MOVE, want, got, 0);
+  }
+  fs->freereg = want + 1;
+  if (promotes(s)) cg_emit(fs, BC_PROMOTE, want, 0, 0);
+  Local *l = cg_add_local(fs, s->u.let.name, want, s->u.let.is_var);
+  if (l->is_cell) cg_emit(fs, BC_NEWCELL, want, 0, 0);
+}
+
+static void destructure(FuncState *fs, Stmt *s) {
+  int t = fs->freereg;
+  int got = cg_expr(fs, s->u.destr.value, -1);
+  at(fs, s->span);
+  fs->freereg = t;
+  cg_reserve(fs, 1);
+  if (got != t) cg_emit(fs, BC_MOVE, t, got, 0);
+  cg_add_local(fs, NULL, t, false);
+  int n = s->u.destr.n < 255 ? s->u.destr.n : 255;
+  for (int i = 0; i < n; i++) {
+    int r = cg_reserve(fs, 1);
+    cg_emit(fs, BC_GETTUPLE, r, t, i | (n << 8));
+    Local *l = cg_add_local(fs, s->u.destr.names[i], r, s->u.destr.is_var);
+    if (l->is_cell) cg_emit(fs, BC_NEWCELL, r, 0, 0);
+  }
+}
+
+static void assign(FuncState *fs, Stmt *s) {
+  VarRef v = cg_resolve(fs, s->u.assign.name);
+  Expr *val = s->u.assign.value;
+  if (v.kind == VAR_LOCAL && !v.is_cell) {
+    if (unsafe_direct(val)) {
+      int r = cg_expr(fs, val, -1);
+      at(fs, s->span);
+      if (r != v.index) cg_emit(fs, BC_MOVE, v.index, r, 0);
+    } else {
+      cg_expr(fs, val, v.index);
+      at(fs, s->span);
+    }
+    if (promotes(s)) cg_emit(fs, BC_PROMOTE, v.index, 0, 0);
+    return;
+  }
+  int r = cg_expr(fs, val, -1);
+  at(fs, s->span);
+  if (promotes(s)) {
+    r = own_reg(fs, r);
+    cg_emit(fs, BC_PROMOTE, r, 0, 0);
+  }
+  if (v.kind == VAR_LOCAL) cg_emit(fs, BC_SETCELL, v.index, r, 0);
+  else if (v.kind == VAR_UPVAL && v.is_cell) cg_emit(fs, BC_SETUPVC, r, v.index, 0);
+  else cg_emit_bx(fs, BC_UNDEF, r, cg_name(fs->cg, s->u.assign.name));
+}
+
+/* t[i] = v and a.b.c = v: read the containers along the path, update the
+ * innermost, then rebuild outward. Arrays, Vecs and MutableMaps change in
+ * place (they are shared references); Lists, Maps and constructor values
+ * get updated copies, so only the assigned variable sees the change. */
+static void store_path(FuncState *fs, Stmt *s, Expr *chain, bool leaf_field, const char *leaf_name,
+                       Expr *leaf_index, Expr *value) {
+  Expr *nodes[64];
+  int n = 0;
+  Expr *e = chain;
+  while ((e->kind == EX_FIELD || e->kind == EX_INDEX) && n < 64) {
+    nodes[n++] = e;
+    e = e->kind == EX_FIELD ? e->u.field.target : e->u.index.target;
+  }
+  /* nodes[n-1] is applied to the root first. */
+  int c[65], idx[64];
+  VarRef root = {VAR_NONE, 0, false, false};
+  if (e->kind == EX_IDENT) root = cg_resolve(fs, e->u.name);
+  if (root.kind == VAR_LOCAL && !root.is_cell) {
+    fs->pending++;
+    c[0] = root.index;
+  } else {
+    c[0] = cg_expr(fs, e, -1);
+    c[0] = own_reg(fs, c[0]);
+  }
+  for (int k = 0; k < n; k++) {
+    Expr *node = nodes[n - 1 - k];
+    fs->pending++;
+    c[k + 1] = cg_reserve(fs, 1);
+    if (node->kind == EX_FIELD) {
+      at(fs, node->span);
+      cg_emit(fs, BC_GETFIELD, c[k + 1], c[k], cg_name(fs->cg, node->u.field.name));
+    } else {
+      int r = cg_expr(fs, node->u.index.index, -1);
+      idx[k] = own_reg(fs, r);
+      at(fs, node->span);
+      cg_emit(fs, BC_INDEX, c[k + 1], c[k], idx[k]);
+    }
+  }
+  int li = -1;
+  if (!leaf_field) li = cg_expr(fs, leaf_index, -1);
+  int v = cg_expr(fs, value, -1);
+  at(fs, s->span);
+  if (leaf_field) {
+    int t = cg_reserve(fs, 1);
+    cg_emit(fs, BC_WITHCOPY, t, c[n], 0);
+    cg_emit(fs, BC_SETFIELD, t, v, cg_name(fs->cg, leaf_name));
+    c[n] = t;
+  } else {
+    cg_emit(fs, BC_SETINDEX, c[n], li, v);
+  }
+  for (int k = n - 1; k >= 0; k--) {
+    Expr *node = nodes[n - 1 - k];
+    if (node->kind == EX_FIELD) {
+      int t = cg_reserve(fs, 1);
+      cg_emit(fs, BC_WITHCOPY, t, c[k], 0);
+      cg_emit(fs, BC_SETFIELD, t, c[k + 1], cg_name(fs->cg, node->u.field.name));
+      c[k] = t;
+    } else {
+      cg_emit(fs, BC_SETINDEX, c[k], idx[k], c[k + 1]);
+    }
+  }
+  if (root.kind == VAR_LOCAL && !root.is_cell) {
+    if (c[0] != root.index) cg_emit(fs, BC_MOVE, root.index, c[0], 0);
+  } else if (root.kind == VAR_LOCAL) {
+    cg_emit(fs, BC_SETCELL, root.index, c[0], 0);
+  } else if (root.kind == VAR_UPVAL && root.is_cell) {
+    cg_emit(fs, BC_SETUPVC, c[0], root.index, 0);
+  }
+}
+
+/* ---- patterns --------------------------------------------------------------------------- */
+
+static int hidden_temp(FuncState *fs) {
+  int t = cg_reserve(fs, 1);
+  cg_add_local(fs, NULL, t, false);
+  return t;
+}
+
+/* Each pattern node tried is one step (two for a literal, whose equality
+ * test is one more), charged as the match proceeds like the reference's
+ * recursive matcher: a constructor that does not match costs one step,
+ * not the weight of its whole sub-pattern. */
+static void pattern(FuncState *fs, Pattern *p, int r, JumpList *fail) {
+  at(fs, p->span);
+  fs->pending += p->kind == PAT_INT || p->kind == PAT_FLOAT || p->kind == PAT_STRING || p->kind == PAT_BOOL ? 2 : 1;
+  switch (p->kind) {
+    case PAT_WILDCARD:
+    case PAT_REST: return;
+    case PAT_VAR: {
+      int t = cg_reserve(fs, 1);
+      cg_emit(fs, BC_MOVE, t, r, 0);
+      cg_add_local(fs, p->name, t, false);
+      return;
+    }
+    case PAT_CTOR: {
+      const CtorInfo *ci = cg_find_ctor(fs->cg, p->name);
+      if (!ci || p->n != ci->nfields) {
+        cg_jl_add(fail, cg_emit_jump(fs, BC_JMP, 0, 0, 0));
+        return;
+      }
+      cg_jl_add(fail, cg_emit_jump(fs, BC_TESTCTOR, r, 0, ci->id));
+      for (int i = 0; i < p->n; i++) {
+        if (p->items[i]->kind == PAT_WILDCARD) {
+          fs->pending++;
+          continue;
+        }
+        int t = hidden_temp(fs);
+        at(fs, p->items[i]->span);
+        cg_emit(fs, BC_GETFLDI, t, r, i);
+        pattern(fs, p->items[i], t, fail);
+      }
+      return;
+    }
+    case PAT_INT:
+    case PAT_FLOAT:
+    case PAT_STRING:
+    case PAT_BOOL: {
+      int t = hidden_temp(fs);
+      Value k;
+      if (p->kind == PAT_INT) {
+        if (p->len <= 9) {
+          long x = 0;
+          for (size_t i = 0; i < p->len; i++) x = x * 10 + (p->digits[i] - '0');
+          cg_emit_bx(fs, BC_LOADI, t, (int32_t)x);
+        } else {
+          if (!obj_int_from_text(fs->cg->vm, p->digits, p->len, true, &k))
+            base_panic(__FILE__, __LINE__, "out of memory in compiler");
+          cg_emit_bx(fs, BC_LOADK, t, cg_const(fs, k));
+        }
+      } else if (p->kind == PAT_FLOAT) {
+        cg_emit_bx(fs, BC_LOADK, t, cg_const(fs, v_float(p->fval)));
+      } else if (p->kind == PAT_STRING) {
+        if (!obj_string_perm(fs->cg->vm, p->str, p->len, &k)) base_panic(__FILE__, __LINE__, "out of memory");
+        cg_emit_bx(fs, BC_LOADK, t, cg_const(fs, k));
+      } else {
+        cg_emit(fs, BC_LOADB, t, p->bval, 0);
+      }
+      cg_jl_add(fail, cg_emit_jump(fs, BC_JEQ, r, t, 0));
+      return;
+    }
+    case PAT_LIST: {
+      int rest = -1;
+      for (int i = 0; i < p->n; i++)
+        if (p->items[i]->kind == PAT_REST) {
+          rest = i;
+          break;
+        }
+      int before = rest < 0 ? p->n : rest;
+      int after = rest < 0 ? 0 : p->n - rest - 1;
+      cg_jl_add(fail, cg_emit_jump(fs, BC_TESTLIST, r, before + after, rest >= 0));
+      for (int i = 0; i < before; i++) {
+        if (p->items[i]->kind == PAT_WILDCARD) {
+          fs->pending++;
+          continue;
+        }
+        int t = hidden_temp(fs);
+        at(fs, p->items[i]->span);
+        cg_emit(fs, BC_GETLI, t, r, i);
+        pattern(fs, p->items[i], t, fail);
+      }
+      if (rest >= 0 && p->items[rest]->name) {
+        int t = cg_reserve(fs, 1);
+        at(fs, p->items[rest]->span);
+        int x = cg_emit_jump(fs, BC_LSLICE, t, r, before);
+        fs->p->code[x].sbx = after;
+        cg_add_local(fs, p->items[rest]->name, t, false);
+      }
+      for (int j = 0; j < after; j++) {
+        Pattern *q = p->items[rest + 1 + j];
+        if (q->kind == PAT_WILDCARD) {
+          fs->pending++;
+          continue;
+        }
+        int t = hidden_temp(fs);
+        at(fs, q->span);
+        cg_emit(fs, BC_GETLE, t, r, after - j);
+        pattern(fs, q, t, fail);
+      }
+      return;
+    }
+  }
+}
+
+void cg_match(FuncState *fs, Expr *scrutinee, MatchArm *arms, int narms, bool is_expr, int dst, Span span,
+              bool promote) {
+  int save = fs->freereg;
+  cg_enter(fs);
+  int sr = cg_expr(fs, scrutinee, -1);
+  if (sr >= cg_nactive(fs)) cg_add_local(fs, NULL, sr, false);
+  JumpList end = {0};
+  for (int i = 0; i < narms; i++) {
+    MatchArm *arm = &arms[i];
+    cg_enter(fs);
+    JumpList fail = {0};
+    pattern(fs, arm->pat, sr, &fail);
+    if (arm->guard) cg_cond_jump(fs, arm->guard, false, &fail);
+    if (is_expr) {
+      fs->pending++; /* the reference runs an arm value as a return statement */
+      int r = cg_expr(fs, arm->value, dst);
+      (void)r;
+      if (promote) cg_emit(fs, BC_PROMOTE, dst, 0, 0);
+    } else {
+      cg_enter(fs);
+      cg_block(fs, &arm->body);
+      cg_leave(fs);
+    }
+    cg_leave(fs);
+    at(fs, arm->span);
+    cg_jl_add(&end, cg_emit_jump(fs, BC_JMP, 0, 0, 0));
+    cg_jl_patch_here(fs, &fail);
+    cg_jl_free(&fail);
+  }
+  at(fs, span);
+  cg_emit(fs, BC_NOMATCH, sr, is_expr, 0);
+  cg_jl_patch_here(fs, &end);
+  cg_jl_free(&end);
+  cg_leave(fs);
+  fs->freereg = save;
+}
+
+/* ---- control flow ------------------------------------------------------------------------ */
+
+static void if_stmt(FuncState *fs, Stmt *s) {
+  JumpList els = {0};
+  cg_cond_jump(fs, s->u.if_.cond, false, &els);
+  cg_enter(fs);
+  cg_block(fs, &s->u.if_.then_b);
+  cg_leave(fs);
+  if (s->u.if_.else_b.n > 0) {
+    at(fs, s->span);
+    int j = cg_emit_jump(fs, BC_JMP, 0, 0, 0);
+    cg_jl_patch_here(fs, &els);
+    cg_enter(fs);
+    cg_block(fs, &s->u.if_.else_b);
+    cg_leave(fs);
+    cg_patch_here(fs, j);
+  } else {
+    cg_jl_patch_here(fs, &els);
+  }
+  cg_jl_free(&els);
+}
+
+static void loop_push(FuncState *fs, LoopCtx *l, int cont_target) {
+  memset(l, 0, sizeof *l);
+  l->outer = fs->loop;
+  l->cont_target = cont_target;
+  l->depth = fs->depth;
+  fs->loop = l;
+}
+
+static void loop_pop(FuncState *fs, LoopCtx *l) {
+  cg_jl_patch_here(fs, &l->breaks);
+  cg_jl_free(&l->breaks);
+  cg_jl_free(&l->conts);
+  fs->loop = l->outer;
+}
+
+static void while_stmt(FuncState *fs, Stmt *s) {
+  cg_flush(fs);
+  int top = cg_here(fs);
+  LoopCtx l;
+  loop_push(fs, &l, top);
+  cg_cond_jump(fs, s->u.while_.cond, false, &l.breaks);
+  cg_enter(fs);
+  cg_block(fs, &s->u.while_.body);
+  cg_leave(fs);
+  at(fs, s->span);
+  cg_patch(fs, cg_emit_jump(fs, BC_JMP, 0, 0, 0), top);
+  loop_pop(fs, &l);
+}
+
+static void for_stmt(FuncState *fs, Stmt *s) {
+  cg_enter(fs);
+  int base = cg_reserve(fs, 3);
+  cg_expr(fs, s->u.for_.iter, base);
+  at(fs, s->span);
+  cg_emit(fs, BC_FORPREP, base, 0, 0);
+  cg_add_local(fs, NULL, base, false);
+  cg_add_local(fs, NULL, base + 1, false);
+  cg_flush(fs);
+  int top = cg_here(fs);
+  int exit = cg_emit_jump(fs, BC_FORITER, base, 0, 0);
+  LoopCtx l;
+  loop_push(fs, &l, top);
+  cg_enter(fs);
+  cg_add_local(fs, s->u.for_.var, base + 2, false);
+  cg_block(fs, &s->u.for_.body);
+  cg_leave(fs);
+  at(fs, s->span);
+  cg_patch(fs, cg_emit_jump(fs, BC_JMP, 0, 0, 0), top);
+  cg_patch_here(fs, exit);
+  loop_pop(fs, &l);
+  cg_leave(fs);
+}
+
+static void try_stmt(FuncState *fs, Stmt *s) {
+  cg_flush(fs);
+  int start = cg_here(fs);
+  cg_enter(fs);
+  cg_block(fs, &s->u.try_.body);
+  cg_leave(fs);
+  at(fs, s->span);
+  int j = cg_emit_jump(fs, BC_JMP, 0, 0, 0);
+  int end = cg_here(fs);
+  cg_flush(fs);
+  int target = cg_here(fs);
+  cg_enter(fs);
+  int reg = cg_reserve(fs, 1);
+  cg_add_local(fs, s->u.try_.var, reg, false);
+  cg_block(fs, &s->u.try_.handler);
+  cg_leave(fs);
+  cg_patch_here(fs, j);
+  int type_id = -1;
+  const TypeExpr *t = s->u.try_.type;
+  if (t && t->kind == TE_NAME && strcmp(t->name, "String") != 0) {
+    type_id = cgm_get(&fs->cg->types, t->name);
+    if (type_id < 0) type_id = -2; /* never matches */
+  }
+  Proto *p = fs->p;
+  int cap = fs->caphandlers;
+  if ((int)p->nhandlers >= cap) {
+    cap = cap ? cap * 2 : 4;
+    Handler *h = realloc(p->handlers, (size_t)cap * sizeof *h);
+    if (!h) base_panic(__FILE__, __LINE__, "out of memory in compiler");
+    p->handlers = h;
+    fs->caphandlers = cap;
+  }
+  Handler *h = &p->handlers[p->nhandlers++];
+  h->start = (uint32_t)start;
+  h->end = (uint32_t)end;
+  h->target = (uint32_t)target;
+  h->reg = (uint16_t)reg;
+  h->type_id = type_id;
+}
+
+void cg_stmt(FuncState *fs, Stmt *s) {
+  fs->pending++;
+  at(fs, s->span);
+  switch (s->kind) {
+    case ST_LET: let_stmt(fs, s); return; /* keeps its register */
+    case ST_DESTRUCT: destructure(fs, s); return;
+    case ST_ASSIGN: assign(fs, s); break;
+    case ST_INDEX_ASSIGN:
+      store_path(fs, s, s->u.index_assign.target, false, NULL, s->u.index_assign.index, s->u.index_assign.value);
+      break;
+    case ST_FIELD_ASSIGN:
+      store_path(fs, s, s->u.field_assign.target, true, s->u.field_assign.name, NULL, s->u.field_assign.value);
+      break;
+    case ST_IF: if_stmt(fs, s); break;
+    case ST_WHILE: while_stmt(fs, s); break;
+    case ST_FOR: for_stmt(fs, s); break;
+    case ST_MATCH:
+      cg_match(fs, s->u.match.scrutinee, s->u.match.arms, s->u.match.n, false, -1, s->span, false);
+      break;
+    case ST_RETURN:
+      if (s->u.ret.bare) {
+        fs->pending++; /* the implicit () */
+        if (fs->result_reg >= 0 && !fs->in_lambda) {
+          cg_emit(fs, BC_LOADU, fs->result_reg, 0, 0);
+          cg_jl_add(&fs->to_epilogue, cg_emit_jump(fs, BC_JMP, 0, 0, 0));
+        } else {
+          cg_emit_w(fs, BC_RETU, 0, 0, 0);
+        }
+      } else {
+        int r = cg_expr(fs, s->u.ret.value, -1);
+        at(fs, s->span);
+        cg_return_reg(fs, r, promotes(s));
+      }
+      break;
+    case ST_BREAK:
+      if (fs->loop) cg_jl_add(&fs->loop->breaks, cg_emit_jump(fs, BC_JMP, 0, 0, 0));
+      break;
+    case ST_CONTINUE:
+      if (fs->loop) cg_patch(fs, cg_emit_jump(fs, BC_JMP, 0, 0, 0), fs->loop->cont_target);
+      break;
+    case ST_TRY: try_stmt(fs, s); break;
+    case ST_EXPR: cg_expr(fs, s->u.expr, -1); break;
+    case ST_ASSERT: {
+      int r = cg_expr(fs, s->u.expr, -1);
+      at(fs, s->span);
+      cg_emit(fs, BC_ASSERT, r, 0, 0);
+      break;
+    }
+  }
+  fs->freereg = cg_nactive(fs);
+}
+
+void cg_block(FuncState *fs, Block *b) {
+  for (int i = 0; i < b->n; i++) cg_stmt(fs, b->items[i]);
+}

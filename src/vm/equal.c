@@ -1,0 +1,470 @@
+/* Structural equality, hashing and ordering of values (see equal.h). */
+#include "equal.h"
+
+#include <math.h>
+
+#include "../base/intern.h"
+#include "object.h"
+
+/* ---- numbers -------------------------------------------------------------- */
+
+/* Exact comparison of two numbers (Int, BigInt, Float): -1, 0, 1, or 2 when
+ * unordered (NaN involved). */
+int vm_num_cmp(Value a, Value b) {
+  if (a.tag == T_INT && b.tag == T_INT) return (a.as.i > b.as.i) - (a.as.i < b.as.i);
+  if (a.tag == T_FLOAT && b.tag == T_FLOAT) {
+    if (isnan(a.as.f) || isnan(b.as.f)) return 2;
+    return (a.as.f > b.as.f) - (a.as.f < b.as.f);
+  }
+  if (a.tag == T_FLOAT || b.tag == T_FLOAT) {
+    bool flip = a.tag != T_FLOAT; /* f is the Float, i the Int */
+    Value f = flip ? b : a, i = flip ? a : b;
+    double d = f.as.f;
+    if (isnan(d)) return 2;
+    int r;
+    if (i.tag == T_INT && i.as.i > -(INT64_C(1) << 53) && i.as.i < (INT64_C(1) << 53)) {
+      double x = (double)i.as.i;
+      r = (d > x) - (d < x);
+    } else if (isinf(d)) {
+      r = d > 0 ? 1 : -1;
+    } else {
+      mpz_t z;
+      mpz_init(z);
+      obj_int_to_mpz(i, z);
+      int c = mpz_cmp_d(z, d); /* sign of z - d */
+      mpz_clear(z);
+      r = (c < 0) - (c > 0);
+    }
+    return flip ? -r : r;
+  }
+  /* Ints, at least one big. */
+  mpz_t x, y;
+  mpz_init(x);
+  mpz_init(y);
+  obj_int_to_mpz(a, x);
+  obj_int_to_mpz(b, y);
+  int c = mpz_cmp(x, y);
+  mpz_clear(x);
+  mpz_clear(y);
+  return (c > 0) - (c < 0);
+}
+
+static bool isclose(double a, double b) {
+  if (a == b) return true;
+  if (isinf(a) || isinf(b) || isnan(a) || isnan(b)) return false;
+  double diff = fabs(a - b);
+  double rel = 1e-9 * fmax(fabs(a), fabs(b));
+  return diff <= rel || diff <= 1e-12;
+}
+
+static double num_to_double(Value v) {
+  if (v.tag == T_FLOAT) return v.as.f;
+  if (v.tag == T_INT) return (double)v.as.i;
+  return mpz_get_d(AS_BIG(v)->z);
+}
+
+/* ---- equality ------------------------------------------------------------- */
+
+typedef struct EqCtx {
+  VM *vm;          /* NULL: key equality (no steps) */
+  bool approx;
+  bool failed;
+  const Obj *seen_a[64]; /* mutable containers on the current path */
+  const Obj *seen_b[64];
+  int nseen;
+} EqCtx;
+
+static bool eq(EqCtx *c, Value a, Value b, int depth);
+
+static bool charge(EqCtx *c) {
+  if (!c->vm) return true;
+  VM *vm = c->vm;
+  if (++vm->steps >= vm->step_check && !vm_step_slow(vm)) {
+    c->failed = true;
+    return false;
+  }
+  return true;
+}
+
+static bool eq_seq(EqCtx *c, const Value *x, const Value *y, size_t n, int depth) {
+  for (size_t i = 0; i < n; i++)
+    if (!eq(c, x[i], y[i], depth + 1)) return false;
+  return true;
+}
+
+static bool eq_tables(EqCtx *c, ObjMap *x, ObjMap *y, int depth) {
+  if (x->t.live != y->t.live) return false;
+  size_t pos = 0;
+  HEntry *e;
+  while (tbl_next(&x->t, &pos, &e)) {
+    HEntry *f = tbl_find(c->vm, &y->t, e->key);
+    if (!f) return false;
+    if (x->hdr.kind != T_SET && !eq(c, e->val, f->val, depth + 1)) return false;
+  }
+  return true;
+}
+
+static bool eq(EqCtx *c, Value a, Value b, int depth) {
+  if (c->failed || !charge(c)) return false;
+  if (depth > VM_MAX_VALUE_DEPTH) {
+    if (c->vm) {
+      vm_raise_fatal(c->vm, E_RECURSION, NULL, "Value nested too deeply to compare (more than %d levels)",
+                     VM_MAX_VALUE_DEPTH);
+      c->failed = true;
+    }
+    return false;
+  }
+  if (IS_NUM(a) && IS_NUM(b)) {
+    if (c->approx) return isclose(num_to_double(a), num_to_double(b));
+    return vm_num_cmp(a, b) == 0;
+  }
+  if (a.tag != b.tag) return false;
+  switch ((ValueTag)a.tag) {
+    case T_UNIT: return true;
+    case T_BOOL: return a.as.b == b.as.b;
+    case T_STRING: {
+      ObjString *x = AS_STR(a), *y = AS_STR(b);
+      return x == y || (x->blen == y->blen && memcmp(x->data, y->data, x->blen) == 0);
+    }
+    case T_LIST: {
+      ObjList *x = AS_LIST(a), *y = AS_LIST(b);
+      if (x->len != y->len) return false;
+      if (x == y && !c->approx) return true;
+      return eq_seq(c, list_items(x), list_items(y), x->len, depth);
+    }
+    case T_TUPLE: {
+      ObjTuple *x = AS_TUPLE(a), *y = AS_TUPLE(b);
+      return x->n == y->n && eq_seq(c, x->items, y->items, x->n, depth);
+    }
+    case T_CTOR: {
+      ObjCtor *x = AS_CTOR(a), *y = AS_CTOR(b);
+      if (x->info != y->info && strcmp(x->info->name, y->info->name) != 0) return false;
+      if (x->info->nfields != y->info->nfields) return false;
+      return eq_seq(c, x->fields, y->fields, (size_t)x->info->nfields, depth);
+    }
+    case T_ARRAY:
+    case T_VEC:
+    case T_MAP:
+    case T_MMAP:
+    case T_SET: {
+      if (a.as.o == b.as.o && !c->approx) return true;
+      /* A pair already on the path compares equal (cycles). */
+      for (int i = 0; i < c->nseen; i++)
+        if (c->seen_a[i] == a.as.o && c->seen_b[i] == b.as.o) return true;
+      bool pushed = c->nseen < 64;
+      if (pushed) {
+        c->seen_a[c->nseen] = a.as.o;
+        c->seen_b[c->nseen] = b.as.o;
+        c->nseen++;
+      }
+      bool r;
+      if (a.tag == T_ARRAY || a.tag == T_VEC) {
+        ObjArray *x = AS_ARRAY(a), *y = AS_ARRAY(b);
+        r = x->len == y->len && eq_seq(c, x->items, y->items, x->len, depth);
+      } else {
+        r = eq_tables(c, AS_MAP(a), AS_MAP(b), depth);
+      }
+      if (pushed) c->nseen--;
+      return r;
+    }
+    default: return a.as.o == b.as.o;
+  }
+}
+
+int vm_equal(VM *vm, Value a, Value b, bool approx) {
+  EqCtx c;
+  c.vm = vm;
+  c.approx = approx;
+  c.failed = false;
+  c.nseen = 0;
+  bool r = eq(&c, a, b, 0);
+  if (c.failed) return -1;
+  return r ? 1 : 0;
+}
+
+bool vm_key_equal(Value a, Value b) {
+  if (a.tag == T_INT && b.tag == T_INT) return a.as.i == b.as.i;
+  if (a.tag == T_STRING && b.tag == T_STRING) {
+    ObjString *x = AS_STR(a), *y = AS_STR(b);
+    return x == y || (x->blen == y->blen && memcmp(x->data, y->data, x->blen) == 0);
+  }
+  EqCtx c;
+  c.vm = NULL;
+  c.approx = false;
+  c.failed = false;
+  c.nseen = 0;
+  return eq(&c, a, b, 0);
+}
+
+/* ---- hashing ---------------------------------------------------------------- */
+
+static uint32_t mix(uint32_t h, uint32_t x) {
+  h ^= x + 0x9e3779b9u + (h << 6) + (h >> 2);
+  return h;
+}
+
+static uint32_t hash_i64(int64_t i) {
+  uint64_t x = (uint64_t)i;
+  x ^= x >> 33;
+  x *= 0xff51afd7ed558ccdULL;
+  x ^= x >> 33;
+  x *= 0xc4ceb9fe1a85ec53ULL;
+  x ^= x >> 33;
+  return (uint32_t)x;
+}
+
+static uint32_t hash_mpz(const mpz_t z) {
+  uint32_t h = (uint32_t)mpz_sgn(z) + 7u;
+  size_t n = mpz_size(z);
+  for (size_t i = 0; i < n; i++) {
+    uint64_t limb = (uint64_t)mpz_getlimbn(z, i);
+    h = mix(h, (uint32_t)limb);
+    h = mix(h, (uint32_t)(limb >> 32));
+  }
+  return h;
+}
+
+/* Deeper parts of a value do not contribute to its hash (still
+ * consistent with equality, just coarser). */
+#define HASH_MAX_DEPTH 6
+
+static uint32_t hash_rec(Value v, int depth) {
+  switch ((ValueTag)v.tag) {
+    case T_UNIT: return 0x1234u;
+    case T_BOOL: return v.as.b ? 1u : 0u; /* like Python: hash(True) == hash(1) */
+    case T_INT: return hash_i64(v.as.i);
+    case T_FLOAT: {
+      double d = v.as.f;
+      if (d == floor(d) && d >= -9.2e18 && d <= 9.2e18) return hash_i64((int64_t)d);
+      if (d == floor(d) && !isinf(d)) {
+        mpz_t z;
+        mpz_init_set_d(z, d);
+        uint32_t h = hash_mpz(z);
+        mpz_clear(z);
+        return h;
+      }
+      uint64_t bits;
+      memcpy(&bits, &d, sizeof bits);
+      return hash_i64((int64_t)bits);
+    }
+    case T_BIGINT: return hash_mpz(AS_BIG(v)->z);
+    case T_STRING: return obj_string_hash(AS_STR(v));
+    default: break;
+  }
+  if (depth >= HASH_MAX_DEPTH) return (uint32_t)v.tag * 31u;
+  uint32_t h = (uint32_t)v.tag * 0x01000193u;
+  switch ((ValueTag)v.tag) {
+    case T_LIST: {
+      ObjList *l = AS_LIST(v);
+      Value *it = list_items(l);
+      for (size_t i = 0; i < l->len; i++) h = mix(h, hash_rec(it[i], depth + 1));
+      return h;
+    }
+    case T_TUPLE: {
+      ObjTuple *t = AS_TUPLE(v);
+      for (uint32_t i = 0; i < t->n; i++) h = mix(h, hash_rec(t->items[i], depth + 1));
+      return h;
+    }
+    case T_CTOR: {
+      ObjCtor *c = AS_CTOR(v);
+      h = mix(h, hash_bytes(c->info->name, strlen(c->info->name)));
+      for (int i = 0; i < c->info->nfields; i++) h = mix(h, hash_rec(c->fields[i], depth + 1));
+      return h;
+    }
+    case T_MAP: {
+      /* Order-independent: sum of entry hashes. */
+      HTable *t = &AS_MAP(v)->t;
+      uint32_t sum = 0;
+      size_t pos = 0;
+      HEntry *e;
+      while (tbl_next(t, &pos, &e)) sum += mix(e->hash, hash_rec(e->val, depth + 1));
+      return mix(h, sum);
+    }
+    default: return (uint32_t)(uintptr_t)v.as.o; /* identity for mutable values */
+  }
+}
+
+uint32_t vm_hash(Value v) { return hash_rec(v, 0); }
+
+/* ---- ordering ------------------------------------------------------------------ */
+
+static int rank(Value v) {
+  switch ((ValueTag)v.tag) {
+    case T_UNIT: return 0;
+    case T_BOOL: return 1;
+    case T_INT:
+    case T_FLOAT:
+    case T_BIGINT: return 2;
+    case T_STRING: return 4;
+    case T_TUPLE: return 5;
+    case T_CTOR: return 6;
+    case T_LIST: return 7;
+    case T_ARRAY: return 8;
+    case T_MMAP: return 9;
+    case T_MAP: return 10;
+    case T_SET: return 11;
+    case T_VEC: return 12;
+    default: return 99;
+  }
+}
+
+typedef struct OrdCtx {
+  VM *vm;
+  bool failed;
+} OrdCtx;
+
+static int ord(OrdCtx *c, Value a, Value b, int depth);
+
+static int ord_seq(OrdCtx *c, const Value *x, size_t nx, const Value *y, size_t ny, int depth) {
+  size_t n = nx < ny ? nx : ny;
+  for (size_t i = 0; i < n; i++) {
+    int r = ord(c, x[i], y[i], depth + 1);
+    if (r || c->failed) return r;
+  }
+  return (nx > ny) - (nx < ny);
+}
+
+static int str_cmp(ObjString *x, ObjString *y) {
+  size_t n = x->blen < y->blen ? x->blen : y->blen;
+  int r = memcmp(x->data, y->data, n); /* UTF-8 byte order = code point order */
+  if (r) return r < 0 ? -1 : 1;
+  return (x->blen > y->blen) - (x->blen < y->blen);
+}
+
+/* Entries of a table sorted by key order, for comparing Maps and Sets. */
+static Value *sorted_keys(OrdCtx *c, HTable *t, bool with_values, size_t *n) {
+  size_t cnt = t->live * (with_values ? 2 : 1);
+  Value *arr = malloc((cnt ? cnt : 1) * sizeof(Value));
+  if (!arr) {
+    vm_raise_oom(c->vm);
+    c->failed = true;
+    return NULL;
+  }
+  size_t pos = 0, k = 0;
+  HEntry *e;
+  while (tbl_next(t, &pos, &e)) {
+    arr[k++] = e->key;
+    if (with_values) arr[k++] = e->val;
+  }
+  /* insertion sort by key (pairs move together): tables compared by order
+   * are rare and small */
+  size_t stride = with_values ? 2 : 1, m = t->live;
+  for (size_t i = 1; i < m; i++) {
+    for (size_t j = i; j > 0; j--) {
+      int r = ord(c, arr[(j - 1) * stride], arr[j * stride], 0);
+      if (c->failed) {
+        free(arr);
+        return NULL;
+      }
+      if (r <= 0) break;
+      for (size_t s = 0; s < stride; s++) {
+        Value tmp = arr[(j - 1) * stride + s];
+        arr[(j - 1) * stride + s] = arr[j * stride + s];
+        arr[j * stride + s] = tmp;
+      }
+    }
+  }
+  *n = cnt;
+  return arr;
+}
+
+static int ord(OrdCtx *c, Value a, Value b, int depth) {
+  if (c->failed) return 0;
+  if (depth > VM_MAX_VALUE_DEPTH) {
+    vm_raise_fatal(c->vm, E_RECURSION, NULL, "Value nested too deeply to compare (more than %d levels)",
+                   VM_MAX_VALUE_DEPTH);
+    c->failed = true;
+    return 0;
+  }
+  int ra = rank(a), rb = rank(b);
+  if (ra != rb) return ra < rb ? -1 : 1;
+  switch ((ValueTag)a.tag) {
+    case T_UNIT: return 0;
+    case T_BOOL: return (a.as.b > b.as.b) - (a.as.b < b.as.b);
+    case T_INT:
+    case T_FLOAT:
+    case T_BIGINT: {
+      int r = vm_num_cmp(a, b);
+      return r == 2 ? 0 : r;
+    }
+    case T_STRING: return str_cmp(AS_STR(a), AS_STR(b));
+    case T_TUPLE: {
+      ObjTuple *x = AS_TUPLE(a), *y = AS_TUPLE(b);
+      return ord_seq(c, x->items, x->n, y->items, y->n, depth);
+    }
+    case T_CTOR: {
+      ObjCtor *x = AS_CTOR(a), *y = AS_CTOR(b);
+      int r = strcmp(x->info->name, y->info->name);
+      if (r) return r < 0 ? -1 : 1;
+      return ord_seq(c, x->fields, (size_t)x->info->nfields, y->fields, (size_t)y->info->nfields, depth);
+    }
+    case T_LIST: {
+      ObjList *x = AS_LIST(a), *y = AS_LIST(b);
+      return ord_seq(c, list_items(x), x->len, list_items(y), y->len, depth);
+    }
+    case T_ARRAY:
+    case T_VEC: {
+      ObjArray *x = AS_ARRAY(a), *y = AS_ARRAY(b);
+      return ord_seq(c, x->items, x->len, y->items, y->len, depth);
+    }
+    case T_MAP:
+    case T_MMAP:
+    case T_SET: {
+      bool wv = a.tag != T_SET;
+      size_t nx = 0, ny = 0;
+      Value *x = sorted_keys(c, &AS_MAP(a)->t, wv, &nx);
+      if (!x) return 0;
+      Value *y = sorted_keys(c, &AS_MAP(b)->t, wv, &ny);
+      if (!y) {
+        free(x);
+        return 0;
+      }
+      int r = ord_seq(c, x, nx, y, ny, depth);
+      free(x);
+      free(y);
+      return r;
+    }
+    default: {
+      uintptr_t x = (uintptr_t)a.as.o, y = (uintptr_t)b.as.o;
+      return (x > y) - (x < y);
+    }
+  }
+}
+
+bool vm_order(VM *vm, Value a, Value b, int *cmp) {
+  OrdCtx c = {vm, false};
+  *cmp = ord(&c, a, b, 0);
+  return !c.failed;
+}
+
+/* Bottom-up merge sort: stable, O(n log n), one scratch array. */
+bool vm_sort_values(VM *vm, Value *items, size_t n) {
+  if (n < 2) return true;
+  Value *tmp = malloc(n * sizeof(Value));
+  if (!tmp) return vm_raise_oom(vm);
+  Value *src = items, *dst = tmp;
+  for (size_t width = 1; width < n; width *= 2) {
+    for (size_t lo = 0; lo < n; lo += 2 * width) {
+      size_t mid = lo + width < n ? lo + width : n;
+      size_t hi = lo + 2 * width < n ? lo + 2 * width : n;
+      size_t i = lo, j = mid, k = lo;
+      while (i < mid && j < hi) {
+        int r;
+        if (!vm_order(vm, src[j], src[i], &r)) {
+          free(tmp);
+          return false;
+        }
+        dst[k++] = r < 0 ? src[j++] : src[i++];
+      }
+      while (i < mid) dst[k++] = src[i++];
+      while (j < hi) dst[k++] = src[j++];
+    }
+    Value *t = src;
+    src = dst;
+    dst = t;
+    vm->steps += n / 64; /* charge the work at a reduced rate */
+  }
+  if (src != items) memcpy(items, src, n * sizeof(Value));
+  free(tmp);
+  return true;
+}

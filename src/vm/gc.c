@@ -1,0 +1,265 @@
+/* Heap allocator and mark-and-sweep garbage collector (see gc.h). */
+#include "gc.h"
+
+#include <stdio.h>
+
+static void free_object(VM *vm, Obj *o);
+
+/* ---- allocation ------------------------------------------------------------ */
+
+static bool over_limit(const VM *vm, size_t extra) {
+  return vm->heap_limit && vm->bytes + extra > vm->heap_limit;
+}
+
+static void *raw_alloc(VM *vm, size_t size) {
+#ifdef GENO_GC_STRESS
+  if (!vm->gc_running) gc_collect(vm);
+#endif
+  if (vm->bytes + size > vm->next_gc || over_limit(vm, size)) gc_collect(vm);
+  if (over_limit(vm, size)) {
+    vm_raise_oom(vm);
+    return NULL;
+  }
+  void *p = malloc(size);
+  if (!p) {
+    gc_collect(vm);
+    p = malloc(size);
+    if (!p) {
+      vm_raise_oom(vm);
+      return NULL;
+    }
+  }
+  vm->bytes += size;
+  return p;
+}
+
+Obj *gc_alloc(VM *vm, ValueTag kind, size_t size) {
+  Obj *o = raw_alloc(vm, size);
+  if (!o) return NULL;
+  o->kind = (uint8_t)kind;
+  o->marked = 0;
+  o->perm = 0;
+  o->size = size;
+  o->next = vm->objects;
+  vm->objects = o;
+  return o;
+}
+
+Obj *gc_alloc_perm(VM *vm, ValueTag kind, size_t size) {
+  Obj *o = raw_alloc(vm, size);
+  if (!o) return NULL;
+  o->kind = (uint8_t)kind;
+  o->marked = 0;
+  o->perm = 1;
+  o->size = size;
+  o->next = vm->perm;
+  vm->perm = o;
+  return o;
+}
+
+void *gc_realloc_aux(VM *vm, void *ptr, size_t old_bytes, size_t new_bytes) {
+  if (new_bytes > old_bytes) {
+    size_t extra = new_bytes - old_bytes;
+#ifdef GENO_GC_STRESS
+    if (!vm->gc_running) gc_collect(vm);
+#endif
+    if (vm->bytes + extra > vm->next_gc || over_limit(vm, extra)) gc_collect(vm);
+    if (over_limit(vm, extra)) {
+      vm_raise_oom(vm);
+      return NULL;
+    }
+  }
+  void *p = realloc(ptr, new_bytes ? new_bytes : 1);
+  if (!p) {
+    vm_raise_oom(vm);
+    return NULL;
+  }
+  vm->bytes = vm->bytes - old_bytes + new_bytes;
+  return p;
+}
+
+void gc_free_aux(VM *vm, void *ptr, size_t bytes) {
+  if (!ptr) return;
+  free(ptr);
+  vm->bytes -= bytes < vm->bytes ? bytes : vm->bytes;
+}
+
+void gc_charge(VM *vm, ptrdiff_t bytes) {
+  if (bytes < 0 && (size_t)-bytes > vm->bytes) vm->bytes = 0;
+  else vm->bytes = (size_t)((ptrdiff_t)vm->bytes + bytes);
+}
+
+/* ---- marking --------------------------------------------------------------- */
+
+static void gray_push(VM *vm, Obj *o) {
+  if (vm->ngray == vm->graycap) {
+    size_t cap = vm->graycap ? vm->graycap * 2 : 256;
+    Obj **g = realloc(vm->gray, cap * sizeof *g);
+    if (!g) {
+      /* Cannot grow the mark stack: marking must still be complete, so
+       * fall back to marking this object's children recursively later by
+       * leaving it unmarked and rescanning. This is only reachable when
+       * the host is out of memory; abort rather than free live objects. */
+      base_panic(__FILE__, __LINE__, "out of memory while collecting garbage");
+    }
+    vm->gray = g;
+    vm->graycap = cap;
+  }
+  vm->gray[vm->ngray++] = o;
+}
+
+static inline void mark_obj(VM *vm, Obj *o) {
+  if (!o || o->marked || o->perm) return;
+  o->marked = 1;
+  gray_push(vm, o);
+}
+
+static inline void mark_value(VM *vm, Value v) {
+  if (IS_OBJ(v)) mark_obj(vm, v.as.o);
+}
+
+static void mark_values(VM *vm, const Value *vs, size_t n) {
+  for (size_t i = 0; i < n; i++) mark_value(vm, vs[i]);
+}
+
+static void blacken(VM *vm, Obj *o) {
+  switch ((ValueTag)o->kind) {
+    case T_STRING: mark_obj(vm, (Obj *)((ObjString *)o)->buf); break;
+    case T_LIST: mark_obj(vm, (Obj *)((ObjList *)o)->buf); break;
+    case T_LISTBUF: {
+      ObjListBuf *b = (ObjListBuf *)o;
+      mark_values(vm, b->items, b->used);
+      break;
+    }
+    case T_TUPLE: {
+      ObjTuple *t = (ObjTuple *)o;
+      mark_values(vm, t->items, t->n);
+      break;
+    }
+    case T_CTOR: {
+      ObjCtor *c = (ObjCtor *)o;
+      mark_values(vm, c->fields, (size_t)c->info->nfields);
+      break;
+    }
+    case T_MAP:
+    case T_MMAP:
+    case T_SET: {
+      HTable *t = &((ObjMap *)o)->t;
+      for (size_t i = 0; i < t->nentries; i++) {
+        if (t->entries[i].key.tag == T_MISSING) continue;
+        mark_value(vm, t->entries[i].key);
+        mark_value(vm, t->entries[i].val);
+      }
+      break;
+    }
+    case T_ARRAY:
+    case T_VEC: {
+      ObjArray *a = (ObjArray *)o;
+      mark_values(vm, a->items, a->len);
+      break;
+    }
+    case T_FUNC: {
+      ObjFunc *f = (ObjFunc *)o;
+      mark_values(vm, f->up, f->nup);
+      break;
+    }
+    case T_ASYNC: {
+      ObjAsync *a = (ObjAsync *)o;
+      mark_value(vm, a->fn);
+      mark_values(vm, a->args, a->nargs);
+      break;
+    }
+    case T_CELL: mark_value(vm, ((ObjCell *)o)->v); break;
+    default: break; /* BIGINT, STRBUF, BUILTIN: no references */
+  }
+}
+
+/* THE root set. Everything reachable from here survives a collection;
+ * every other object is freed. */
+static void gc_mark_roots(VM *vm) {
+  /* 1. The value stack: every register of every active frame, and the
+   *    arguments vm_call has placed above the top frame (all below sp). */
+  if (vm->stack) mark_values(vm, vm->stack, (size_t)(vm->sp - vm->stack));
+  /* 2. The closures of active frames (their upvalues are live). */
+  for (int i = 0; i < vm->nframes; i++) mark_obj(vm, (Obj *)vm->frames[i].fn);
+  /* 3. C temporaries pinned by builtins and VM helpers. */
+  for (int i = 0; i < vm->nroots; i++) mark_value(vm, *vm->roots[i]);
+  /* 4. The value of an error in flight (a thrown constructor). */
+  if (vm->err.active) mark_value(vm, vm->err.value);
+  /* Image constants, cached function/builtin values and field-less
+   * constructors are perm objects: never swept, so not marked here. */
+}
+
+/* ---- sweeping ---------------------------------------------------------------- */
+
+static void free_object(VM *vm, Obj *o) {
+  switch ((ValueTag)o->kind) {
+    case T_BIGINT: mpz_clear(((ObjBigInt *)o)->z); break;
+    case T_MAP:
+    case T_MMAP:
+    case T_SET: {
+      HTable *t = &((ObjMap *)o)->t;
+      gc_free_aux(vm, t->entries, t->ecap * sizeof(HEntry));
+      gc_free_aux(vm, t->index, t->icap * sizeof(uint32_t));
+      break;
+    }
+    case T_ARRAY:
+    case T_VEC: {
+      ObjArray *a = (ObjArray *)o;
+      gc_free_aux(vm, a->items, a->cap * sizeof(Value));
+      break;
+    }
+    default: break;
+  }
+  vm->bytes -= o->size < vm->bytes ? o->size : vm->bytes;
+  free(o);
+}
+
+void gc_collect(VM *vm) {
+  if (vm->gc_running) return;
+  vm->gc_running = true;
+  gc_mark_roots(vm);
+  while (vm->ngray > 0) blacken(vm, vm->gray[--vm->ngray]);
+  Obj **link = &vm->objects;
+  while (*link) {
+    Obj *o = *link;
+    if (o->marked) {
+      o->marked = 0;
+      link = &o->next;
+    } else {
+      *link = o->next;
+      free_object(vm, o);
+    }
+  }
+  size_t next = vm->bytes * 2;
+  vm->next_gc = next > GC_MIN_THRESHOLD ? next : GC_MIN_THRESHOLD;
+  vm->gc_running = false;
+}
+
+void gc_free_all(VM *vm) {
+  Obj *lists[2] = {vm->objects, vm->perm};
+  for (int k = 0; k < 2; k++) {
+    Obj *o = lists[k];
+    while (o) {
+      Obj *next = o->next;
+      free_object(vm, o);
+      o = next;
+    }
+  }
+  vm->objects = vm->perm = NULL;
+  free(vm->gray);
+  vm->gray = NULL;
+  vm->ngray = vm->graycap = 0;
+}
+
+/* ---- pinned roots ------------------------------------------------------------- */
+
+void gc_push_root(VM *vm, Value *slot) {
+  GENO_ASSERT(vm->nroots < VM_MAX_ROOTS);
+  vm->roots[vm->nroots++] = slot;
+}
+
+void gc_pop_roots(VM *vm, int n) {
+  GENO_ASSERT(n >= 0 && n <= vm->nroots);
+  vm->nroots -= n;
+}

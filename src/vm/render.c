@@ -1,0 +1,473 @@
+/* Rendering values as text and JSON (see render.h). */
+#include "render.h"
+
+#include <math.h>
+#include <utf8proc.h>
+
+#include "../base/utf8.h"
+#include "equal.h"
+#include "object.h"
+
+typedef struct RCtx {
+  VM *vm;
+  Buf *out;
+  RenderMode mode;
+  size_t start;      /* out->len when rendering began */
+  size_t byte_cap;   /* stop once the text grows past this many bytes */
+  bool over;         /* the cap was hit */
+  const Obj *path[64]; /* mutable containers being rendered (cycle check) */
+  int npath;
+} RCtx;
+
+static bool render(RCtx *c, Value v, bool top, int depth);
+
+static void put(RCtx *c, const char *s, size_t n) {
+  if (c->over) return;
+  buf_append(c->out, s, n);
+  if (c->out->len - c->start > c->byte_cap) c->over = true;
+}
+
+static void puts_(RCtx *c, const char *s) { put(c, s, strlen(s)); }
+
+/* Canonical quoted string: escapes \\ \" \b \f \n \r \t, other C0 controls
+ * as \u00XX, everything else raw. */
+static void quote_canonical(RCtx *c, const ObjString *s) {
+  put(c, "\"", 1);
+  size_t run = 0;
+  for (size_t i = 0; i < s->blen; i++) {
+    unsigned char ch = (unsigned char)s->data[i];
+    const char *esc = NULL;
+    char tmp[8];
+    switch (ch) {
+      case '\\': esc = "\\\\"; break;
+      case '"': esc = "\\\""; break;
+      case '\b': esc = "\\b"; break;
+      case '\f': esc = "\\f"; break;
+      case '\n': esc = "\\n"; break;
+      case '\r': esc = "\\r"; break;
+      case '\t': esc = "\\t"; break;
+      default:
+        if (ch < 0x20) {
+          snprintf(tmp, sizeof tmp, "\\u%04x", ch);
+          esc = tmp;
+        }
+    }
+    if (esc) {
+      put(c, s->data + run, i - run);
+      puts_(c, esc);
+      run = i + 1;
+    }
+  }
+  put(c, s->data + run, s->blen - run);
+  put(c, "\"", 1);
+}
+
+/* Python's str.isprintable for one code point. */
+static bool py_printable(int32_t cp) {
+  if (cp == ' ') return true;
+  utf8proc_category_t cat = utf8proc_category(cp);
+  switch (cat) {
+    case UTF8PROC_CATEGORY_CC:
+    case UTF8PROC_CATEGORY_CF:
+    case UTF8PROC_CATEGORY_CS:
+    case UTF8PROC_CATEGORY_CO:
+    case UTF8PROC_CATEGORY_CN:
+    case UTF8PROC_CATEGORY_ZL:
+    case UTF8PROC_CATEGORY_ZP:
+    case UTF8PROC_CATEGORY_ZS: return false;
+    default: return true;
+  }
+}
+
+/* Python repr of a str: single quotes unless the text has ' and no ". */
+static void quote_python(RCtx *c, const ObjString *s) {
+  bool has_sq = memchr(s->data, '\'', s->blen) != NULL;
+  bool has_dq = memchr(s->data, '"', s->blen) != NULL;
+  char q = has_sq && !has_dq ? '"' : '\'';
+  put(c, &q, 1);
+  size_t i = 0;
+  while (i < s->blen) {
+    int32_t cp;
+    int n = utf8_decode((const unsigned char *)s->data + i, s->blen - i, &cp);
+    if (n <= 0) {
+      n = 1;
+      cp = (unsigned char)s->data[i];
+    }
+    char tmp[16];
+    if (cp == q || cp == '\\') {
+      tmp[0] = '\\';
+      tmp[1] = (char)cp;
+      put(c, tmp, 2);
+    } else if (cp == '\n') puts_(c, "\\n");
+    else if (cp == '\r') puts_(c, "\\r");
+    else if (cp == '\t') puts_(c, "\\t");
+    else if (cp < 0x80 && (cp < 0x20 || cp == 0x7f)) {
+      snprintf(tmp, sizeof tmp, "\\x%02x", cp);
+      puts_(c, tmp);
+    } else if (cp >= 0x80 && !py_printable(cp)) {
+      if (cp <= 0xff) snprintf(tmp, sizeof tmp, "\\x%02x", cp);
+      else if (cp <= 0xffff) snprintf(tmp, sizeof tmp, "\\u%04x", cp);
+      else snprintf(tmp, sizeof tmp, "\\U%08x", cp);
+      puts_(c, tmp);
+    } else {
+      put(c, s->data + i, (size_t)n);
+    }
+    i += (size_t)n;
+  }
+  put(c, &q, 1);
+}
+
+static bool render_seq(RCtx *c, const Value *items, size_t n, int depth) {
+  for (size_t i = 0; i < n && !c->over; i++) {
+    if (i) put(c, ", ", 2);
+    if (!render(c, items[i], false, depth + 1)) return false;
+  }
+  return true;
+}
+
+static bool render_table(RCtx *c, HTable *t, bool with_values, int depth) {
+  size_t pos = 0, k = 0;
+  HEntry *e;
+  while (tbl_next(t, &pos, &e) && !c->over) {
+    if (k++) put(c, ", ", 2);
+    if (!render(c, e->key, false, depth + 1)) return false;
+    if (with_values) {
+      put(c, ": ", 2);
+      if (!render(c, e->val, false, depth + 1)) return false;
+    }
+  }
+  return true;
+}
+
+/* Set elements in the ordering-key order. */
+static bool render_set(RCtx *c, HTable *t, int depth) {
+  size_t n = t->live;
+  Value *items = malloc((n ? n : 1) * sizeof(Value));
+  if (!items) return vm_raise_oom(c->vm);
+  size_t pos = 0, k = 0;
+  HEntry *e;
+  while (tbl_next(t, &pos, &e)) items[k++] = e->key;
+  /* Sorting allocates nothing, so the unrooted copy is safe. */
+  bool ok = vm_sort_values(c->vm, items, n) && render_seq(c, items, n, depth);
+  free(items);
+  return ok;
+}
+
+static bool on_path(RCtx *c, const Obj *o) {
+  for (int i = 0; i < c->npath; i++)
+    if (c->path[i] == o) return true;
+  return false;
+}
+
+static bool render(RCtx *c, Value v, bool top, int depth) {
+  if (c->over) return true;
+  if (depth > VM_MAX_VALUE_DEPTH)
+    return vm_raise_fatal(c->vm, E_RECURSION, NULL, "Value nested too deeply to render (more than %d levels)",
+                          VM_MAX_VALUE_DEPTH);
+  bool repr = c->mode == RENDER_REPR;
+  char tmp[64];
+  switch ((ValueTag)v.tag) {
+    case T_UNIT: puts_(c, "()"); return true;
+    case T_BOOL: puts_(c, v.as.b ? (repr ? "True" : "true") : (repr ? "False" : "false")); return true;
+    case T_INT:
+      snprintf(tmp, sizeof tmp, "%lld", (long long)v.as.i);
+      puts_(c, tmp);
+      return true;
+    case T_BIGINT: {
+      if (!fmt_int(c->vm, v, c->out)) return false;
+      if (c->out->len - c->start > c->byte_cap) c->over = true;
+      return true;
+    }
+    case T_FLOAT:
+      fmt_float(v.as.f, tmp, sizeof tmp);
+      puts_(c, tmp);
+      return true;
+    case T_STRING: {
+      ObjString *s = AS_STR(v);
+      if (top && c->mode == RENDER_RAW) put(c, s->data, s->blen);
+      else if (repr) quote_python(c, s);
+      else quote_canonical(c, s);
+      return true;
+    }
+    case T_LIST: {
+      ObjList *l = AS_LIST(v);
+      put(c, "[", 1);
+      if (!render_seq(c, list_items(l), l->len, depth)) return false;
+      put(c, "]", 1);
+      return true;
+    }
+    case T_TUPLE: {
+      ObjTuple *t = AS_TUPLE(v);
+      put(c, "(", 1);
+      if (!render_seq(c, t->items, t->n, depth)) return false;
+      if (t->n == 1) put(c, ",", 1);
+      put(c, ")", 1);
+      return true;
+    }
+    case T_CTOR: {
+      ObjCtor *o = AS_CTOR(v);
+      puts_(c, o->info->name);
+      if (o->info->nfields == 0) return true;
+      put(c, "(", 1);
+      for (int i = 0; i < o->info->nfields && !c->over; i++) {
+        if (i) put(c, ", ", 2);
+        puts_(c, o->info->field_names[i]);
+        put(c, ": ", 2);
+        if (!render(c, o->fields[i], false, depth + 1)) return false;
+      }
+      put(c, ")", 1);
+      return true;
+    }
+    case T_MAP: {
+      put(c, "{", 1);
+      if (!render_table(c, &AS_MAP(v)->t, true, depth)) return false;
+      put(c, "}", 1);
+      return true;
+    }
+    case T_ARRAY:
+    case T_VEC:
+    case T_SET:
+    case T_MMAP: {
+      const char *open = v.tag == T_ARRAY ? "Array([" : v.tag == T_VEC ? "Vec([" : v.tag == T_SET ? "Set({" : "MutableMap({";
+      const char *close = v.tag == T_ARRAY || v.tag == T_VEC ? "])" : "})";
+      if (on_path(c, v.as.o)) {
+        puts_(c, open);
+        puts_(c, "...");
+        puts_(c, close);
+        return true;
+      }
+      bool pushed = c->npath < 64;
+      if (pushed) c->path[c->npath++] = v.as.o;
+      puts_(c, open);
+      bool ok;
+      if (v.tag == T_ARRAY || v.tag == T_VEC) ok = render_seq(c, AS_ARRAY(v)->items, AS_ARRAY(v)->len, depth);
+      else if (v.tag == T_SET) ok = render_set(c, &AS_MAP(v)->t, depth);
+      else ok = render_table(c, &AS_MAP(v)->t, true, depth);
+      puts_(c, close);
+      if (pushed) c->npath--;
+      return ok;
+    }
+    case T_FUNC: {
+      const char *name = AS_FUNC(v)->proto->name;
+      puts_(c, "<function ");
+      puts_(c, name ? name : "anonymous");
+      puts_(c, ">");
+      return true;
+    }
+    case T_BUILTIN: {
+      puts_(c, "<builtin ");
+      puts_(c, vm_builtin_name(AS_BUILTIN(v)));
+      puts_(c, ">");
+      return true;
+    }
+    case T_ASYNC: {
+      Value fn = AS_ASYNC(v)->fn;
+      const char *name = fn.tag == T_FUNC ? AS_FUNC(fn)->proto->name : NULL;
+      puts_(c, "<async ");
+      puts_(c, name ? name : "anonymous");
+      puts_(c, ">");
+      return true;
+    }
+    default: puts_(c, "<?>"); return true;
+  }
+}
+
+bool vm_render(VM *vm, Value v, RenderMode mode, Buf *out, size_t max_cp, RenderLimit limit,
+               const char *what) {
+  RCtx c;
+  c.vm = vm;
+  c.out = out;
+  c.mode = mode;
+  c.start = out->len;
+  /* A code point is at most 4 bytes: past 4*max_cp bytes the limit is
+   * certainly exceeded, so rendering can stop there. */
+  c.byte_cap = max_cp > SIZE_MAX / 4 - 8 ? SIZE_MAX / 2 : max_cp * 4 + 8;
+  c.over = false;
+  c.npath = 0;
+  if (!render(&c, v, true, 0)) return false;
+  if (out->failed) return vm_raise_oom(vm);
+  size_t cp = utf8_length(out->data ? out->data + c.start : "", out->len - c.start);
+  if (c.over || cp > max_cp) {
+    out->len = c.start;
+    if (out->data) out->data[c.start] = '\0';
+    if (limit == LIMIT_OUTPUT)
+      return vm_raise_fatal(vm, E_OUTPUT, NULL, "Output limit exceeded (%llu characters)",
+                            (unsigned long long)vm->max_output);
+    return vm_raise_fatal(vm, E_RESOURCE, NULL, "%s%sString size exceeds limit (%zu > %zu)", what ? what : "",
+                          what ? ": " : "", cp, max_cp);
+  }
+  return true;
+}
+
+/* ---- JSON ------------------------------------------------------------------ */
+
+typedef struct JCtx {
+  VM *vm;
+  Buf *out;
+  const Obj *path[64];
+  int npath;
+} JCtx;
+
+static bool json(JCtx *c, Value v, int depth);
+
+static bool json_seq(JCtx *c, const Value *items, size_t n, int depth) {
+  buf_putc(c->out, '[');
+  for (size_t i = 0; i < n; i++) {
+    if (i) buf_puts(c->out, ", ");
+    if (!json(c, items[i], depth + 1)) return false;
+  }
+  buf_putc(c->out, ']');
+  return true;
+}
+
+/* Python's str() of a map key: raw text for Strings, repr otherwise. */
+static bool json_key(JCtx *c, Value k) {
+  Buf tmp = BUF_INIT;
+  bool ok = vm_render(c->vm, k, k.tag == T_STRING ? RENDER_RAW : RENDER_REPR, &tmp, SIZE_MAX / 8,
+                      LIMIT_STRING, NULL);
+  if (ok) buf_json_string(c->out, tmp.data ? tmp.data : "", tmp.len);
+  buf_free(&tmp);
+  return ok;
+}
+
+static bool json_table(JCtx *c, HTable *t, int depth) {
+  buf_putc(c->out, '{');
+  size_t pos = 0, k = 0;
+  HEntry *e;
+  while (tbl_next(t, &pos, &e)) {
+    if (k++) buf_puts(c->out, ", ");
+    if (!json_key(c, e->key)) return false;
+    buf_puts(c->out, ": ");
+    if (!json(c, e->val, depth + 1)) return false;
+  }
+  buf_putc(c->out, '}');
+  return true;
+}
+
+static bool json(JCtx *c, Value v, int depth) {
+  if (depth > VM_MAX_VALUE_DEPTH)
+    return vm_raise_fatal(c->vm, E_RECURSION, NULL, "Value nested too deeply to encode (more than %d levels)",
+                          VM_MAX_VALUE_DEPTH);
+  Buf *o = c->out;
+  char tmp[64];
+  switch ((ValueTag)v.tag) {
+    case T_UNIT: buf_puts(o, "null"); return true;
+    case T_BOOL: buf_puts(o, v.as.b ? "true" : "false"); return true;
+    case T_INT:
+    case T_BIGINT: return fmt_int(c->vm, v, o);
+    case T_FLOAT:
+      if (isnan(v.as.f)) buf_puts(o, "\"NaN\"");
+      else if (isinf(v.as.f)) buf_puts(o, v.as.f > 0 ? "\"Infinity\"" : "\"-Infinity\"");
+      else {
+        fmt_float(v.as.f, tmp, sizeof tmp);
+        buf_puts(o, tmp);
+      }
+      return true;
+    case T_STRING: buf_json_string(o, AS_STR(v)->data, AS_STR(v)->blen); return true;
+    case T_LIST: return json_seq(c, list_items(AS_LIST(v)), AS_LIST(v)->len, depth);
+    case T_TUPLE:
+      buf_puts(o, "{\"_tuple\": ");
+      if (!json_seq(c, AS_TUPLE(v)->items, AS_TUPLE(v)->n, depth)) return false;
+      buf_putc(o, '}');
+      return true;
+    case T_MAP: return json_table(c, &AS_MAP(v)->t, depth);
+    case T_CTOR: {
+      ObjCtor *k = AS_CTOR(v);
+      buf_puts(o, "{\"_constructor\": ");
+      buf_json_string(o, k->info->name, strlen(k->info->name));
+      buf_puts(o, ", \"fields\": {");
+      for (int i = 0; i < k->info->nfields; i++) {
+        if (i) buf_puts(o, ", ");
+        buf_json_string(o, k->info->field_names[i], strlen(k->info->field_names[i]));
+        buf_puts(o, ": ");
+        if (!json(c, k->fields[i], depth + 1)) return false;
+      }
+      buf_puts(o, "}}");
+      return true;
+    }
+    case T_ARRAY:
+    case T_VEC:
+    case T_MMAP:
+    case T_SET: {
+      for (int i = 0; i < c->npath; i++)
+        if (c->path[i] == v.as.o) {
+          buf_puts(o, "\"[Circular]\"");
+          return true;
+        }
+      bool pushed = c->npath < 64;
+      if (pushed) c->path[c->npath++] = v.as.o;
+      bool ok;
+      if (v.tag == T_ARRAY || v.tag == T_VEC) {
+        buf_puts(o, v.tag == T_ARRAY ? "{\"_array\": " : "{\"_vec\": ");
+        ok = json_seq(c, AS_ARRAY(v)->items, AS_ARRAY(v)->len, depth);
+      } else if (v.tag == T_MMAP) {
+        buf_puts(o, "{\"_mutable_map\": ");
+        ok = json_table(c, &AS_MAP(v)->t, depth);
+      } else {
+        /* The reference sorts set elements by the text of their JSON form. */
+        HTable *t = &AS_MAP(v)->t;
+        size_t n = t->live, k = 0, pos = 0;
+        char **texts = calloc(n ? n : 1, sizeof(char *));
+        ok = texts != NULL;
+        HEntry *e;
+        while (ok && tbl_next(t, &pos, &e)) {
+          Buf one = BUF_INIT;
+          JCtx sub = *c;
+          sub.out = &one;
+          ok = json(&sub, e->key, depth + 1) && !one.failed;
+          texts[k++] = ok ? buf_take(&one) : NULL;
+          buf_free(&one);
+        }
+        for (size_t i = 1; ok && i < n; i++)
+          for (size_t j = i; j > 0 && strcmp(texts[j - 1], texts[j]) > 0; j--) {
+            char *t2 = texts[j];
+            texts[j] = texts[j - 1];
+            texts[j - 1] = t2;
+          }
+        buf_puts(o, "{\"_set\": [");
+        for (size_t i = 0; ok && i < n; i++) {
+          if (i) buf_puts(o, ", ");
+          buf_puts(o, texts[i]);
+        }
+        buf_putc(o, ']');
+        for (size_t i = 0; texts && i < k; i++) free(texts[i]);
+        free(texts);
+        if (!ok) vm_raise_oom(c->vm);
+      }
+      buf_putc(o, '}');
+      if (pushed) c->npath--;
+      return ok;
+    }
+    case T_FUNC: {
+      const char *name = AS_FUNC(v)->proto->name;
+      buf_puts(o, "{\"_function\": ");
+      buf_json_string(o, name ? name : "anonymous", strlen(name ? name : "anonymous"));
+      buf_putc(o, '}');
+      return true;
+    }
+    case T_BUILTIN: {
+      const char *name = vm_builtin_name(AS_BUILTIN(v));
+      buf_puts(o, "{\"_function\": ");
+      buf_json_string(o, name, strlen(name));
+      buf_putc(o, '}');
+      return true;
+    }
+    default: {
+      Buf tmpb = BUF_INIT;
+      bool ok = vm_render(c->vm, v, RENDER_REPR, &tmpb, SIZE_MAX / 8, LIMIT_STRING, NULL);
+      if (ok) buf_json_string(o, tmpb.data ? tmpb.data : "", tmpb.len);
+      buf_free(&tmpb);
+      return ok;
+    }
+  }
+}
+
+bool vm_to_json(VM *vm, Value v, Buf *out) {
+  JCtx c;
+  c.vm = vm;
+  c.out = out;
+  c.npath = 0;
+  if (!json(&c, v, 0)) return false;
+  if (out->failed) return vm_raise_oom(vm);
+  return true;
+}

@@ -1,0 +1,202 @@
+/* The VM's internal state and the functions shared by src/vm files.
+ * Builtins do not include this header; they use vmapi.h.
+ *
+ * Call model: a frame's registers are a window of the value stack. A call
+ * instruction puts the callee (or a placeholder) in R[a] and the arguments
+ * in R[a+1..]; the callee's registers start at R[a+1], and RET stores the
+ * result into the slot just below the callee's base (the caller's R[a]).
+ * C code calls Geno code through vm_call, which runs a nested dispatch
+ * loop; errors travel back as `false` returns with vm->err set (no
+ * longjmp), and try/catch is a per-function handler table searched while
+ * unwinding. */
+#ifndef GENO_VM_VM_H
+#define GENO_VM_VM_H
+
+#include <geno.h>
+
+#include "../base/buf.h"
+#include "chunk.h"
+#include "value.h"
+
+/* Value stack slots. The stack is one malloc'd block (untouched pages cost
+ * nothing); 1M slots (16 MiB) hold 500 frames of 2,000 registers. Running
+ * out is reported as E502 like deep recursion. */
+#define VM_STACK_SLOTS ((size_t)1 << 20)
+/* Hard cap on nested Geno calls when max_recursion_depth is 0 (geno.h). */
+#define VM_HARD_MAX_DEPTH 10000
+/* Nested dispatch loops (a builtin such as `map` calling back into Geno,
+ * which calls `map` again...). Each costs a few hundred bytes of C stack;
+ * 2,000 keeps a default 8 MiB thread stack far from overflow. */
+#define VM_MAX_NATIVE_DEPTH 2000
+/* Pinned C temporaries (vm_push_root). Builtins pin a handful at most. */
+#define VM_MAX_ROOTS 256
+/* Steps between two deadline polls: reading the clock every 4,096 steps
+ * keeps the overshoot past a deadline under a millisecond. */
+#define VM_POLL_INTERVAL 4096
+
+typedef struct Frame {
+  const Proto *p;
+  ObjFunc *fn;     /* the closure (upvalues), or NULL for top-level functions */
+  const Insn *ip;  /* next instruction (saved while this frame calls out) */
+  Value *base;     /* R[0] */
+  Value *top;      /* base + p->nregs */
+  bool entry;      /* entered from C (vm_call): returning leaves the loop */
+} Frame;
+
+/* One line of an error's call stack: a function and where it was entered. */
+typedef struct TraceLine {
+  const char *name;
+  Span span;
+} TraceLine;
+
+typedef struct VMError {
+  bool active;
+  int code;           /* E400 ... */
+  char *msg;          /* malloc'd */
+  Span span;          /* line 0 = no location */
+  bool catchable;     /* false for limits and contract violations */
+  bool thrown;        /* a `throw` of a constructor value */
+  Value value;        /* the thrown value (rooted) */
+  TraceLine *trace;   /* malloc'd, outermost first */
+  int ntrace;
+} VMError;
+
+typedef struct VM {
+  /* heap */
+  Obj *objects;          /* every collectable object */
+  Obj *perm;             /* image constants: never swept */
+  size_t bytes;          /* bytes of live + not yet collected objects */
+  size_t next_gc;        /* collect when bytes exceeds this */
+  size_t heap_limit;     /* E504 when live bytes exceed it (0 = none) */
+  Obj **gray;            /* mark stack */
+  size_t ngray, graycap;
+  Value *roots[VM_MAX_ROOTS]; /* pinned C temporaries */
+  int nroots;
+  bool gc_running;
+
+  /* stacks */
+  Value *stack;
+  Value *stack_end;
+  Value *sp;             /* first free slot: every slot below is a GC root */
+  Frame *frames;
+  int nframes;
+  int max_frames;
+  int depth;             /* active Geno calls (E502 past max_depth) */
+  int max_depth;
+  int native_depth;      /* nested dispatch loops */
+
+  /* program */
+  Image *img;
+  struct Program *prog;  /* front end (names, for interning) */
+  const struct BuiltinDef *builtins; /* the sorted builtin table */
+  size_t nbuiltins;
+  Obj **builtin_values;  /* cached builtin function values, by index */
+
+  /* limits */
+  uint64_t steps;
+  uint64_t max_steps;    /* 0 = unlimited */
+  uint64_t step_check;   /* next step count at which vm_step_slow runs */
+  uint64_t work_carry;   /* builtin work units not yet turned into steps */
+  uint64_t next_poll;    /* next deadline poll */
+  double deadline_ms;    /* monotonic ms; 0 = none */
+  double timeout_s;
+  uint64_t max_collection;
+  uint32_t max_int_bits;
+  int64_t small_int_max; /* largest small Int within max_int_bits */
+  uint64_t max_output;
+  uint64_t out_chars;    /* code points written so far */
+
+  /* host */
+  const geno_config *cfg;
+  unsigned caps;          /* granted capabilities */
+  bool discard_output;    /* example verification: print writes nothing */
+  Buf out;                /* program output */
+
+  /* host callbacks (BF_CALLBACK builtins); set by the runtime */
+  bool (*host_call)(struct VM *vm, const struct BuiltinDef *def, Value *args, int nargs, Value *out);
+  void *host_data;
+
+  /* errors */
+  VMError err;
+  const char *phase_name; /* for messages: NULL, "example", "test" */
+} VM;
+
+/* ---- lifecycle (vm_state.c) ---------------------------------------------- */
+
+/* [m] A VM configured from cfg (limits, capabilities). */
+VM *vm_new(const geno_config *cfg);
+void vm_free(VM *vm);
+
+/* ---- errors (vm_error.c) ------------------------------------------------ */
+
+/* Raise a runtime error (catchable unless it is a limit). Always returns
+ * false so callers can `return vm_raise(...)`. The span defaults to the
+ * current instruction's position when `span` is NULL. */
+bool vm_raise(VM *vm, int code, const Span *span, const char *fmt, ...) GENO_PRINTF(4, 5);
+bool vm_vraise(VM *vm, int code, const Span *span, const char *fmt, va_list ap);
+/* A limit or contract violation: never caught by try/catch. */
+bool vm_raise_fatal(VM *vm, int code, const Span *span, const char *fmt, ...) GENO_PRINTF(4, 5);
+/* `throw v` of a constructor value. */
+bool vm_raise_throw(VM *vm, Value v, const Span *span);
+void vm_error_clear(VM *vm);
+/* Out of memory / heap limit (E504, fatal). */
+bool vm_raise_oom(VM *vm);
+/* Span of the instruction frame f is executing. */
+Span vm_frame_span(const VM *vm, const Frame *f);
+
+/* ---- limits (vm_state.c) ------------------------------------------------ */
+
+/* Start the wall-clock deadline (timeout_s from now). */
+void vm_start_clock(VM *vm);
+bool vm_deadline_passed(VM *vm);
+
+/* Called when steps reach step_check: polls the deadline, enforces
+ * max_steps. False with an error raised. */
+bool vm_step_slow(VM *vm);
+/* Integer-size and collection-size checks (E504). */
+bool vm_check_bits_big(VM *vm, const mpz_t z);
+bool vm_check_collection(VM *vm, const char *kind, size_t n);
+
+/* ---- execution (vm_exec.c, vm_call.c) ----------------------------------- */
+
+/* Run frames until the entry frame at index `entry` returns. */
+bool vm_execute(VM *vm, int entry);
+/* Push a frame for p with arguments at base[0..nargs) (result goes to
+ * base[-1]). Returns 1 when a frame was pushed, 2 when the result was
+ * produced at once (an async call), 0 on error. */
+int vm_enter(VM *vm, const Proto *p, ObjFunc *fn, Value *base, int nargs, bool entry, bool force_sync);
+/* After an error: pop frames down to `entry` looking for a try/catch that
+ * takes it. True when one did (its frame is now on top, ip at the handler). */
+bool vm_unwind(VM *vm, int entry);
+/* Error code the reference derives from a message (E400/E401/E402/E499). */
+int vm_code_for_message(const char *msg);
+/* Call a function value with arguments (copied first); result in *out
+ * (which must be a rooted slot or a C local the caller roots after). */
+bool vm_call_value(VM *vm, Value fn, const Value *args, int nargs, Value *out);
+/* Call a top-level function prototype directly. */
+bool vm_call_proto(VM *vm, const Proto *p, const Value *args, int nargs, Value *out);
+/* Invoke builtin number `index` on args (rooted); gate by capability. */
+bool vm_call_builtin(VM *vm, int index, Value *args, int nargs, Value *out);
+/* Run an async value synchronously (await). Non-async values are returned. */
+bool vm_await(VM *vm, Value v, Value *out);
+/* The function value of top-level proto p (allocated once). */
+bool vm_fn_value(VM *vm, Proto *p, Value *out);
+bool vm_builtin_value(VM *vm, int index, Value *out);
+const char *vm_builtin_name(const ObjBuiltin *b);
+
+/* ---- values used by the loop (vm_ops.c) ----------------------------------- */
+
+bool vm_arith(VM *vm, int op, Value a, Value b, Value *out);
+bool vm_unary(VM *vm, int op, Value a, Value *out);
+/* a < b (lt) or a <= b (!lt) for numbers and strings. */
+bool vm_less(VM *vm, Value a, Value b, bool or_equal, bool *out);
+bool vm_index(VM *vm, Value target, Value index, Value *out);
+bool vm_set_index(VM *vm, Value *target, Value index, Value v);
+bool vm_get_field(VM *vm, Value target, const char *name, Value *out);
+bool vm_to_string_value(VM *vm, Value v, Value *out);
+bool vm_concat(VM *vm, Value a, Value b, Value *out);
+bool vm_concat_n(VM *vm, const Value *parts, int n, Value *out);
+/* Python truthiness (conditions on non-Bool values in unchecked code). */
+bool vm_truthy(Value v);
+
+#endif

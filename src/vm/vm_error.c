@@ -1,0 +1,99 @@
+/* Raising runtime errors: message, code, location and the Geno call stack
+ * at the point of the error (see vm.h: VMError). */
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "render.h"
+
+Span vm_frame_span(const VM *vm, const Frame *f) {
+  (void)vm;
+  Span sp = {0};
+  if (!f || !f->p || !f->ip || f->p->ncode == 0) return sp;
+  ptrdiff_t pc = f->ip - f->p->code - 1;
+  if (pc < 0) pc = 0;
+  if ((size_t)pc >= f->p->ncode) pc = (ptrdiff_t)f->p->ncode - 1;
+  sp.file = f->p->file;
+  sp.line = f->p->lines[pc].line;
+  sp.col = f->p->lines[pc].col;
+  return sp;
+}
+
+void vm_error_clear(VM *vm) {
+  free(vm->err.msg);
+  free(vm->err.trace);
+  memset(&vm->err, 0, sizeof vm->err);
+  vm->err.value = v_unit();
+}
+
+/* The call stack, outermost first: each frame's function and where it
+ * was entered (the first frame: its definition). */
+static void capture_trace(VM *vm) {
+  int n = vm->nframes;
+  vm->err.trace = n ? calloc((size_t)n, sizeof(TraceLine)) : NULL;
+  vm->err.ntrace = 0;
+  if (!vm->err.trace) return;
+  for (int k = 0; k < n; k++) {
+    Frame *f = &vm->frames[k];
+    TraceLine *t = &vm->err.trace[vm->err.ntrace++];
+    t->name = f->p->name ? f->p->name : "<anonymous>";
+    if (k == 0 || f->entry) t->span = f->p->span;
+    else t->span = vm_frame_span(vm, &vm->frames[k - 1]);
+  }
+}
+
+static bool raise_common(VM *vm, int code, const Span *span, bool catchable, const char *fmt, va_list ap) {
+  vm_error_clear(vm);
+  vm->err.active = true;
+  vm->err.code = code;
+  vm->err.catchable = catchable;
+  va_list ap2;
+  va_copy(ap2, ap);
+  int n = vsnprintf(NULL, 0, fmt, ap);
+  if (n < 0) n = 0;
+  vm->err.msg = malloc((size_t)n + 1);
+  if (vm->err.msg) vsnprintf(vm->err.msg, (size_t)n + 1, fmt, ap2);
+  va_end(ap2);
+  if (span) vm->err.span = *span;
+  else if (vm->nframes) vm->err.span = vm_frame_span(vm, &vm->frames[vm->nframes - 1]);
+  capture_trace(vm);
+  return false;
+}
+
+bool vm_vraise(VM *vm, int code, const Span *span, const char *fmt, va_list ap) {
+  bool limit = code >= 500 || code == E_PRECONDITION || code == E_POSTCONDITION;
+  return raise_common(vm, code, span, !limit, fmt, ap);
+}
+
+bool vm_raise(VM *vm, int code, const Span *span, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vm_vraise(vm, code, span, fmt, ap);
+  va_end(ap);
+  return false;
+}
+
+bool vm_raise_fatal(VM *vm, int code, const Span *span, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  raise_common(vm, code, span, false, fmt, ap);
+  va_end(ap);
+  return false;
+}
+
+bool vm_raise_oom(VM *vm) {
+  if (vm->err.active && vm->err.code == E_RESOURCE) return false;
+  return vm_raise_fatal(vm, E_RESOURCE, NULL, "Memory limit exceeded (%zu bytes in use)", vm->bytes);
+}
+
+bool vm_raise_throw(VM *vm, Value v, const Span *span) {
+  /* The message is the reference's: "Uncaught throw: " + the value's
+   * Python-style repr (what `catch e: String` would bind). */
+  Buf text = BUF_INIT;
+  bool ok = vm_render(vm, v, RENDER_REPR, &text, SIZE_MAX / 8, LIMIT_STRING, NULL);
+  if (!ok) return false;
+  vm_raise(vm, E_RUNTIME, span, "Uncaught throw: %s", text.data ? text.data : "");
+  buf_free(&text);
+  vm->err.thrown = true;
+  vm->err.value = v;
+  return false;
+}

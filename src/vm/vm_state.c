@@ -1,0 +1,122 @@
+/* VM lifecycle (creation from a geno_config, teardown) and the limits
+ * that are checked outside the dispatch loop: steps and deadline, integer
+ * size, collection size. */
+#include <math.h>
+#include <stdio.h>
+#include <time.h>
+
+#include "gc.h"
+#include "render.h"
+
+static double now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec * 1000.0 + (double)ts.tv_nsec / 1e6;
+}
+
+static void update_step_check(VM *vm) {
+  uint64_t check = UINT64_MAX;
+  if (vm->max_steps) check = vm->max_steps + 1;
+  if (vm->deadline_ms > 0 && vm->next_poll < check) check = vm->next_poll;
+  vm->step_check = check;
+}
+
+VM *vm_new(const geno_config *cfg) {
+  VM *vm = calloc(1, sizeof *vm);
+  if (!vm) return NULL;
+  geno_config defaults;
+  if (!cfg) {
+    geno_config_init(&defaults);
+    cfg = &defaults;
+  }
+  vm->cfg = cfg;
+  vm->next_gc = GC_MIN_THRESHOLD;
+  vm->heap_limit = (size_t)cfg->memory_bytes;
+  vm->stack = malloc(VM_STACK_SLOTS * sizeof(Value));
+  uint32_t depth = cfg->max_recursion_depth ? cfg->max_recursion_depth : VM_HARD_MAX_DEPTH;
+  if (depth > VM_HARD_MAX_DEPTH) depth = VM_HARD_MAX_DEPTH;
+  vm->max_depth = (int)depth;
+  vm->max_frames = (int)depth + 2;
+  vm->frames = malloc((size_t)vm->max_frames * sizeof(Frame));
+  if (!vm->stack || !vm->frames) {
+    free(vm->stack);
+    free(vm->frames);
+    free(vm);
+    return NULL;
+  }
+  vm->stack_end = vm->stack + VM_STACK_SLOTS;
+  vm->sp = vm->stack;
+  vm->max_steps = cfg->max_steps;
+  vm->timeout_s = cfg->timeout_s;
+  vm->max_collection = cfg->max_collection_size;
+  vm->max_int_bits = cfg->max_integer_bits ? cfg->max_integer_bits : 1;
+  vm->small_int_max = vm->max_int_bits >= 63 ? INT64_MAX : (INT64_C(1) << vm->max_int_bits) - 1;
+  vm->max_output = cfg->max_output_length;
+  vm->caps = cfg->capabilities_set ? cfg->capabilities : 0;
+  update_step_check(vm);
+  return vm;
+}
+
+void vm_start_clock(VM *vm) {
+  if (vm->timeout_s > 0 && isfinite(vm->timeout_s)) {
+    vm->deadline_ms = now_ms() + vm->timeout_s * 1000.0;
+    vm->next_poll = vm->steps + VM_POLL_INTERVAL;
+  } else {
+    vm->deadline_ms = 0;
+  }
+  update_step_check(vm);
+}
+
+void vm_free(VM *vm) {
+  if (!vm) return;
+  vm_error_clear(vm);
+  gc_free_all(vm);
+  img_free(vm->img);
+  free(vm->builtin_values);
+  free(vm->stack);
+  free(vm->frames);
+  buf_free(&vm->out);
+  free(vm);
+}
+
+/* ---- limits ------------------------------------------------------------------ */
+
+bool vm_deadline_passed(VM *vm) { return vm->deadline_ms > 0 && now_ms() > vm->deadline_ms; }
+
+bool vm_step_slow(VM *vm) {
+  if (vm->deadline_ms > 0 && vm->steps >= vm->next_poll) {
+    vm->next_poll = vm->steps + VM_POLL_INTERVAL;
+    if (now_ms() > vm->deadline_ms) {
+      char t[32];
+      fmt_float(vm->timeout_s, t, sizeof t);
+      Span sp = vm->nframes ? vm_frame_span(vm, &vm->frames[vm->nframes - 1]) : (Span){0};
+      if (sp.line > 0)
+        return vm_raise_fatal(vm, E_TIMEOUT, NULL, "Execution timed out after %s seconds at %s:%d:%d", t,
+                              sp.file ? sp.file : "<input>", sp.line, sp.col);
+      return vm_raise_fatal(vm, E_TIMEOUT, NULL, "Execution timed out after %s seconds", t);
+    }
+  }
+  if (vm->max_steps && vm->steps > vm->max_steps) {
+    Span sp = vm->nframes ? vm_frame_span(vm, &vm->frames[vm->nframes - 1]) : (Span){0};
+    if (sp.line > 0)
+      return vm_raise_fatal(vm, E_STEPS, NULL, "Step limit exceeded (%llu steps) at %s:%d:%d",
+                            (unsigned long long)vm->max_steps, sp.file ? sp.file : "<input>", sp.line, sp.col);
+    return vm_raise_fatal(vm, E_STEPS, NULL, "Step limit exceeded (%llu steps)", (unsigned long long)vm->max_steps);
+  }
+  update_step_check(vm);
+  return true;
+}
+
+bool vm_check_bits_big(VM *vm, const mpz_t z) {
+  size_t bits = mpz_sgn(z) == 0 ? 0 : mpz_sizeinbase(z, 2);
+  if (bits > vm->max_int_bits)
+    return vm_raise_fatal(vm, E_RESOURCE, NULL, "Integer exceeds maximum size (%zu bits)", bits);
+  return true;
+}
+
+bool vm_check_collection(VM *vm, const char *kind, size_t n) {
+  if (n > vm->max_collection)
+    return vm_raise_fatal(vm, E_RESOURCE, NULL, "%s size exceeds limit (%zu > %llu)", kind, n,
+                          (unsigned long long)vm->max_collection);
+  return true;
+}

@@ -1,0 +1,194 @@
+/* vmapi.h -- the interface between builtin implementations (src/lib/ files)
+ * and the VM. A builtin includes this header and nothing else from
+ * src/vm; it never sees frames, bytecode or the collector's internals.
+ *
+ * A builtin has the BuiltinFn signature (src/lib/builtins.h):
+ *
+ *   static bool lib_append(VM *vm, Value *args, int nargs, Value *out);
+ *
+ *  - args[0..nargs) are the evaluated arguments, already type-checked by
+ *    the checker (a builtin may still check tags defensively). nargs is the
+ *    number actually passed (optional parameters may be absent; an absent
+ *    middle parameter arrives as a T_MISSING value).
+ *  - *out is a GC-rooted slot, initialised to (). Store the result there;
+ *    storing a new object into *out right after creating it keeps it alive
+ *    while you build it.
+ *  - Return true on success. On failure return false after raising an
+ *    error with vm_error (catchable by `catch e: String`) or one of the
+ *    limit functions; every vmapi function that can fail has already
+ *    raised its error when it returns false, so just propagate it.
+ *
+ * Garbage collection: any function here that creates a value may run the
+ * collector. Values in args, in *out, and inside rooted containers are
+ * safe. A Value held only in a C local across such a call must be pinned:
+ *
+ *   Value acc = v_unit();
+ *   vm_push_root(vm, &acc);
+ *   ... calls that allocate ...
+ *   vm_pop_roots(vm, 1);      (pushes and pops must balance: the VM
+ *                              asserts it after every builtin call)
+ *
+ * Limits: a builtin that loops over data calls vm_charge(vm, n) now and
+ * then with the amount of work done (elements, bytes): it is charged to
+ * the step budget at a reduced rate and polls the deadline, so a single
+ * call cannot run unbounded. Sizes of new collections are checked by the
+ * constructors here (E504); check a precomputed size first with
+ * vm_check_size to fail before doing the work. */
+#ifndef GENO_VM_VMAPI_H
+#define GENO_VM_VMAPI_H
+
+#include <stdarg.h>
+
+#include "../base/buf.h"
+#include "../lib/builtins.h"
+#include "value.h"
+
+typedef struct VM VM;
+
+/* Error codes (src/base/diag.h): E_RUNTIME (E499) for ordinary builtin
+ * failures, E_DIV_ZERO (E400), E_INDEX (E401), E_KEY (E402). */
+#include "../base/diag.h"
+
+/* ---- errors ----------------------------------------------------------------- */
+
+/* Raise a catchable runtime error; always returns false. */
+bool vm_error(VM *vm, int code, const char *fmt, ...) GENO_PRINTF(3, 4);
+/* Raise an uncatchable limit error (E504 size / bits, E505 output) with a
+ * builtin-specific message; always returns false. Limits end the run:
+ * `try`/`catch` cannot swallow them. */
+bool vm_limit_error(VM *vm, int code, const char *fmt, ...) GENO_PRINTF(3, 4);
+/* E504 "<kind> size exceeds limit (n > limit)" when n is over the
+ * collection limit (kind: "List", "String", "Map", ...). */
+bool vm_check_size(VM *vm, const char *kind, size_t n);
+/* The collection-size limit (max_collection_size). */
+size_t vm_max_size(const VM *vm);
+
+/* ---- limits and time ----------------------------------------------------------- */
+
+/* Charge `work` units (elements, bytes) done inside a builtin; may raise
+ * E503 (steps) or E501 (deadline). VM_WORK_PER_STEP units cost one step. */
+#define VM_WORK_PER_STEP 256
+bool vm_charge(VM *vm, size_t work);
+
+/* ---- GC rooting ------------------------------------------------------------------ */
+
+void vm_push_root(VM *vm, Value *slot);
+void vm_pop_roots(VM *vm, int n);
+
+/* ---- Ints ------------------------------------------------------------------------- */
+
+/* Any Int as int64_t; false if it does not fit (no error raised). */
+bool vm_int_get(Value v, int64_t *out);
+/* An Int from a GMP integer (checks max_integer_bits: E504). */
+bool vm_int_from_mpz(VM *vm, const mpz_t z, Value *out);
+/* Load any Int into an initialised mpz_t. */
+void vm_int_to_mpz(Value v, mpz_t z);
+/* Int or Float as a double (Python float(): correctly rounded; an Int too
+ * large raises "int too large to convert to float"). */
+bool vm_num_to_double(VM *vm, Value v, double *out);
+/* Decimal text of an Int appended to b (fails past 4,300 digits, as the
+ * reference does). */
+bool vm_int_text(VM *vm, Value v, Buf *b);
+
+/* ---- Strings ------------------------------------------------------------------------ */
+
+/* A new String from valid UTF-8 (copied). E504 past the size limit. */
+bool vm_string(VM *vm, const char *s, size_t n, Value *out);
+/* Bytes of a String (NOT NUL-terminated) and their count. */
+const char *vm_str_bytes(Value s, size_t *nbytes);
+/* Length in code points (cached). */
+size_t vm_str_len(Value s);
+/* Byte offset of code point index i (0 <= i <= length). O(1) for ASCII. */
+size_t vm_str_offset(Value s, size_t i);
+/* The one-code-point String at index i (0 <= i < length). */
+bool vm_str_char(VM *vm, Value s, size_t i, Value *out);
+
+/* ---- Lists and tuples ------------------------------------------------------------------- */
+
+/* A new List of n elements, all () (fill them through vm_list_items). */
+bool vm_list(VM *vm, size_t n, Value *out);
+/* Elements of a List and their count (pointer valid until the list is
+ * freed; the list itself must be rooted). */
+Value *vm_list_items(Value list, size_t *n);
+/* *list = *list ++ [x]: amortised O(1) when *list is a builder you own.
+ * *list must be a rooted slot (e.g. out). */
+bool vm_list_push(VM *vm, Value *list, Value x);
+/* A new tuple of n elements, all () (fill through vm_tuple_items). */
+bool vm_tuple(VM *vm, size_t n, Value *out);
+Value *vm_tuple_items(Value t, size_t *n);
+
+/* ---- constructor values -------------------------------------------------------------------- */
+
+/* Constructor `name` (built-in or user ADT) with its fields; NULL fields
+ * means all (). Raises if the name or the field count is wrong. */
+bool vm_ctor(VM *vm, const char *name, const Value *fields, int nfields, Value *out);
+bool vm_some(VM *vm, Value v, Value *out);
+Value vm_none(VM *vm);
+bool vm_ok(VM *vm, Value v, Value *out);
+bool vm_err(VM *vm, Value v, Value *out);
+/* Name of a constructor value ("Some"), or NULL if v is not one. */
+const char *vm_ctor_name(Value v);
+int vm_ctor_nfields(Value v);
+Value vm_ctor_field(Value v, int i);
+/* Is v the constructor `name`? */
+bool vm_is_ctor(Value v, const char *name);
+
+/* ---- Map, MutableMap, Set ------------------------------------------------------------------- */
+
+/* A new empty table: kind T_MAP, T_MMAP or T_SET; cap is a size hint. */
+bool vm_table(VM *vm, ValueTag kind, size_t cap, Value *out);
+/* Insert or update (an existing key keeps its position; E504 when a new
+ * key would pass the size limit). For a Set pass v_unit() as val. */
+bool vm_table_set(VM *vm, Value table, Value key, Value val);
+/* Lookup; false when absent (no error). */
+bool vm_table_get(VM *vm, Value table, Value key, Value *val);
+void vm_table_delete(VM *vm, Value table, Value key);
+size_t vm_table_len(Value table);
+/* Iterate in insertion order: size_t pos = 0; while (vm_table_next(t, &pos, &k, &v)) ... */
+bool vm_table_next(Value table, size_t *pos, Value *key, Value *val);
+/* Copy (kind may differ: a Map from a MutableMap's entries, ...). */
+bool vm_table_copy(VM *vm, Value table, ValueTag kind, Value *out);
+
+/* ---- Array, Vec --------------------------------------------------------------------------- */
+
+/* kind T_ARRAY or T_VEC, n elements all (). */
+bool vm_array(VM *vm, ValueTag kind, size_t n, Value *out);
+Value *vm_array_items(Value a, size_t *n);
+bool vm_array_push(VM *vm, Value a, Value x);
+/* Remove the last element into *out; false if empty (no error). */
+bool vm_array_pop(Value a, Value *out);
+
+/* ---- calling back into Geno ------------------------------------------------------------------- */
+
+/* Call a function value (closure or builtin) with args; the args are
+ * copied before anything can collect. Errors propagate (return false).
+ * Call depth counts toward max_recursion_depth like any Geno call. */
+bool vm_call(VM *vm, Value fn, const Value *args, int nargs, Value *out);
+
+/* ---- equality, ordering, text ---------------------------------------------------------------- */
+
+/* Structural equality as `==` (1 == 1.0): 1 or 0, -1 after an error. */
+int vm_values_equal(VM *vm, Value a, Value b);
+/* The total "sort key" order (sort_by, Sets): *cmp < 0, 0, > 0. */
+bool vm_values_order(VM *vm, Value a, Value b, int *cmp);
+/* Stable sort of values by that order. */
+bool vm_values_sort(VM *vm, Value *items, size_t n);
+/* Canonical text appended to b (what to_string gives when quote_strings
+ * is false: a top-level String raw, nested ones quoted). Raises E504 when
+ * the text would pass max_cp code points (what: message prefix). */
+bool vm_render_text(VM *vm, Value v, bool quote_strings, Buf *b, size_t max_cp, const char *what);
+/* Python's repr() text of a Float ("1e+16"); out has room for 32 bytes. */
+void vm_float_text(double d, char *out, size_t cap);
+
+/* ---- host ------------------------------------------------------------------------------------- */
+
+/* Append program output (counts code points against max_output_length:
+ * E505). During example verification output is discarded. */
+bool vm_output(VM *vm, const char *s, size_t n);
+/* print(v): the canonical text (top-level String raw) and a newline,
+ * within the output limit (E505). */
+bool vm_print(VM *vm, Value v);
+/* The run's configuration (capabilities, cli_args, ...). */
+const struct geno_config *vm_config(const VM *vm);
+
+#endif
