@@ -479,7 +479,7 @@ static const char *validate(Pat s) {
 
 /* Decode UTF-8 into code points (caller frees); NULL when out of memory. */
 static int32_t *decode(const char *s, size_t n, size_t *count) {
-  int32_t *cps = malloc((n ? n : 1) * sizeof *cps);
+  int32_t *cps = calloc(n ? n : 1, sizeof *cps); /* zeroed: GCC cannot see that only [0, k) is read */
   if (!cps) return NULL;
   size_t k = 0;
   for (size_t i = 0; i < n;) {
