@@ -22,8 +22,8 @@ static const char run_help[] =
     "                           runs in a sandboxed child process\n"
     "                           (docs/SECURITY.md)\n"
     "  --no-check-examples      skip example verification\n"
-    "  --timeout S              wall-clock limit in seconds (default 30)\n"
-    "  --max-steps N            step limit (default 1000000)\n"
+    "  --timeout S              wall-clock limit in seconds (default 30; 0: none)\n"
+    "  --max-steps N            step limit (default 1000000; 0: none)\n"
     "  --max-recursion-depth N  nested calls (default 500)\n"
     "  --max-output-length N    characters of output (default 100000)\n"
     "  --max-collection-size N  elements per collection (default 10000000)\n"
@@ -145,10 +145,11 @@ static int parse_opts(const char *cmd, int argc, char **argv, RunOpts *o, const 
     } else if (strcmp(a, "--timeout") == 0) {
       char *end;
       double t = strtod(val, &end);
-      if (*end || !(t > 0) || t > 1e9) return cli_usage_error(cmd, "--timeout must be a positive number of seconds");
+      if (*end || !(t >= 0) || t > 1e9)
+        return cli_usage_error(cmd, "--timeout must be a number of seconds (0: no limit)");
       o->cfg.timeout_s = t;
     } else if (strcmp(a, "--max-steps") == 0) {
-      if (!parse_u64(val, &n) || n == 0) return cli_usage_error(cmd, "--max-steps must be a positive integer");
+      if (!parse_u64(val, &n)) return cli_usage_error(cmd, "--max-steps must be a non-negative integer (0: no limit)");
       o->cfg.max_steps = n;
     } else if (strcmp(a, "--max-recursion-depth") == 0) {
       if (!parse_u64(val, &n) || n == 0 || n > 10000)

@@ -5,6 +5,7 @@
 
 #include <geno.h>
 
+#include "../check/check.h"
 #include "../lib/builtins.h"
 #include "../vm/compile.h"
 #include "../vm/equal.h"
@@ -191,9 +192,16 @@ geno_result *geno_run(const char *source, size_t len, const char *filename, cons
     return r;
   }
   double t1 = rt_now_ms();
-  /* The typechecker runs here (src/check, issue 3) once it is merged. */
+  bool checked = chk_program(&fe.prog, &fe.diags, NULL);
   double t2 = rt_now_ms();
   r->timing.typecheck_ms = t2 - t1;
+  if (!checked || diag_error_count(&fe.diags) > 0) {
+    rt_result_add_diags(r, &fe.diags);
+    rt_frontend_free(&fe);
+    r->timing.total_ms = rt_now_ms() - t0;
+    monitor(cfg, r, "run");
+    return r;
+  }
 
   VM *vm = vm_new(cfg);
   if (!vm) {

@@ -20,13 +20,13 @@ static size_t ptr_hash(const void *p) {
   return (size_t)x;
 }
 
-void cg_pm_free(PtrMap *m) {
+void cgm_free(CgMap *m) {
   free(m->keys);
   free(m->vals);
   memset(m, 0, sizeof *m);
 }
 
-int cg_pm_get(const PtrMap *m, const void *key) {
+int cgm_get(const CgMap *m, const void *key) {
   if (!m->cap) return -1;
   size_t mask = m->cap - 1, i = ptr_hash(key) & mask;
   while (m->keys[i]) {
@@ -36,7 +36,7 @@ int cg_pm_get(const PtrMap *m, const void *key) {
   return -1;
 }
 
-bool cg_pm_put(PtrMap *m, const void *key, int val) {
+bool cgm_put(CgMap *m, const void *key, int val) {
   if ((m->count + 1) * 2 > m->cap) {
     size_t cap = m->cap ? m->cap * 2 : 16;
     const void **keys = calloc(cap, sizeof *keys);
@@ -67,8 +67,8 @@ bool cg_pm_put(PtrMap *m, const void *key, int val) {
   return true;
 }
 
-static void pm_put_new(PtrMap *m, const void *key, int val) {
-  if (cg_pm_get(m, key) < 0) cg_pm_put(m, key, val);
+static void cgm_put_new(CgMap *m, const void *key, int val) {
+  if (cgm_get(m, key) < 0) cgm_put(m, key, val);
 }
 
 /* ---- growable arrays --------------------------------------------------------- */
@@ -160,6 +160,11 @@ static bool has_extra(OpCode op) {
     case BC_JGTI:
     case BC_JGEI:
     case BC_JEQI:
+    case BC_JLTK:
+    case BC_JLEK:
+    case BC_JGTK:
+    case BC_JGEK:
+    case BC_JEQK:
     case BC_FORITER:
     case BC_TESTCTOR:
     case BC_TESTLIST:
@@ -249,16 +254,15 @@ void cg_leave(FuncState *fs) {
   fs->freereg = cg_nactive(fs);
 }
 
-Local *cg_add_local(FuncState *fs, const char *name, int reg, bool is_var, bool is_float) {
+Local *cg_add_local(FuncState *fs, const char *name, int reg, bool is_var) {
   GROW(fs->locals, fs->nlocals, fs->caplocals);
   Local *l = &fs->locals[fs->nlocals++];
   l->name = name;
   l->reg = (uint16_t)reg;
   l->is_var = is_var;
-  l->is_float = is_float;
   l->depth = fs->depth;
   /* A `var` some nested lambda mentions lives in a cell. */
-  l->is_cell = is_var && name && cg_pm_get(&fs->captured, name) >= 0;
+  l->is_cell = is_var && name && cgm_get(&fs->captured, name) >= 0;
   if (reg + 1 > fs->freereg) fs->freereg = reg + 1;
   if (fs->freereg > fs->maxreg) fs->maxreg = fs->freereg;
   return l;
@@ -280,20 +284,20 @@ int cg_const(FuncState *fs, Value v) {
 }
 
 int cg_name(Cg *cg, const char *name) {
-  int i = cg_pm_get(&cg->names, name);
+  int i = cgm_get(&cg->names, name);
   if (i >= 0) return i;
   Image *img = cg->img;
   const char **names = realloc(img->names, (size_t)(img->nnames + 1) * sizeof *names);
   if (!names) base_panic(__FILE__, __LINE__, "out of memory in compiler");
   img->names = names;
   names[img->nnames] = name;
-  cg_pm_put(&cg->names, name, img->nnames);
+  cgm_put(&cg->names, name, img->nnames);
   return img->nnames++;
 }
 
 /* ---- name resolution --------------------------------------------------------------- */
 
-static int add_upval(FuncState *fs, const char *name, bool from_local, int index, bool is_cell, bool is_float) {
+static int add_upval(FuncState *fs, const char *name, bool from_local, int index, bool is_cell) {
   Proto *p = fs->p;
   for (uint32_t i = 0; i < p->nupvals; i++)
     if (fs->upnames[i].name == name) return (int)i;
@@ -310,12 +314,11 @@ static int add_upval(FuncState *fs, const char *name, bool from_local, int index
   p->upvals[p->nupvals].index = (uint16_t)index;
   fs->upnames[p->nupvals].name = name;
   fs->upnames[p->nupvals].is_cell = is_cell;
-  fs->upnames[p->nupvals].is_float = is_float;
   return (int)p->nupvals++;
 }
 
 VarRef cg_resolve(FuncState *fs, const char *name) {
-  VarRef r = {VAR_NONE, 0, false, false, false};
+  VarRef r = {VAR_NONE, 0, false, false};
   if (fs->hide_locals) return r;
   for (int i = fs->nlocals - 1; i >= 0; i--) {
     Local *l = &fs->locals[i];
@@ -324,7 +327,6 @@ VarRef cg_resolve(FuncState *fs, const char *name) {
       r.index = l->reg;
       r.is_cell = l->is_cell;
       r.is_var = l->is_var;
-      r.is_float = l->is_float;
       return r;
     }
   }
@@ -334,7 +336,6 @@ VarRef cg_resolve(FuncState *fs, const char *name) {
       r.index = (int)i;
       r.is_cell = fs->upnames[i].is_cell;
       r.is_var = fs->upnames[i].is_cell;
-      r.is_float = fs->upnames[i].is_float;
       return r;
     }
   }
@@ -342,14 +343,13 @@ VarRef cg_resolve(FuncState *fs, const char *name) {
   VarRef up = cg_resolve(fs->parent, name);
   if (up.kind == VAR_NONE) return r;
   r.kind = VAR_UPVAL;
-  r.index = add_upval(fs, name, up.kind == VAR_LOCAL, up.index, up.is_cell, up.is_float);
+  r.index = add_upval(fs, name, up.kind == VAR_LOCAL, up.index, up.is_cell);
   r.is_cell = up.is_cell;
   r.is_var = up.is_var;
-  r.is_float = up.is_float;
   return r;
 }
 
-int cg_find_func(FuncState *fs, const char *name) { return cg_pm_get(&fs->scope->funcs, name); }
+int cg_find_func(FuncState *fs, const char *name) { return cgm_get(&fs->scope->funcs, name); }
 
 static int builtin_index(const char *name) {
   const BuiltinDef *d = lib_builtin_find(name);
@@ -360,32 +360,8 @@ static int builtin_index(const char *name) {
 }
 
 int cg_find_builtin(FuncState *fs, const char *name) {
-  int i = cg_pm_get(&fs->scope->builtins, name);
-  if (i >= 0) return i;
+  (void)fs;
   return builtin_index(name);
-}
-
-/* Standard modules: `import Math` makes Math.abs (and unqualified abs)
- * mean the builtin math_abs; the std modules are thin wrappers whose
- * function names are the builtin names without the prefix. */
-static const struct {
-  const char *module, *prefix;
-} std_mods[] = {
-    {"List", "list_"}, {"Map", "map_"}, {"Math", "math_"},   {"Option", "option_"},
-    {"Result", "result_"}, {"Path", "path_"}, {"String", "string_"}, {"DateTime", "datetime_"},
-};
-#define STD_BASE (-1000)
-
-static int std_index(const char *name) {
-  for (int i = 0; i < (int)ARRAY_LEN(std_mods); i++)
-    if (strcmp(std_mods[i].module, name) == 0) return i;
-  return -1;
-}
-
-static int std_builtin(int k, const char *name) {
-  char buf[128];
-  snprintf(buf, sizeof buf, "%s%s", std_mods[k].prefix, name);
-  return builtin_index(buf);
 }
 
 static bool module_visible(Module *m, FuncDecl *f) {
@@ -397,12 +373,8 @@ static bool module_visible(Module *m, FuncDecl *f) {
 
 bool cg_find_qualified(FuncState *fs, const char *mod, const char *name, int *fidx, int *bidx) {
   *fidx = *bidx = -1;
-  int mi = cg_pm_get(&fs->scope->modules, mod);
-  if (mi == -1) return false;
-  if (mi <= STD_BASE) {
-    *bidx = std_builtin(STD_BASE - mi, name);
-    return true;
-  }
+  int mi = cgm_get(&fs->scope->modules, mod);
+  if (mi < 0) return false;
   Cg *cg = fs->cg;
   Module *m = cg->prog->modules[mi];
   for (int i = 0; i < cg->img->nfuncs; i++)
@@ -414,34 +386,21 @@ bool cg_find_qualified(FuncState *fs, const char *mod, const char *name, int *fi
 }
 
 const CtorInfo *cg_find_ctor(Cg *cg, const char *name) {
-  int i = cg_pm_get(&cg->ctors, name);
+  int i = cgm_get(&cg->ctors, name);
   return i >= 0 ? cg->img->ctors[i] : NULL;
-}
-
-/* ---- types ----------------------------------------------------------------------- */
-
-bool cg_type_is_float(Cg *cg, const TypeExpr *t) {
-  for (int guard = 0; t && guard < 32; guard++) {
-    if (t->kind != TE_NAME || t->nargs) return false;
-    if (strcmp(t->name, "Float") == 0) return true;
-    int a = cg_pm_get(&cg->aliases, t->name);
-    if (a < 0) return false;
-    t = cg->alias_targets[a];
-  }
-  return false;
 }
 
 /* ---- captures (which `var`s need cells) --------------------------------------------- */
 
 typedef struct CapWalk {
-  PtrMap *names;
+  CgMap *names;
 } CapWalk;
 
 static void cap_expr(CapWalk *w, Expr *e, bool in_lambda);
 static void cap_block(CapWalk *w, Block *b, bool in_lambda);
 
 static void cap_name(CapWalk *w, const char *name, bool in_lambda) {
-  if (in_lambda && name) cg_pm_put(w->names, name, 1);
+  if (in_lambda && name) cgm_put(w->names, name, 1);
 }
 
 static void cap_arms(CapWalk *w, MatchArm *arms, int n, bool in_lambda) {
@@ -592,7 +551,7 @@ static void finish_proto(FuncState *fs) {
 static void fs_free(FuncState *fs) {
   free(fs->locals);
   free(fs->upnames);
-  cg_pm_free(&fs->captured);
+  cgm_free(&fs->captured);
   cg_jl_free(&fs->to_epilogue);
 }
 
@@ -630,7 +589,6 @@ Proto *cg_function(Cg *cg, FuncState *parent, ModScope *scope, const char *name,
   Proto *p = new_proto(cg, name, span);
   FuncState fs;
   fs_init(&fs, cg, parent, scope, p);
-  fs.ret_float = decl && decl->ret && cg_type_is_float(cg, decl->ret);
   p->nparams = (uint16_t)nparams;
   p->is_async = decl && decl->is_async;
   p->param_names = nparams ? calloc((size_t)nparams, sizeof(char *)) : NULL;
@@ -641,12 +599,11 @@ Proto *cg_function(Cg *cg, FuncState *parent, ModScope *scope, const char *name,
   }
   cg_reserve(&fs, nparams);
   for (int i = 0; i < nparams; i++) {
-    Local *l = cg_add_local(&fs, params[i].name, i, false, params[i].type && cg_type_is_float(cg, params[i].type));
-    l->is_cell = false;
+    cg_add_local(&fs, params[i].name, i, false);
   }
   if (decl && decl->nensures) {
     fs.result_reg = cg_reserve(&fs, 1);
-    cg_add_local(&fs, NULL, fs.result_reg, false, false);
+    cg_add_local(&fs, NULL, fs.result_reg, false);
   }
   /* Defaults run in the global scope, after the explicit arguments. */
   for (int i = 0; i < nparams; i++) {
@@ -668,6 +625,7 @@ Proto *cg_function(Cg *cg, FuncState *parent, ModScope *scope, const char *name,
     }
   }
   if (expr_body) {
+    fs.pending++; /* the reference runs an expression body as a return statement */
     int r = cg_expr(&fs, expr_body, -1);
     fs.span = expr_body->span;
     cg_emit_w(&fs, BC_RET, r, 0, 0);
@@ -683,7 +641,7 @@ Proto *cg_function(Cg *cg, FuncState *parent, ModScope *scope, const char *name,
   if (fs.result_reg >= 0) {
     cg_jl_patch_here(&fs, &fs.to_epilogue);
     cg_enter(&fs);
-    cg_add_local(&fs, intern_cstr(&cg->prog->names, "result"), fs.result_reg, false, false);
+    cg_add_local(&fs, intern_cstr(&cg->prog->names, "result"), fs.result_reg, false);
     for (int i = 0; i < decl->nensures; i++) {
       int r = cg_expr(&fs, decl->ensures[i].cond, -1);
       fs.span = decl->ensures[i].cond->span;
@@ -719,13 +677,13 @@ static Proto *example_thunk(Cg *cg, ModScope *scope, Example *ex) {
 
 static int add_type(Cg *cg, const char *name) {
   Image *img = cg->img;
-  int existing = cg_pm_get(&cg->types, name);
+  int existing = cgm_get(&cg->types, name);
   if (existing >= 0) return existing;
   const char **tn = realloc(img->type_names, (size_t)(img->ntypes + 1) * sizeof *tn);
   if (!tn) base_panic(__FILE__, __LINE__, "out of memory in compiler");
   img->type_names = tn;
   tn[img->ntypes] = name;
-  cg_pm_put(&cg->types, name, img->ntypes);
+  cgm_put(&cg->types, name, img->ntypes);
   return img->ntypes++;
 }
 
@@ -751,7 +709,7 @@ static CtorInfo *add_ctor(Cg *cg, const char *name, int type_id, int nfields, co
     }
   }
   cs[img->nctors++] = ci;
-  cg_pm_put(&cg->ctors, name, ci->id);
+  cgm_put(&cg->ctors, name, ci->id);
   return ci;
 }
 
@@ -803,13 +761,7 @@ static void user_types(Cg *cg) {
     Module *m = prog->modules[mi];
     for (int i = 0; i < m->ndecls; i++) {
       Decl *d = m->decls[i];
-      if (d->kind == D_ALIAS) {
-        TypeExpr **t = realloc(cg->alias_targets, (size_t)(cg->naliases + 1) * sizeof *t);
-        if (!t) base_panic(__FILE__, __LINE__, "out of memory in compiler");
-        cg->alias_targets = t;
-        t[cg->naliases] = d->u.alias.target;
-        cg_pm_put(&cg->aliases, d->u.alias.name, cg->naliases++);
-      } else if (d->kind == D_ADT) {
+      if (d->kind == D_ADT) {
         int t = add_type(cg, d->u.adt.name);
         for (int v = 0; v < d->u.adt.n; v++) {
           Variant *var = &d->u.adt.variants[v];
@@ -852,7 +804,7 @@ static void build_scopes(Cg *cg) {
       int idx = img->nfuncs++;
       cg->fdecls[idx] = &d->u.func;
       cg->fscope[idx] = s;
-      pm_put_new(&s->funcs, d->u.func.name, idx);
+      cgm_put_new(&s->funcs, d->u.func.name, idx);
     }
   }
   for (int mi = 0; mi < prog->nmodules; mi++) {
@@ -861,27 +813,13 @@ static void build_scopes(Cg *cg) {
       Decl *d = s->mod->decls[i];
       if (d->kind != D_IMPORT) continue;
       const char *name = d->u.import.module, *alias = d->u.import.alias;
-      int k = std_index(name);
-      if (k >= 0) {
-        cg_pm_put(&s->modules, alias ? alias : name, STD_BASE - k);
-        if (alias) continue;
-        size_t nb;
-        const BuiltinDef *all = lib_builtins(&nb);
-        size_t plen = strlen(std_mods[k].prefix);
-        for (size_t b = 0; b < nb; b++) {
-          if (strncmp(all[b].name, std_mods[k].prefix, plen) != 0) continue;
-          const char *suffix = intern_cstr(&cg->prog->names, all[b].name + plen);
-          if (cg_pm_get(&s->funcs, suffix) < 0) pm_put_new(&s->builtins, suffix, (int)b);
-        }
-        continue;
-      }
       int j = module_index(prog, name);
       if (j < 0) continue;
-      cg_pm_put(&s->modules, alias ? alias : name, j);
+      cgm_put(&s->modules, alias ? alias : name, j);
       if (alias) continue;
       for (int f = 0; f < img->nfuncs; f++)
         if (cg->fscope[f]->mod == prog->modules[j] && module_visible(prog->modules[j], cg->fdecls[f]))
-          pm_put_new(&s->funcs, cg->fdecls[f]->name, f);
+          cgm_put_new(&s->funcs, cg->fdecls[f]->name, f);
     }
   }
 }
@@ -889,7 +827,7 @@ static void build_scopes(Cg *cg) {
 /* ---- traits -------------------------------------------------------------------------- */
 
 static int trait_method(Cg *cg, const char *name) {
-  int i = cg_pm_get(&cg->traits, name);
+  int i = cgm_get(&cg->traits, name);
   if (i >= 0) return i;
   Image *img = cg->img;
   TraitTable *t = realloc(img->traits, (size_t)(img->ntraits + 1) * sizeof *t);
@@ -901,7 +839,7 @@ static int trait_method(Cg *cg, const char *name) {
   t[img->ntraits].fallback_builtin = -1;
   t[img->ntraits].param_names = NULL;
   t[img->ntraits].nparams = 0;
-  cg_pm_put(&cg->traits, name, img->ntraits);
+  cgm_put(&cg->traits, name, img->ntraits);
   return img->ntraits++;
 }
 
@@ -936,7 +874,7 @@ static void compile_impls(Cg *cg) {
     for (int i = 0; i < m->ndecls; i++) {
       Decl *d = m->decls[i];
       if (d->kind != D_IMPL) continue;
-      int type_id = cg_pm_get(&cg->types, d->u.impl.type);
+      int type_id = cgm_get(&cg->types, d->u.impl.type);
       for (int k = 0; k < d->u.impl.n; k++) {
         FuncDecl *f = d->u.impl.methods[k];
         Proto *p = cg_function(cg, NULL, &cg->scopes[mi], f->name, f->span, f->params, f->nparams, &f->body,
@@ -961,7 +899,7 @@ static void compile_impls(Cg *cg) {
    * the function or builtin of that name (as the reference does). */
   for (int t = 0; t < cg->img->ntraits; t++) {
     TraitTable *tm = &cg->img->traits[t];
-    tm->fallback = cg_pm_get(&cg->scopes[0].funcs, tm->name);
+    tm->fallback = cgm_get(&cg->scopes[0].funcs, tm->name);
     if (tm->fallback < 0) tm->fallback_builtin = builtin_index(tm->name);
   }
 }
@@ -1033,7 +971,7 @@ Image *cg_compile(VM *vm, Program *prog, DiagList *diags) {
     Decl *d = entry->decls[i];
     if (d->kind == D_FUNC) {
       const char *n = d->u.func.name;
-      int idx = cg_pm_get(&cg.scopes[0].funcs, n);
+      int idx = cgm_get(&cg.scopes[0].funcs, n);
       if (strcmp(n, "main") == 0 && idx >= 0 && !img->main) img->main = img->funcs[idx];
       has_init |= strcmp(n, "init") == 0;
       has_update |= strcmp(n, "update") == 0;
@@ -1052,19 +990,16 @@ Image *cg_compile(VM *vm, Program *prog, DiagList *diags) {
   }
   img->app_mode = !img->main && has_init && has_update && has_render;
   for (int i = 0; i < cg.nscopes; i++) {
-    cg_pm_free(&cg.scopes[i].funcs);
-    cg_pm_free(&cg.scopes[i].builtins);
-    cg_pm_free(&cg.scopes[i].modules);
+    cgm_free(&cg.scopes[i].funcs);
+    cgm_free(&cg.scopes[i].modules);
   }
   free(cg.scopes);
   free(cg.fdecls);
   free(cg.fscope);
-  free(cg.alias_targets);
-  cg_pm_free(&cg.ctors);
-  cg_pm_free(&cg.types);
-  cg_pm_free(&cg.aliases);
-  cg_pm_free(&cg.traits);
-  cg_pm_free(&cg.names);
+  cgm_free(&cg.ctors);
+  cgm_free(&cg.types);
+  cgm_free(&cg.traits);
+  cgm_free(&cg.names);
   if (cg.failed) {
     vm->img = NULL;
     img_free(img);

@@ -19,6 +19,10 @@
  * fresh cell is made each time the declaration runs, which gives each loop
  * iteration its own variable.
  *
+ * Types: the checker has run (src/check/types.h): Int-to-Float promotion
+ * points are marked on statements (CHK_AUX_PROMOTE_FLOAT) and match
+ * expressions carry their static type.
+ *
  * Steps: every AST statement and expression visited adds one to the
  * function's pending weight; branch instructions carry it (opcodes.h). */
 #ifndef GENO_VM_COMPILE_H
@@ -37,26 +41,25 @@ Image *cg_compile(VM *vm, Program *prog, DiagList *diags);
 /* ---- internals shared by compile*.c ------------------------------------- */
 
 /* A pointer-keyed hash map (interned names -> int). */
-typedef struct PtrMap {
+typedef struct CgMap {
   const void **keys;
   int *vals;
   size_t cap; /* power of two or 0 */
   size_t count;
-} PtrMap;
+} CgMap;
 
-void cg_pm_free(PtrMap *m);
-bool cg_pm_put(PtrMap *m, const void *key, int val);
+void cgm_free(CgMap *m);
+bool cgm_put(CgMap *m, const void *key, int val);
 /* -1 when absent */
-int cg_pm_get(const PtrMap *m, const void *key);
+int cgm_get(const CgMap *m, const void *key);
 
 /* What a name means in a module's scope. */
 typedef enum ScopeKind { SK_NONE, SK_FUNC, SK_BUILTIN } ScopeKind;
 
 typedef struct ModScope {
   Module *mod;
-  PtrMap funcs;     /* name -> global function index (own and imported) */
-  PtrMap builtins;  /* unqualified std-module names -> builtin index */
-  PtrMap modules;   /* module name or alias -> module index; std -1000-k */
+  CgMap funcs;     /* name -> global function index (own and imported) */
+  CgMap modules;   /* module name or alias -> module index */
 } ModScope;
 
 typedef struct Local {
@@ -64,7 +67,6 @@ typedef struct Local {
   uint16_t reg;
   bool is_cell;  /* boxed `var` */
   bool is_var;
-  bool is_float; /* Float-typed: assignments promote Int to Float */
   int depth;
 } Local;
 
@@ -84,7 +86,6 @@ typedef struct LoopCtx {
 typedef struct UpvalName {
   const char *name;
   bool is_cell;
-  bool is_float;
 } UpvalName;
 
 struct Cg;
@@ -103,8 +104,7 @@ typedef struct FuncState {
   int maxreg;
   int pending;         /* step weight not yet placed on an instruction */
   LoopCtx *loop;
-  PtrMap captured;     /* names mentioned in nested lambdas (boxing) */
-  bool ret_float;      /* declared `-> Float`: returns promote Int */
+  CgMap captured;     /* names mentioned in nested lambdas (boxing) */
   bool in_lambda;
   int result_reg;      /* `result` for ensures, or -1 */
   JumpList to_epilogue;/* returns that go through ensures */
@@ -119,13 +119,10 @@ typedef struct Cg {
   DiagList *diags;
   ModScope *scopes;    /* one per module */
   int nscopes;
-  PtrMap ctors;        /* name -> ctor id */
-  PtrMap types;        /* ADT name -> type id */
-  PtrMap aliases;      /* alias name -> index in alias_targets */
-  TypeExpr **alias_targets;
-  int naliases;
-  PtrMap traits;       /* method name -> trait method index */
-  PtrMap names;        /* N[] table */
+  CgMap ctors;        /* name -> ctor id */
+  CgMap types;        /* ADT name -> type id */
+  CgMap traits;       /* method name -> trait method index */
+  CgMap names;        /* N[] table */
   FuncDecl **fdecls;   /* by global index */
   ModScope **fscope;   /* scope each function was declared in */
   bool failed;
@@ -153,7 +150,7 @@ int cg_reserve(FuncState *fs, int n);
 int cg_nactive(FuncState *fs); /* first register above live locals */
 void cg_enter(FuncState *fs);
 void cg_leave(FuncState *fs);
-Local *cg_add_local(FuncState *fs, const char *name, int reg, bool is_var, bool is_float);
+Local *cg_add_local(FuncState *fs, const char *name, int reg, bool is_var);
 int cg_const(FuncState *fs, Value v);
 int cg_name(Cg *cg, const char *name);
 
@@ -164,7 +161,6 @@ typedef struct VarRef {
   int index;     /* register or upvalue slot */
   bool is_cell;
   bool is_var;
-  bool is_float;
 } VarRef;
 VarRef cg_resolve(FuncState *fs, const char *name);
 /* Global function index visible as `name` in the current module, or -1. */
@@ -175,8 +171,9 @@ int cg_find_builtin(FuncState *fs, const char *name);
  * not a module visible here. */
 bool cg_find_qualified(FuncState *fs, const char *mod, const char *name, int *fidx, int *bidx);
 const CtorInfo *cg_find_ctor(Cg *cg, const char *name);
-bool cg_type_is_float(Cg *cg, const TypeExpr *t);
-bool cg_expr_is_float(FuncState *fs, const Expr *e);
+/* The checker's verdict that e is statically Float (match expressions
+ * promote their arms' Int values then). */
+bool cg_expr_is_float(const Expr *e);
 void cg_error(Cg *cg, const Span *sp, int code, const char *fmt, ...) GENO_PRINTF(4, 5);
 
 /* expressions (compile_expr.c): result in dst, or any register when
@@ -184,8 +181,6 @@ void cg_error(Cg *cg, const Span *sp, int code, const char *fmt, ...) GENO_PRINT
 int cg_expr(FuncState *fs, Expr *e, int dst);
 /* Jump to the returned list when cond is false (or true when `when`). */
 void cg_cond_jump(FuncState *fs, Expr *e, bool when, JumpList *out);
-/* Count of AST nodes in a pattern (step weight of trying it). */
-int cg_pattern_weight(const Pattern *p);
 /* A nested function (lambda / top-level): compile into a Proto. */
 Proto *cg_function(Cg *cg, FuncState *parent, ModScope *scope, const char *name, Span span, Param *params,
                    int nparams, Block *body, Expr *expr_body, FuncDecl *decl);
@@ -196,8 +191,9 @@ void cg_stmt(FuncState *fs, Stmt *s);
 /* match (statement or expression): arms compile bodies or values into dst */
 void cg_match(FuncState *fs, Expr *scrutinee, MatchArm *arms, int narms, bool is_expr, int dst, Span span,
               bool promote);
-/* The return sequence for value in register r (promotion, ensures). */
-void cg_return_reg(FuncState *fs, int r);
+/* The return sequence for the value in register r: Int-to-Float
+ * promotion when `promote`, then ensures, then RET. */
+void cg_return_reg(FuncState *fs, int r, bool promote);
 /* Record the names nested lambdas mention (which `var`s need cells). */
 void cg_collect_captures(FuncState *fs, Block *body, Expr *expr_body);
 

@@ -4,6 +4,7 @@
 #include <stdio.h>
 
 #include "../base/intern.h"
+#include "../check/types.h"
 #include "compile.h"
 #include "object.h"
 
@@ -132,6 +133,32 @@ static OpCode arith_op(BinOp op) {
 
 static bool is_compare(BinOp op) { return op >= OP_EQ && op <= OP_GTE; }
 
+/* Constant-table index of a numeric literal (Int of up to 18 digits, or
+ * Float) for the K-operand instructions, or -1. */
+static int literal_const(FuncState *fs, const Expr *e) {
+  if (!e) return -1;
+  int k = -1;
+  if (e->kind == EX_INT && e->u.int_lit.len <= 18) {
+    int64_t x = 0;
+    for (size_t i = 0; i < e->u.int_lit.len; i++) x = x * 10 + (e->u.int_lit.digits[i] - '0');
+    k = cg_const(fs, v_int(x));
+  } else if (e->kind == EX_FLOAT) {
+    k = cg_const(fs, v_float(e->u.float_val));
+  }
+  return k >= 0 && k < 65536 ? k : -1;
+}
+
+static OpCode k_variant(BinOp op) {
+  switch (op) {
+    case OP_ADD: return BC_ADDK;
+    case OP_SUB: return BC_SUBK;
+    case OP_MUL: return BC_MULK;
+    case OP_DIV: return BC_DIVK;
+    case OP_MOD: return BC_MODK;
+    default: return BC__COUNT;
+  }
+}
+
 static int binary(FuncState *fs, Expr *e, int dst) {
   BinOp op = e->u.bin.op;
   Expr *l = e->u.bin.l, *r = e->u.bin.r;
@@ -155,6 +182,24 @@ static int binary(FuncState *fs, Expr *e, int dst) {
     int d = target(fs, dst);
     at(fs, e);
     cg_emit(fs, BC_ADDI, d, ra, (uint16_t)(int16_t)(op == OP_ADD ? imm : -imm));
+    return d;
+  }
+  if (k_variant(op) != BC__COUNT && (r->kind == EX_INT || r->kind == EX_FLOAT)) {
+    int ra = cg_expr(fs, l, -1);
+    int k = literal_const(fs, r);
+    if (k >= 0) {
+      fs->pending++; /* the literal */
+      fs->freereg = save;
+      int d = target(fs, dst);
+      at(fs, e);
+      cg_emit(fs, k_variant(op), d, ra, k);
+      return d;
+    }
+    int rb = cg_expr(fs, r, -1);
+    fs->freereg = save;
+    int d = target(fs, dst);
+    at(fs, e);
+    cg_emit(fs, arith_op(op), d, ra, rb);
     return d;
   }
   int ra = cg_expr(fs, l, -1);
@@ -236,6 +281,43 @@ static void cmp_jump(FuncState *fs, Expr *e, bool when, JumpList *out) {
       default: jop = BC_JEQI; k = !when; break; /* NEQ */
     }
     cg_jl_add(out, cg_emit_jump(fs, jop, rv, (uint16_t)(int16_t)imm, k));
+    return;
+  }
+  Expr *kexpr = (r->kind == EX_INT || r->kind == EX_FLOAT) ? r : (l->kind == EX_INT || l->kind == EX_FLOAT) ? l : NULL;
+  if (kexpr) {
+    bool kflip = kexpr == l;
+    int rv = cg_expr(fs, kflip ? r : l, -1);
+    int k = literal_const(fs, kexpr);
+    if (k >= 0) {
+      fs->pending++; /* the literal */
+      fs->freereg = save;
+      at(fs, e);
+      OpCode jop;
+      bool kk = when;
+      switch (op) {
+        case OP_LT: jop = kflip ? BC_JGTK : BC_JLTK; break;
+        case OP_LTE: jop = kflip ? BC_JGEK : BC_JLEK; break;
+        case OP_GT: jop = kflip ? BC_JLTK : BC_JGTK; break;
+        case OP_GTE: jop = kflip ? BC_JLEK : BC_JGEK; break;
+        case OP_EQ: jop = BC_JEQK; break;
+        default: jop = BC_JEQK; kk = !when; break;
+      }
+      cg_jl_add(out, cg_emit_jump(fs, jop, rv, k, kk));
+      return;
+    }
+    /* a literal too large for the table: compare through registers */
+    int rk = cg_expr(fs, kexpr, -1);
+    fs->freereg = save;
+    at(fs, e);
+    int ra = kflip ? rk : rv, rb = kflip ? rv : rk;
+    switch (op) {
+      case OP_LT: cg_jl_add(out, cg_emit_jump(fs, BC_JLT, ra, rb, when)); break;
+      case OP_LTE: cg_jl_add(out, cg_emit_jump(fs, BC_JLE, ra, rb, when)); break;
+      case OP_GT: cg_jl_add(out, cg_emit_jump(fs, BC_JLT, rb, ra, when)); break;
+      case OP_GTE: cg_jl_add(out, cg_emit_jump(fs, BC_JLE, rb, ra, when)); break;
+      case OP_EQ: cg_jl_add(out, cg_emit_jump(fs, BC_JEQ, ra, rb, when)); break;
+      default: cg_jl_add(out, cg_emit_jump(fs, BC_JEQ, ra, rb, !when)); break;
+    }
     return;
   }
   int ra = cg_expr(fs, l, -1);
@@ -338,7 +420,7 @@ static int call_common(FuncState *fs, Span sp, Expr *callee, CallArg *args, int 
     const char *name = callee->u.name;
     VarRef v = cg_resolve(fs, name);
     if (v.kind == VAR_NONE) {
-      if ((idx = cg_pm_get(&cg->traits, name)) >= 0) kind = CK_TRAIT;
+      if ((idx = cgm_get(&cg->traits, name)) >= 0) kind = CK_TRAIT;
       else if ((idx = cg_find_func(fs, name)) >= 0) kind = CK_FUNC;
       else if ((idx = cg_find_builtin(fs, name)) >= 0) kind = CK_BUILTIN;
       else {
@@ -414,7 +496,7 @@ static int call_common(FuncState *fs, Span sp, Expr *callee, CallArg *args, int 
   int save = fs->freereg;
   int base = cg_reserve(fs, 1);
   if (kind == CK_VALUE) cg_expr(fs, callee, base);
-  else fs->pending++; /* the callee name */
+  else if (kind != CK_TRAIT) fs->pending++; /* the callee name (trait dispatch skips it) */
   bool filled[256] = {false};
   if (!named) {
     for (int i = 0; i < nargs; i++) {
@@ -495,7 +577,6 @@ static int pipeline(FuncState *fs, Expr *e, int dst) {
     if (!placeholder) args[k++] = (CallArg){NULL, NULL, cur};
     for (int i = 0; i < st->nargs && k < 64; i++) {
       if (st->args[i]->kind == EX_PLACEHOLDER) {
-        fs->pending++;
         args[k++] = (CallArg){NULL, NULL, cur};
       } else {
         args[k++] = (CallArg){NULL, st->args[i], -1};
@@ -727,9 +808,9 @@ static int comprehension(FuncState *fs, Expr *e, int dst) {
   int exit = cg_emit_jump(fs, BC_FORITER, base, 0, 0);
   cg_enter(fs);
   fs->freereg = base + 2;
-  cg_add_local(fs, NULL, base, false, false);
-  cg_add_local(fs, NULL, base + 1, false, false);
-  cg_add_local(fs, e->u.comp.var, base + 2, false, e->u.comp.var_type && cg_type_is_float(fs->cg, e->u.comp.var_type));
+  cg_add_local(fs, NULL, base, false);
+  cg_add_local(fs, NULL, base + 1, false);
+  cg_add_local(fs, e->u.comp.var, base + 2, false);
   if (e->u.comp.cond) {
     JumpList skip = {0};
     cg_cond_jump(fs, e->u.comp.cond, false, &skip);
@@ -755,7 +836,7 @@ static int propagate(FuncState *fs, Expr *e, int dst) {
   int d = target(fs, dst);
   at(fs, e);
   int j = cg_emit_jump(fs, BC_PROP, d, r, 0);
-  cg_return_reg(fs, d);
+  cg_return_reg(fs, d, false);
   cg_patch_here(fs, j);
   return d;
 }
@@ -848,7 +929,7 @@ int cg_expr(FuncState *fs, Expr *e, int dst) {
     case EX_MATCH: {
       int save = fs->freereg;
       int d = target(fs, dst);
-      bool promote = e->type && cg_expr_is_float(fs, e);
+      bool promote = cg_expr_is_float(e);
       cg_match(fs, e->u.match.scrutinee, e->u.match.arms, e->u.match.n, true, d, e->span, promote);
       fs->freereg = dst >= 0 ? save : d + 1;
       return d;
@@ -863,46 +944,10 @@ int cg_expr(FuncState *fs, Expr *e, int dst) {
   return target(fs, dst);
 }
 
-/* ---- static Float-ness (until the checker's types are available) ---------------------- */
+/* ---- static types ---------------------------------------------------------------------- */
 
-bool cg_expr_is_float(FuncState *fs, const Expr *e) {
-  if (!e) return false;
-  switch (e->kind) {
-    case EX_FLOAT: return true;
-    case EX_UNARY: return e->u.un.op == OP_NEG && cg_expr_is_float(fs, e->u.un.e);
-    case EX_BINARY:
-      switch (e->u.bin.op) {
-        case OP_ADD:
-        case OP_SUB:
-        case OP_MUL:
-        case OP_DIV:
-        case OP_MOD:
-        case OP_POW: return cg_expr_is_float(fs, e->u.bin.l) || cg_expr_is_float(fs, e->u.bin.r);
-        default: return false;
-      }
-    case EX_IDENT: {
-      VarRef v = cg_resolve(fs, e->u.name);
-      return v.kind != VAR_NONE && v.is_float;
-    }
-    case EX_CALL: {
-      Expr *c = e->u.call.callee;
-      if (c->kind != EX_IDENT) return false;
-      if (cg_resolve(fs, c->u.name).kind != VAR_NONE) return false;
-      int f = cg_find_func(fs, c->u.name);
-      if (f >= 0) return fs->cg->fdecls[f]->ret && cg_type_is_float(fs->cg, fs->cg->fdecls[f]->ret);
-      int b = cg_find_builtin(fs, c->u.name);
-      if (b >= 0) {
-        size_t n;
-        const BuiltinDef *all = lib_builtins(&n);
-        const char *arrow = all[b].sig ? strstr(all[b].sig, ") -> ") : NULL;
-        return arrow && strcmp(arrow + 5, "Float") == 0;
-      }
-      return false;
-    }
-    case EX_MATCH:
-      for (int i = 0; i < e->u.match.n; i++)
-        if (cg_expr_is_float(fs, e->u.match.arms[i].value)) return true;
-      return false;
-    default: return false;
-  }
+bool cg_expr_is_float(const Expr *e) {
+  if (!e || !e->type) return false;
+  const Type *t = chk_resolve(e->type);
+  return t && t->kind == TY_FLOAT;
 }

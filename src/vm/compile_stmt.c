@@ -3,6 +3,7 @@
  * and patterns (see compile.h). */
 #include <stdio.h>
 
+#include "../check/types.h"
 #include "compile.h"
 #include "object.h"
 
@@ -29,8 +30,8 @@ static int own_reg(FuncState *fs, int r) {
   return t;
 }
 
-void cg_return_reg(FuncState *fs, int r) {
-  if (fs->ret_float && !fs->in_lambda) {
+void cg_return_reg(FuncState *fs, int r, bool promote) {
+  if (promote) {
     r = own_reg(fs, r);
     cg_emit(fs, BC_PROMOTE, r, 0, 0);
   }
@@ -41,6 +42,8 @@ void cg_return_reg(FuncState *fs, int r) {
   }
   cg_emit_w(fs, BC_RET, r, 0, 0);
 }
+
+static bool promotes(const Stmt *s) { return (s->aux & CHK_AUX_PROMOTE_FLOAT) != 0; }
 
 /* ---- bindings and assignment ------------------------------------------------------------ */
 
@@ -54,14 +57,8 @@ static void let_stmt(FuncState *fs, Stmt *s) {
     cg_emit(fs, BC_MOVE, want, got, 0);
   }
   fs->freereg = want + 1;
-  bool is_float;
-  if (s->u.let.type) {
-    is_float = cg_type_is_float(fs->cg, s->u.let.type);
-    if (is_float) cg_emit(fs, BC_PROMOTE, want, 0, 0);
-  } else {
-    is_float = cg_expr_is_float(fs, s->u.let.value);
-  }
-  Local *l = cg_add_local(fs, s->u.let.name, want, s->u.let.is_var, is_float);
+  if (promotes(s)) cg_emit(fs, BC_PROMOTE, want, 0, 0);
+  Local *l = cg_add_local(fs, s->u.let.name, want, s->u.let.is_var);
   if (l->is_cell) cg_emit(fs, BC_NEWCELL, want, 0, 0);
 }
 
@@ -72,16 +69,12 @@ static void destructure(FuncState *fs, Stmt *s) {
   fs->freereg = t;
   cg_reserve(fs, 1);
   if (got != t) cg_emit(fs, BC_MOVE, t, got, 0);
-  cg_add_local(fs, NULL, t, false, false);
+  cg_add_local(fs, NULL, t, false);
   int n = s->u.destr.n < 255 ? s->u.destr.n : 255;
-  bool tuple_float[256] = {false};
-  const TypeExpr *ty = s->u.destr.type;
-  if (ty && ty->kind == TE_NAME && ty->is_tuple)
-    for (int i = 0; i < n && i < ty->nargs; i++) tuple_float[i] = cg_type_is_float(fs->cg, ty->args[i]);
   for (int i = 0; i < n; i++) {
     int r = cg_reserve(fs, 1);
     cg_emit(fs, BC_GETTUPLE, r, t, i | (n << 8));
-    Local *l = cg_add_local(fs, s->u.destr.names[i], r, s->u.destr.is_var, tuple_float[i]);
+    Local *l = cg_add_local(fs, s->u.destr.names[i], r, s->u.destr.is_var);
     if (l->is_cell) cg_emit(fs, BC_NEWCELL, r, 0, 0);
   }
 }
@@ -98,12 +91,12 @@ static void assign(FuncState *fs, Stmt *s) {
       cg_expr(fs, val, v.index);
       at(fs, s->span);
     }
-    if (v.is_float) cg_emit(fs, BC_PROMOTE, v.index, 0, 0);
+    if (promotes(s)) cg_emit(fs, BC_PROMOTE, v.index, 0, 0);
     return;
   }
   int r = cg_expr(fs, val, -1);
   at(fs, s->span);
-  if (v.is_float) {
+  if (promotes(s)) {
     r = own_reg(fs, r);
     cg_emit(fs, BC_PROMOTE, r, 0, 0);
   }
@@ -127,7 +120,7 @@ static void store_path(FuncState *fs, Stmt *s, Expr *chain, bool leaf_field, con
   }
   /* nodes[n-1] is applied to the root first. */
   int c[65], idx[64];
-  VarRef root = {VAR_NONE, 0, false, false, false};
+  VarRef root = {VAR_NONE, 0, false, false};
   if (e->kind == EX_IDENT) root = cg_resolve(fs, e->u.name);
   if (root.kind == VAR_LOCAL && !root.is_cell) {
     fs->pending++;
@@ -184,38 +177,26 @@ static void store_path(FuncState *fs, Stmt *s, Expr *chain, bool leaf_field, con
 
 /* ---- patterns --------------------------------------------------------------------------- */
 
-int cg_pattern_weight(const Pattern *p) {
-  if (!p) return 0;
-  int w = 1;
-  switch (p->kind) {
-    case PAT_INT:
-    case PAT_FLOAT:
-    case PAT_STRING:
-    case PAT_BOOL: w++; break; /* the equality test */
-    case PAT_CTOR:
-    case PAT_LIST:
-      for (int i = 0; i < p->n; i++) w += cg_pattern_weight(p->items[i]);
-      break;
-    default: break;
-  }
-  return w;
-}
-
 static int hidden_temp(FuncState *fs) {
   int t = cg_reserve(fs, 1);
-  cg_add_local(fs, NULL, t, false, false);
+  cg_add_local(fs, NULL, t, false);
   return t;
 }
 
+/* Each pattern node tried is one step (two for a literal, whose equality
+ * test is one more), charged as the match proceeds like the reference's
+ * recursive matcher: a constructor that does not match costs one step,
+ * not the weight of its whole sub-pattern. */
 static void pattern(FuncState *fs, Pattern *p, int r, JumpList *fail) {
   at(fs, p->span);
+  fs->pending += p->kind == PAT_INT || p->kind == PAT_FLOAT || p->kind == PAT_STRING || p->kind == PAT_BOOL ? 2 : 1;
   switch (p->kind) {
     case PAT_WILDCARD:
     case PAT_REST: return;
     case PAT_VAR: {
       int t = cg_reserve(fs, 1);
       cg_emit(fs, BC_MOVE, t, r, 0);
-      cg_add_local(fs, p->name, t, false, false);
+      cg_add_local(fs, p->name, t, false);
       return;
     }
     case PAT_CTOR: {
@@ -226,7 +207,10 @@ static void pattern(FuncState *fs, Pattern *p, int r, JumpList *fail) {
       }
       cg_jl_add(fail, cg_emit_jump(fs, BC_TESTCTOR, r, 0, ci->id));
       for (int i = 0; i < p->n; i++) {
-        if (p->items[i]->kind == PAT_WILDCARD) continue;
+        if (p->items[i]->kind == PAT_WILDCARD) {
+          fs->pending++;
+          continue;
+        }
         int t = hidden_temp(fs);
         at(fs, p->items[i]->span);
         cg_emit(fs, BC_GETFLDI, t, r, i);
@@ -272,7 +256,10 @@ static void pattern(FuncState *fs, Pattern *p, int r, JumpList *fail) {
       int after = rest < 0 ? 0 : p->n - rest - 1;
       cg_jl_add(fail, cg_emit_jump(fs, BC_TESTLIST, r, before + after, rest >= 0));
       for (int i = 0; i < before; i++) {
-        if (p->items[i]->kind == PAT_WILDCARD) continue;
+        if (p->items[i]->kind == PAT_WILDCARD) {
+          fs->pending++;
+          continue;
+        }
         int t = hidden_temp(fs);
         at(fs, p->items[i]->span);
         cg_emit(fs, BC_GETLI, t, r, i);
@@ -283,11 +270,14 @@ static void pattern(FuncState *fs, Pattern *p, int r, JumpList *fail) {
         at(fs, p->items[rest]->span);
         int x = cg_emit_jump(fs, BC_LSLICE, t, r, before);
         fs->p->code[x].sbx = after;
-        cg_add_local(fs, p->items[rest]->name, t, false, false);
+        cg_add_local(fs, p->items[rest]->name, t, false);
       }
       for (int j = 0; j < after; j++) {
         Pattern *q = p->items[rest + 1 + j];
-        if (q->kind == PAT_WILDCARD) continue;
+        if (q->kind == PAT_WILDCARD) {
+          fs->pending++;
+          continue;
+        }
         int t = hidden_temp(fs);
         at(fs, q->span);
         cg_emit(fs, BC_GETLE, t, r, after - j);
@@ -303,16 +293,16 @@ void cg_match(FuncState *fs, Expr *scrutinee, MatchArm *arms, int narms, bool is
   int save = fs->freereg;
   cg_enter(fs);
   int sr = cg_expr(fs, scrutinee, -1);
-  if (sr >= cg_nactive(fs)) cg_add_local(fs, NULL, sr, false, false);
+  if (sr >= cg_nactive(fs)) cg_add_local(fs, NULL, sr, false);
   JumpList end = {0};
   for (int i = 0; i < narms; i++) {
     MatchArm *arm = &arms[i];
     cg_enter(fs);
-    fs->pending += cg_pattern_weight(arm->pat);
     JumpList fail = {0};
     pattern(fs, arm->pat, sr, &fail);
     if (arm->guard) cg_cond_jump(fs, arm->guard, false, &fail);
     if (is_expr) {
+      fs->pending++; /* the reference runs an arm value as a return statement */
       int r = cg_expr(fs, arm->value, dst);
       (void)r;
       if (promote) cg_emit(fs, BC_PROMOTE, dst, 0, 0);
@@ -392,16 +382,15 @@ static void for_stmt(FuncState *fs, Stmt *s) {
   cg_expr(fs, s->u.for_.iter, base);
   at(fs, s->span);
   cg_emit(fs, BC_FORPREP, base, 0, 0);
-  cg_add_local(fs, NULL, base, false, false);
-  cg_add_local(fs, NULL, base + 1, false, false);
+  cg_add_local(fs, NULL, base, false);
+  cg_add_local(fs, NULL, base + 1, false);
   cg_flush(fs);
   int top = cg_here(fs);
   int exit = cg_emit_jump(fs, BC_FORITER, base, 0, 0);
   LoopCtx l;
   loop_push(fs, &l, top);
   cg_enter(fs);
-  bool is_float = s->u.for_.var_type && cg_type_is_float(fs->cg, s->u.for_.var_type);
-  cg_add_local(fs, s->u.for_.var, base + 2, false, is_float);
+  cg_add_local(fs, s->u.for_.var, base + 2, false);
   cg_block(fs, &s->u.for_.body);
   cg_leave(fs);
   at(fs, s->span);
@@ -424,14 +413,14 @@ static void try_stmt(FuncState *fs, Stmt *s) {
   int target = cg_here(fs);
   cg_enter(fs);
   int reg = cg_reserve(fs, 1);
-  cg_add_local(fs, s->u.try_.var, reg, false, false);
+  cg_add_local(fs, s->u.try_.var, reg, false);
   cg_block(fs, &s->u.try_.handler);
   cg_leave(fs);
   cg_patch_here(fs, j);
   int type_id = -1;
   const TypeExpr *t = s->u.try_.type;
   if (t && t->kind == TE_NAME && strcmp(t->name, "String") != 0) {
-    type_id = cg_pm_get(&fs->cg->types, t->name);
+    type_id = cgm_get(&fs->cg->types, t->name);
     if (type_id < 0) type_id = -2; /* never matches */
   }
   Proto *p = fs->p;
@@ -482,7 +471,7 @@ void cg_stmt(FuncState *fs, Stmt *s) {
       } else {
         int r = cg_expr(fs, s->u.ret.value, -1);
         at(fs, s->span);
-        cg_return_reg(fs, r);
+        cg_return_reg(fs, r, promotes(s));
       }
       break;
     case ST_BREAK:

@@ -17,7 +17,7 @@ int vm_num_cmp(Value a, Value b) {
     return (a.as.f > b.as.f) - (a.as.f < b.as.f);
   }
   if (a.tag == T_FLOAT || b.tag == T_FLOAT) {
-    bool flip = b.tag != T_FLOAT; /* make a the Float */
+    bool flip = a.tag != T_FLOAT; /* f is the Float, i the Int */
     Value f = flip ? b : a, i = flip ? a : b;
     double d = f.as.f;
     if (isnan(d)) return 2;

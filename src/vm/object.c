@@ -35,7 +35,9 @@ static ObjString *string_alloc(VM *vm, size_t inline_bytes, bool perm) {
 }
 
 static bool string_make(VM *vm, const char *src, size_t n, size_t cplen, bool perm, Value *out) {
-  if (cplen > vm->max_collection && !vm_check_collection(vm, "String", cplen)) return false;
+  /* Literals of the compiled image (perm) are not program-built data:
+   * the limit applies when the program uses them, not at compile time. */
+  if (!perm && cplen > vm->max_collection && !vm_check_collection(vm, "String", cplen)) return false;
   ObjString *s;
   if (n < STR_INLINE_MAX || perm) {
     s = string_alloc(vm, n, perm);

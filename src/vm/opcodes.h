@@ -44,10 +44,15 @@ OPCODE(PROMOTE, "A", 0)      /* if R[a] is an Int: R[a] = Float(R[a]) */
 /* ---- arithmetic, comparison, logic (Int fast paths inline) ---- */
 OPCODE(ADD, "ABC", 0)   /* R[a] = R[b] + R[c] (numbers; String concatenation) */
 OPCODE(ADDI, "ABsC", 0) /* R[a] = R[b] + sc */
+OPCODE(ADDK, "ABC", 0)  /* R[a] = R[b] + K[c] */
 OPCODE(SUB, "ABC", 0)   /* R[a] = R[b] - R[c] */
+OPCODE(SUBK, "ABC", 0)  /* R[a] = R[b] - K[c] */
 OPCODE(MUL, "ABC", 0)   /* R[a] = R[b] * R[c] */
+OPCODE(MULK, "ABC", 0)  /* R[a] = R[b] * K[c] */
 OPCODE(DIV, "ABC", 0)   /* R[a] = R[b] / R[c] (Int: truncating; E400 on zero) */
+OPCODE(DIVK, "ABC", 0)  /* R[a] = R[b] / K[c] */
 OPCODE(MOD, "ABC", 0)   /* R[a] = R[b] % R[c] (sign of the dividend; E400 on zero) */
+OPCODE(MODK, "ABC", 0)  /* R[a] = R[b] % K[c] */
 OPCODE(POW, "ABC", 0)   /* R[a] = R[b] ** R[c] */
 OPCODE(BAND, "ABC", 0)  /* R[a] = R[b] & R[c] */
 OPCODE(BXOR, "ABC", 0)  /* R[a] = R[b] ^ R[c] */
@@ -76,6 +81,11 @@ OPCODE(JLEI, "AsBC+X", 1)   /* if (R[a] <= sb) == c then jump */
 OPCODE(JGTI, "AsBC+X", 1)   /* if (R[a] > sb) == c then jump */
 OPCODE(JGEI, "AsBC+X", 1)   /* if (R[a] >= sb) == c then jump */
 OPCODE(JEQI, "AsBC+X", 1)   /* if (R[a] == sb) == c then jump */
+OPCODE(JLTK, "ABC+X", 1)    /* if (R[a] < K[b]) == c then jump */
+OPCODE(JLEK, "ABC+X", 1)    /* if (R[a] <= K[b]) == c then jump */
+OPCODE(JGTK, "ABC+X", 1)    /* if (R[a] > K[b]) == c then jump */
+OPCODE(JGEK, "ABC+X", 1)    /* if (R[a] >= K[b]) == c then jump */
+OPCODE(JEQK, "ABC+X", 1)    /* if (R[a] == K[b]) == c then jump */
 OPCODE(FORPREP, "A", 0)     /* R[a] must be a List or Array (snapshotted as a List); R[a+1] = 0 */
 OPCODE(FORITER, "A+X", 1)   /* R[a] list, R[a+1] index: if index < length: R[a+2] = item, index++; else jump */
 OPCODE(EXTRA, "sBx", 0)     /* operand word of the preceding instruction; never executed */

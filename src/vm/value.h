@@ -55,7 +55,8 @@ typedef enum ValueTag {
 typedef struct Obj Obj;
 
 typedef struct Value {
-  uint8_t tag; /* ValueTag */
+  uint64_t tag; /* ValueTag; a full word, so writing a Value never leaves a
+                   partial store that a following 8-byte load cannot forward */
   union {
     bool b;
     int64_t i;

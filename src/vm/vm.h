@@ -96,6 +96,7 @@ typedef struct VM {
   uint64_t steps;
   uint64_t max_steps;    /* 0 = unlimited */
   uint64_t step_check;   /* next step count at which vm_step_slow runs */
+  uint64_t work_carry;   /* builtin work units not yet turned into steps */
   uint64_t next_poll;    /* next deadline poll */
   double deadline_ms;    /* monotonic ms; 0 = none */
   double timeout_s;

@@ -127,6 +127,28 @@ bool vm_execute(VM *vm, int entry) {
     ip = f->ip;                          \
   } while (0)
 #define SMALL(x) ((x) <= smax && (x) >= -smax)
+/* The common call: every parameter passed (none defaulted), not async,
+ * within the depth limit and the stack. vm_enter handles the rest. */
+#define FAST_ENTRY(np, nb, nargs)                                                     \
+  ((nargs) == (np)->nparams && (np)->nrequired == (np)->nparams && !(np)->is_async && \
+   vm->depth < vm->max_depth && (nb) + (np)->nregs + 16 <= vm->stack_end)
+#define PUSH_FRAME(np, fnobj, nb)                                  \
+  do {                                                             \
+    for (int k_ = (np)->nparams; k_ < (np)->nregs; k_++) (nb)[k_] = v_unit(); \
+    Frame *nf_ = &vm->frames[vm->nframes++];                       \
+    nf_->p = (np);                                                 \
+    nf_->fn = (fnobj);                                             \
+    nf_->ip = (np)->code;                                          \
+    nf_->base = (nb);                                              \
+    nf_->top = (nb) + (np)->nregs;                                 \
+    nf_->entry = false;                                            \
+    vm->sp = nf_->top;                                             \
+    vm->depth++;                                                   \
+    f = nf_;                                                       \
+    R = (nb);                                                      \
+    K = (np)->k;                                                   \
+    ip = (np)->code;                                               \
+  } while (0)
 
   DISPATCH();
 
@@ -204,22 +226,63 @@ L_PROMOTE:
   DISPATCH();
 
   /* ---- arithmetic ---- */
-L_ADD: {
+/* Int and Float fast paths of + - * ; the slow path handles the rest. */
+#define ARITH_BODY(OPC, SRC_C, INTOP, FLTOP)                                  \
+  {                                                                          \
+    Value b = R[i.b], c = SRC_C;                                             \
+    if (b.tag == T_INT && c.tag == T_INT) {                                  \
+      int64_t r;                                                             \
+      if (!INTOP(b.as.i, c.as.i, &r) && SMALL(r)) {                          \
+        R[i.a] = v_int(r);                                                   \
+        DISPATCH();                                                          \
+      }                                                                      \
+    } else if (b.tag == T_FLOAT && c.tag == T_FLOAT) {                       \
+      R[i.a] = v_float(b.as.f FLTOP c.as.f);                                 \
+      DISPATCH();                                                            \
+    }                                                                        \
+    SAVE();                                                                  \
+    TRY(vm_arith(vm, OPC, b, c, &R[i.a]));                                   \
+    DISPATCH();                                                              \
+  }
+/* / and %: Int fast path unless the divisor is 0 or -1 (errors and the
+ * one overflow go to the slow path); Float / inline. */
+#define DIVMOD_BODY(OPC, SRC_C, COP)                                          \
+  {                                                                          \
+    Value b = R[i.b], c = SRC_C;                                             \
+    if (b.tag == T_INT && c.tag == T_INT && c.as.i != 0 && c.as.i != -1) {   \
+      R[i.a] = v_int(b.as.i COP c.as.i);                                     \
+      DISPATCH();                                                            \
+    }                                                                        \
+    SAVE();                                                                  \
+    TRY(vm_arith(vm, OPC, b, c, &R[i.a]));                                   \
+    DISPATCH();                                                              \
+  }
+L_ADD:
+  ARITH_BODY(BC_ADD, R[i.c], __builtin_add_overflow, +)
+L_ADDK:
+  ARITH_BODY(BC_ADD, K[i.c], __builtin_add_overflow, +)
+L_SUB:
+  ARITH_BODY(BC_SUB, R[i.c], __builtin_sub_overflow, -)
+L_SUBK:
+  ARITH_BODY(BC_SUB, K[i.c], __builtin_sub_overflow, -)
+L_MUL:
+  ARITH_BODY(BC_MUL, R[i.c], __builtin_mul_overflow, *)
+L_MULK:
+  ARITH_BODY(BC_MUL, K[i.c], __builtin_mul_overflow, *)
+L_DIV: {
   Value b = R[i.b], c = R[i.c];
-  if (b.tag == T_INT && c.tag == T_INT) {
-    int64_t r;
-    if (!__builtin_add_overflow(b.as.i, c.as.i, &r) && SMALL(r)) {
-      R[i.a] = v_int(r);
-      DISPATCH();
-    }
-  } else if (b.tag == T_FLOAT && c.tag == T_FLOAT) {
-    R[i.a] = v_float(b.as.f + c.as.f);
+  if (b.tag == T_FLOAT && c.tag == T_FLOAT && c.as.f != 0) {
+    R[i.a] = v_float(b.as.f / c.as.f);
     DISPATCH();
   }
-  SAVE();
-  TRY(vm_arith(vm, BC_ADD, b, c, &R[i.a]));
-  DISPATCH();
 }
+  DIVMOD_BODY(BC_DIV, R[i.c], /)
+L_DIVK:
+  DIVMOD_BODY(BC_DIV, K[i.c], /)
+L_MOD:
+  DIVMOD_BODY(BC_MOD, R[i.c], %)
+L_MODK:
+  DIVMOD_BODY(BC_MOD, K[i.c], %)
 L_ADDI: {
   Value b = R[i.b];
   int64_t k = (int16_t)i.c;
@@ -235,62 +298,6 @@ L_ADDI: {
   }
   SAVE();
   TRY(vm_arith(vm, BC_ADD, b, v_int(k), &R[i.a]));
-  DISPATCH();
-}
-L_SUB: {
-  Value b = R[i.b], c = R[i.c];
-  if (b.tag == T_INT && c.tag == T_INT) {
-    int64_t r;
-    if (!__builtin_sub_overflow(b.as.i, c.as.i, &r) && SMALL(r)) {
-      R[i.a] = v_int(r);
-      DISPATCH();
-    }
-  } else if (b.tag == T_FLOAT && c.tag == T_FLOAT) {
-    R[i.a] = v_float(b.as.f - c.as.f);
-    DISPATCH();
-  }
-  SAVE();
-  TRY(vm_arith(vm, BC_SUB, b, c, &R[i.a]));
-  DISPATCH();
-}
-L_MUL: {
-  Value b = R[i.b], c = R[i.c];
-  if (b.tag == T_INT && c.tag == T_INT) {
-    int64_t r;
-    if (!__builtin_mul_overflow(b.as.i, c.as.i, &r) && SMALL(r)) {
-      R[i.a] = v_int(r);
-      DISPATCH();
-    }
-  } else if (b.tag == T_FLOAT && c.tag == T_FLOAT) {
-    R[i.a] = v_float(b.as.f * c.as.f);
-    DISPATCH();
-  }
-  SAVE();
-  TRY(vm_arith(vm, BC_MUL, b, c, &R[i.a]));
-  DISPATCH();
-}
-L_DIV: {
-  Value b = R[i.b], c = R[i.c];
-  if (b.tag == T_INT && c.tag == T_INT && c.as.i != 0 && c.as.i != -1) {
-    R[i.a] = v_int(b.as.i / c.as.i);
-    DISPATCH();
-  }
-  if (b.tag == T_FLOAT && c.tag == T_FLOAT && c.as.f != 0) {
-    R[i.a] = v_float(b.as.f / c.as.f);
-    DISPATCH();
-  }
-  SAVE();
-  TRY(vm_arith(vm, BC_DIV, b, c, &R[i.a]));
-  DISPATCH();
-}
-L_MOD: {
-  Value b = R[i.b], c = R[i.c];
-  if (b.tag == T_INT && c.tag == T_INT && c.as.i != 0 && c.as.i != -1) {
-    R[i.a] = v_int(b.as.i % c.as.i);
-    DISPATCH();
-  }
-  SAVE();
-  TRY(vm_arith(vm, BC_MOD, b, c, &R[i.a]));
   DISPATCH();
 }
 L_POW:
@@ -467,6 +474,48 @@ L_JEQI: {
   else SKIPX();
   DISPATCH();
 }
+L_JLTK:
+L_JLEK:
+L_JGTK:
+L_JGEK:
+L_JEQK: {
+  CHARGE();
+  Value x = R[i.a], k = K[i.b];
+  bool r;
+  if (x.tag == T_INT && k.tag == T_INT) {
+    switch (i.op) {
+      case BC_JLTK: r = x.as.i < k.as.i; break;
+      case BC_JLEK: r = x.as.i <= k.as.i; break;
+      case BC_JGTK: r = x.as.i > k.as.i; break;
+      case BC_JGEK: r = x.as.i >= k.as.i; break;
+      default: r = x.as.i == k.as.i; break;
+    }
+  } else if (x.tag == T_FLOAT && k.tag == T_FLOAT) {
+    switch (i.op) {
+      case BC_JLTK: r = x.as.f < k.as.f; break;
+      case BC_JLEK: r = x.as.f <= k.as.f; break;
+      case BC_JGTK: r = x.as.f > k.as.f; break;
+      case BC_JGEK: r = x.as.f >= k.as.f; break;
+      default: r = x.as.f == k.as.f; break;
+    }
+  } else {
+    SAVE();
+    switch (i.op) {
+      case BC_JLTK: TRY(vm_less(vm, x, k, false, &r)); break;
+      case BC_JLEK: TRY(vm_less(vm, x, k, true, &r)); break;
+      case BC_JGTK: TRY(vm_less(vm, k, x, false, &r)); break;
+      case BC_JGEK: TRY(vm_less(vm, k, x, true, &r)); break;
+      default: {
+        int e = vm_equal(vm, x, k, false);
+        TRY(e >= 0);
+        r = e == 1;
+      }
+    }
+  }
+  if (r == (i.c != 0)) JUMPX();
+  else SKIPX();
+  DISPATCH();
+}
 L_FORPREP:
   SAVE();
   TRY(for_prep(vm, &R[i.a]));
@@ -493,7 +542,13 @@ L_CALL: {
   SAVE();
   Value fnv = R[i.a];
   if (fnv.tag == T_FUNC) {
-    int r = vm_enter(vm, AS_FUNC(fnv)->proto, AS_FUNC(fnv), &R[i.a + 1], i.b, false, false);
+    const Proto *np = AS_FUNC(fnv)->proto;
+    Value *nb = &R[i.a + 1];
+    if (GENO_LIKELY(FAST_ENTRY(np, nb, i.b))) {
+      PUSH_FRAME(np, AS_FUNC(fnv), nb);
+      DISPATCH();
+    }
+    int r = vm_enter(vm, np, AS_FUNC(fnv), nb, i.b, false, false);
     TRY(r);
     if (r == 1) RELOAD();
     DISPATCH();
@@ -508,7 +563,13 @@ L_CALL: {
 L_CALLG: {
   CHARGE();
   SAVE();
-  int r = vm_enter(vm, vm->img->funcs[i.c], NULL, &R[i.a + 1], i.b, false, false);
+  const Proto *np = vm->img->funcs[i.c];
+  Value *nb = &R[i.a + 1];
+  if (GENO_LIKELY(FAST_ENTRY(np, nb, i.b))) {
+    PUSH_FRAME(np, NULL, nb);
+    DISPATCH();
+  }
+  int r = vm_enter(vm, np, NULL, nb, i.b, false, false);
   TRY(r);
   if (r == 1) RELOAD();
   DISPATCH();
@@ -785,4 +846,8 @@ error:
 #undef SKIPX
 #undef RELOAD
 #undef SMALL
+#undef ARITH_BODY
+#undef DIVMOD_BODY
+#undef FAST_ENTRY
+#undef PUSH_FRAME
 }

@@ -16,11 +16,23 @@ bool vm_error(VM *vm, int code, const char *fmt, ...) {
   return false;
 }
 
+bool vm_limit_error(VM *vm, int code, const char *fmt, ...) {
+  char msg[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  return vm_raise_fatal(vm, code, NULL, "%s", msg);
+}
+
 bool vm_check_size(VM *vm, const char *kind, size_t n) { return vm_check_collection(vm, kind, n); }
 size_t vm_max_size(const VM *vm) { return (size_t)vm->max_collection; }
 
 bool vm_charge(VM *vm, size_t work) {
-  vm->steps += work / VM_WORK_PER_STEP;
+  /* Carry the remainder so many small charges add up to steps. */
+  uint64_t total = vm->work_carry + work;
+  vm->steps += total / VM_WORK_PER_STEP;
+  vm->work_carry = total % VM_WORK_PER_STEP;
   if (vm->steps >= vm->step_check) return vm_step_slow(vm);
   return true;
 }
