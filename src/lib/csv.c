@@ -34,6 +34,9 @@ typedef struct CsvReader {
 
 static bool save_field(CsvReader *r) {
   Value f;
+  /* (the reference checks each field after its record; a String over
+   * the limit cannot be made, so the check comes first here) */
+  if (!lib_check_result(r->vm, r->fn, r->field_cps)) return false;
   bool ok = !r->field.failed && vm_string(r->vm, r->field.data ? r->field.data : "", r->field.len, &f);
   if (r->field.failed) ok = vm_error(r->vm, E_RUNTIME, "out of memory in %s", r->fn);
   buf_clear(&r->field);
