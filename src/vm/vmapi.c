@@ -143,6 +143,7 @@ bool vm_err(VM *vm, Value v, Value *out) { return wrap1(vm, CTOR_ERR, v, out); }
 const char *vm_ctor_name(Value v) { return v.tag == T_CTOR ? AS_CTOR(v)->info->name : NULL; }
 int vm_ctor_nfields(Value v) { return v.tag == T_CTOR ? AS_CTOR(v)->info->nfields : 0; }
 Value vm_ctor_field(Value v, int i) { return AS_CTOR(v)->fields[i]; }
+const char *vm_ctor_field_name(Value v, int i) { return AS_CTOR(v)->info->field_names[i]; }
 bool vm_is_ctor(Value v, const char *name) { return v.tag == T_CTOR && strcmp(AS_CTOR(v)->info->name, name) == 0; }
 
 /* ---- tables ---- */
