@@ -116,6 +116,10 @@ typedef struct VM {
 
   /* host callbacks (BF_CALLBACK builtins); set by the runtime */
   bool (*host_call)(struct VM *vm, const struct BuiltinDef *def, Value *args, int nargs, Value *out);
+  /* Gated builtins the host replaced with its own callback (e.g. print
+   * captured by the host); usually none. Set by the runtime. */
+  const struct BuiltinDef *overrides[8];
+  int noverrides;
   void *host_data;
 
   /* errors */
