@@ -422,7 +422,7 @@ static bool collect_object(Parser *p, size_t base) {
     return false;
   }
   Value *items = vm_array_items(p->stack, &len);
-  memmove(items + base, items + top, kept * sizeof(Value));
+  if (kept) memmove(items + base, items + top, kept * sizeof(Value));
   pop_n(p, top - base);
   return collect_list(p, base);
 }
