@@ -51,7 +51,10 @@ int vm_enter(VM *vm, const Proto *p, ObjFunc *fn, Value *base, int nargs, bool e
   f->fn = fn;
   f->ip = p->code;
   f->base = base;
-  f->top = base + p->nregs;
+  /* A callee's registers start inside its caller's window (at the call's
+   * argument slots), so the caller's dead registers above them must stay
+   * covered: top is the highest extent of any active frame. */
+  f->top = base + p->nregs > vm->sp ? base + p->nregs : vm->sp;
   f->entry = entry;
   vm->sp = f->top;
   vm->depth++;

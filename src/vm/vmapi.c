@@ -232,7 +232,11 @@ const struct geno_config *vm_config(const VM *vm) { return vm->cfg; }
 
 bool vm_print(VM *vm, Value v) {
   if (v.tag == T_STRING) {
+    /* The line is written whole or not at all. */
     ObjString *s = AS_STR(v);
+    if (vm->out_chars + s->cplen + 1 > vm->max_output)
+      return vm_raise_fatal(vm, E_OUTPUT, NULL, "Output limit exceeded (%llu characters)",
+                            (unsigned long long)vm->max_output);
     return vm_output(vm, s->data, s->blen) && vm_output(vm, "\n", 1);
   }
   uint64_t left = vm->max_output > vm->out_chars ? vm->max_output - vm->out_chars : 0;
