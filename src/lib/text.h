@@ -53,6 +53,9 @@ bool lib_is_alpha(int32_t cp);
 /* Python's str.isdecimal digit value (0..9) of cp, or -1. */
 int lib_decimal_value(int32_t cp);
 
+/* Python's repr() of a str appended to b ('it', "it's", '\n', '\x01'). */
+void lib_py_repr(Buf *b, const char *s, size_t n);
+
 /* The bytes of a String argument. */
 static inline const char *lib_str(Value v, size_t *n) { return vm_str_bytes(v, n); }
 
