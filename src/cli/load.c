@@ -96,12 +96,6 @@ static void load_imports(CliProgram *p, const char *dir, const char *source, siz
     char *msrc = cli_read_file(path, &mlen);
     free(path);
     if (!msrc) continue;
-    geno_config limits;
-    geno_config_init(&limits);
-    if (mlen > limits.max_source_bytes) {
-      free(msrc); /* the library reports the missing module (E204) */
-      continue;
-    }
     geno_module *mods = realloc(p->modules, (p->nmodules + 1) * sizeof *mods);
     if (!mods) {
       free(msrc);
@@ -112,7 +106,11 @@ static void load_imports(CliProgram *p, const char *dir, const char *source, siz
     mods[p->nmodules].source = msrc;
     mods[p->nmodules].length = mlen;
     p->nmodules++;
-    load_imports(p, dir, msrc, mlen, depth + 1);
+    /* An oversized module is passed on for the library to refuse (E204
+     * "too large"), but not parsed here for its own imports. */
+    geno_config limits;
+    geno_config_init(&limits);
+    if (mlen <= limits.max_source_bytes) load_imports(p, dir, msrc, mlen, depth + 1);
   }
   geno_strings_free(names, n > 0 ? (size_t)n : 0);
 }
