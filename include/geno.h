@@ -164,7 +164,7 @@ GENO_API char *geno_value_to_json(const geno_value *v);
  *              frees it); the program sees a runtime error (E499) with that
  *              text, catchable as a String.
  * Returns the builtin's result (ownership passes to the library), typed as
- * the builtin declares (e.g. Result[String, String] for fs_read_text), or
+ * the builtin declares (e.g. String for fs_read_text; Result[...] where the builtin returns one), or
  * NULL with *error set. A result of the wrong type is a runtime error. */
 typedef geno_value *(*geno_callback_fn)(const char *name, const geno_value *const *args,
                                         size_t nargs, void *userdata, char **error);
@@ -239,9 +239,16 @@ typedef struct geno_config {
   geno_monitor_fn monitor;       /* optional monitoring hook */
   void *monitor_userdata;
   /* Isolation (geno_run_isolated only). */
-  uint64_t memory_bytes;         /* RLIMIT_AS of the child. Default 256 MiB.
-                                    0 = no limit. */
-  double cpu_seconds;            /* RLIMIT_CPU. Default 0 = timeout-derived. */
+  uint64_t memory_bytes;         /* address space the child may add to what
+                                    it inherits from the host at fork
+                                    (RLIMIT_AS = inherited + this). Default
+                                    256 MiB. 0 = no limit. Exceeding it:
+                                    E504. */
+  double cpu_seconds;            /* RLIMIT_CPU of the child, rounded up to
+                                    whole seconds. Default 0 = derived from
+                                    timeout_s (one second after the
+                                    wall-clock kill; none when timeout_s is
+                                    0). Exceeding it: E501. */
   uint64_t max_source_bytes;     /* per module. Default 1 MiB. E204 beyond. */
   uint64_t max_total_source_bytes; /* all modules. Default 8 MiB. */
 } geno_config;
@@ -322,7 +329,20 @@ GENO_API geno_result *geno_run(const char *source, size_t len, const char *filen
 /* [e] As geno_run, in a forked child process with hard limits (rlimits,
  * seccomp, SIGKILL at the deadline). Granted effects that need host
  * resources are carried out by the parent through cfg's callbacks. Runs user
- * code (in the child); host callbacks run in the calling process. */
+ * code (in the child); host callbacks run in the calling process, on the
+ * calling thread, while the child waits. See docs/SECURITY.md.
+ * Besides geno_run's diagnostics, the way the child ended can give:
+ *   E501 "Execution timed out after T seconds" (killed timeout_s + 0.5 s
+ *        after the start, if its own cooperative timeout did not fire) or
+ *        "CPU time limit exceeded (N seconds)";
+ *   E504 memory exhausted (memory_bytes), or the result too large to return;
+ *   E500 crashed (signal N), forbidden system call, protocol violation, or
+ *        sandbox setup failure (fail-closed: nothing was run).
+ * Output printed before the child ended is kept in every case.
+ * The monitor (if any) is called once, in the calling process, with the
+ * operation "run_isolated". Requires Linux with seccomp. The host must not
+ * reap children it did not create (waitpid(-1), SIGCHLD set to SIG_IGN),
+ * or the child's exit status is lost (its output and result are not). */
 GENO_API geno_result *geno_run_isolated(const char *source, size_t len, const char *filename,
                                         const geno_config *cfg);
 
@@ -332,6 +352,105 @@ GENO_API geno_result *geno_run_isolated(const char *source, size_t len, const ch
  * source does not parse (its imports are then unknown). */
 GENO_API int geno_source_imports(const char *source, size_t len, char ***names);
 GENO_API void geno_strings_free(char **strings, size_t count);
+
+/* ------------------------------------------------------------------------ */
+/* Outcomes and metrics                                                      */
+/* ------------------------------------------------------------------------ */
+
+/* How a run ended, classified as the reference's monitoring does (first
+ * matching rule): ok -> SUCCESS; otherwise by the set of diagnostic codes:
+ * E501 -> TIMEOUT; E412 -> CAPABILITY_DENIED; E413 -> HOST_CALLBACK_MISSING;
+ * E500 -> SECURITY_VIOLATION; E502, E503 or E504 -> RESOURCE_LIMIT;
+ * E100-E103 or E200-E203 -> SYNTAX_ERROR; E300-E309 -> TYPE_ERROR;
+ * anything else (E204, E310-E312, E4xx, E499, E505) -> RUNTIME_ERROR. */
+typedef enum geno_outcome {
+  GENO_OUTCOME_SUCCESS,
+  GENO_OUTCOME_SYNTAX_ERROR,
+  GENO_OUTCOME_TYPE_ERROR,
+  GENO_OUTCOME_RUNTIME_ERROR,
+  GENO_OUTCOME_TIMEOUT,
+  GENO_OUTCOME_CAPABILITY_DENIED,
+  GENO_OUTCOME_HOST_CALLBACK_MISSING,
+  GENO_OUTCOME_SECURITY_VIOLATION,
+  GENO_OUTCOME_RESOURCE_LIMIT,
+} geno_outcome;
+
+#define GENO_OUTCOME_COUNT 9
+
+/* [-] The outcome of a finished run (NULL counts as RUNTIME_ERROR). */
+GENO_API geno_outcome geno_result_outcome(const geno_result *r);
+/* [-] The reference's name of an outcome ("success", "syntax_error",
+ * "capability_denied" ...), or NULL. Static string. */
+GENO_API const char *geno_outcome_name(geno_outcome outcome);
+
+/* A thread-safe collector of run metrics (the reference's
+ * RuntimeMetricsCollector): counts of runs by outcome, wall time, steps,
+ * phase times, output bytes and diagnostic codes, plus the counters the
+ * hosted server feeds (HTTP requests, /constrain, benchmark validation).
+ * It renders a JSON snapshot, a health report and Prometheus text with the
+ * reference's metric names. Every function may be called from any thread;
+ * a mutex serialises them. Label sets (endpoints, HTTP outcomes,
+ * operations) keep at most 64 distinct values each; further values are
+ * counted under "other", so hostile request paths cannot grow it. */
+typedef struct geno_metrics geno_metrics;
+
+/* [m] A new collector. [service] defaults to "geno-runtime" when NULL;
+ * [revision] may be NULL. Both are copied. Free with geno_metrics_free. */
+GENO_API geno_metrics *geno_metrics_new(const char *service, const char *revision);
+/* [-] Release a collector (NULL is fine). No monitor may still use it. */
+GENO_API void geno_metrics_free(geno_metrics *m);
+
+/* [-] A geno_monitor_fn that records into the collector passed as
+ * [userdata]: set cfg.monitor = geno_metrics_monitor and
+ * cfg.monitor_userdata = the collector. */
+GENO_API void geno_metrics_monitor(const geno_result *result, const char *operation, void *userdata);
+/* [-] Record one finished operation. [operation] is what the library
+ * passes to monitors ("parse", "check", "run", "run_isolated", "test");
+ * "run", "run_isolated" and "test" count as runs (outcome, wall time =
+ * timing.total_ms, steps, phase times, output bytes, diagnostic codes);
+ * every operation is counted by name. NULL result or collector: ignored. */
+GENO_API void geno_metrics_record(geno_metrics *m, const geno_result *result, const char *operation);
+/* [-] Server side: one handled POST request to [endpoint] with HTTP
+ * [status] (100-599) and the server's [outcome] label ("ok", "run_error",
+ * "bad_request" ...). */
+GENO_API void geno_metrics_record_http(geno_metrics *m, const char *endpoint, int status,
+                                       const char *outcome);
+/* [-] Server side: one /constrain evaluation; [valid] is 1 (a valid
+ * prefix), 0 (invalid) or -1 (timed out before a result). */
+GENO_API void geno_metrics_record_constrain(geno_metrics *m, int valid, double wall_ms);
+/* [-] One benchmark validation: it succeeds when every one of [total]
+ * problems passed canonically and none had issues. */
+GENO_API void geno_metrics_record_benchmark(geno_metrics *m, uint64_t total, uint64_t canonical_passed,
+                                            uint64_t problems_with_issues);
+/* [m] Replace the startup errors shown by the health report (copied;
+ * count 0 clears them). False when out of memory (nothing changes). */
+GENO_API bool geno_metrics_set_startup_errors(geno_metrics *m, const char *const *errors, size_t count);
+
+/* [m] The reference's snapshot as compact JSON (its keys in its order,
+ * then this library's additions: phase_wall_time_ms, total_output_bytes,
+ * diagnostic_codes, operations). Caller frees with free(). */
+GENO_API char *geno_metrics_snapshot_json(geno_metrics *m);
+
+/* One check of a health report. */
+typedef struct geno_health_check {
+  const char *name;
+  const char *status; /* "pass", "warn" or "fail" */
+  const char *detail;
+} geno_health_check;
+
+/* [m] The health report as compact JSON: {"status", "generated_at_unix",
+ * "uptime_seconds", "build", "checks"}; status is "failed" if any check
+ * fails, else "degraded" if any warns, else "ok". [extra] checks (may be
+ * NULL) follow the built-in ones. Caller frees with free(). */
+GENO_API char *geno_metrics_health_json(geno_metrics *m, const geno_health_check *extra, size_t nextra);
+
+/* [m] Prometheus text exposition (format 0.0.4) with the reference's
+ * metric names, HELP texts and order; lines end in "\n" except the last.
+ * A fresh collector renders exactly the reference's 26 families; the
+ * additions (geno_run_phase_wall_time_ms_total, geno_run_output_bytes_total,
+ * geno_run_diagnostics_total, geno_operations_total) appear once something
+ * was recorded. Caller frees with free(). */
+GENO_API char *geno_metrics_prometheus(geno_metrics *m);
 
 #ifdef __cplusplus
 }

@@ -13,8 +13,9 @@ Where the reference implementation gives an answer, the expectations are
 its answers (checked when the case was written); where it crashes or hangs,
 they are what docs/compatibility.md says we do instead.
 
-Usage: gen_bad_inputs.py --parse-file PATH --geno PATH [--sanitized]
-                         [--filter SUBSTR] [--keep DIR]
+Usage: gen_bad_inputs.py --parse-file PATH [--geno PATH]
+                         [--build release|debug|sanitized]
+                         [--filter SUBSTR] [--keep DIR] [-v]
 Prints one line per failure and ends with "N passed, N failed".
 """
 import argparse
@@ -37,12 +38,14 @@ def in_main(body):
 
 
 # (name, source bytes, expected [(code, line, col)], message fragment,
-#  seconds, MiB of RSS). Time and memory budgets are for a plain -O2 or -O0
-# build; --sanitized multiplies the time and skips the memory check.
+#  seconds, MiB of RSS). The time budget is for geno_parse alone in a
+# release (-O2) build, with room for a loaded machine; --build debug
+# multiplies it by 4 and --build sanitized by 40 (and skips the memory
+# budget, which ASan's shadow memory would break).
 CASES = []
 
 
-def case(name, src, expect, fragment=None, seconds=2.0, rss_mb=64):
+def case(name, src, expect, fragment=None, seconds=1.0, rss_mb=64):
     """src: bytes, or a function returning them (big inputs are built only
     when their case runs, so this process stays small)."""
     CASES.append((name, src, expect, fragment, seconds, rss_mb))
@@ -84,7 +87,7 @@ case("string_10mb", lambda: in_main(b'  let s: String = "' + b"a" * TEN + b'"\n 
 case("triple_string_10mb", lambda: in_main(b'  let s: String = """' + b"line\n" * (TEN // 5) + b'"""\n  return 0'), [])
 case("block_comment_10mb", lambda: b"/*" + b"* comment text\n" * (TEN // 15) + b"*/\n" + in_main(b"  return 0"), [])
 case("identifiers_10mb_top_level", lambda: b"x " * (TEN // 2), [("E202", 1, 1)], "Expected 'func'")
-case("functions_10mb", lambda: b"func f() -> Int\n  return 1 + 2\nend func\n" * (TEN // 38), [], None, 2.0, 400)
+case("functions_10mb", lambda: b"func f() -> Int\n  return 1 + 2\nend func\n" * (TEN // 38), [], None, 1.5, 400)
 # Every `func` without a name is one error; the list is capped at 1000.
 case("errors_10mb", lambda: b"func " * (TEN // 5), [("E201", 1, 6 + 5 * i) for i in range(1000)],
      "Expected function name")
@@ -126,8 +129,11 @@ DEEP = "Code nested too deeply"
 case("else_if_chain_990", FUNC + b"  if false then\n    return 1\n" + b"  else if false then\n    return 1\n" * 990
      + b"  end if\n  return 0\n" + END, [])
 case("else_if_chain_100k", FUNC + b"  if false then\n    return 1\n" + b"  else if false then\n    return 1\n" * N
-     + b"  end if\n  return 0\n" + END, [("E200", 1999, 12)], DEEP, 2.0, 128)
-case("operator_chain_990", FUNC + b"  return 1" + b" + 1" * 990 + b"\n" + END, [])
+     + b"  end if\n  return 0\n" + END, [("E200", 1999, 12)], DEEP, 1.0, 128)
+# `return` is level 1 and the chain's root level 2, so 998 operators put
+# the first operand at level 1000, the limit, and 999 one past it.
+case("operator_chain_998", FUNC + b"  return 1" + b" + 1" * 998 + b"\n" + END, [])
+case("operator_chain_999", FUNC + b"  return 1" + b" + 1" * 999 + b"\n" + END, [("E200", 2, 10)], DEEP)
 case("operator_chain_100k", FUNC + b"  return 1" + b" + 1" * N + b"\n" + END, [("E200", 2, 10)], DEEP)
 case("and_chain_100k", FUNC + b"  return a" + b" and a" * N + b"\n" + END, [("E200", 2, 10)], DEEP)
 case("field_chain_100k", FUNC + b"  return x" + b".f" * N + b"\n" + END, [("E200", 2, 10)], DEEP)
@@ -137,7 +143,7 @@ case("propagate_chain_100k", FUNC + b"  return x" + b"?" * N + b"\n" + END, [("E
 case("pipeline_100k", FUNC + b"  return x" + b" |> f" * N + b"\n" + END, [])
 case("statements_100k", FUNC + b"  let x: Int = 1\n" * N + b"  return 0\n" + END, [])
 case("list_elements_1m", FUNC + b"  let xs: List[Int] = [" + b"1, " * (10 * N) + b"1]\n  return 0\n" + END,
-     [], None, 2.0, 256)
+     [], None, 1.0, 256)
 
 # ---- unterminated things at the end of the file ---------------------------------
 case("eof_in_string", FUNC + b'  return "abc', [("E101", 2, 10)], "Unterminated string literal")
@@ -178,6 +184,10 @@ case("only_block_comment", b"/* just\n   a comment */", [])
 case("only_comments_mixed", b"// a\n/* b */ // c\n/**/\n", [])
 
 
+# Time-budget factor per kind of build.
+SLOWDOWN = {"release": 1, "debug": 4, "sanitized": 40}
+
+
 def run(cmd, timeout):
     """Run cmd; return (exit status or None on timeout, stdout, stderr)."""
     try:
@@ -214,7 +224,7 @@ def check_case(args, tmpdir, name, src, expect, fragment, seconds, rss_mb):
         f.write(src)
     size = len(src)
     del src
-    budget = seconds * (10 if args.sanitized else 1)
+    budget = seconds * SLOWDOWN[args.build]
     # Generous wall-clock cap on the whole driver; the budget proper is on
     # geno_parse's own time, reported by the driver.
     rc, out, err = run([args.parse_file, path], 30 * budget + 30)
@@ -236,7 +246,7 @@ def check_case(args, tmpdir, name, src, expect, fragment, seconds, rss_mb):
     if secs > budget:
         fails.append("geno_parse took %.2fs (budget %.1fs)" % (secs, budget))
     rss = stats.get("peak_rss_kb", 0) / 1024.0
-    if not args.sanitized and rss > rss_mb:
+    if args.build != "sanitized" and rss > rss_mb:
         fails.append("peak RSS %.0f MiB (budget %d MiB)" % (rss, rss_mb))
     if args.geno:
         # The user-facing command: the same answer for inputs within its
@@ -263,7 +273,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--parse-file", required=True)
     ap.add_argument("--geno")
-    ap.add_argument("--sanitized", action="store_true", help="sanitizer build: 10x time, no memory budget")
+    ap.add_argument("--build", choices=sorted(SLOWDOWN), default="debug",
+                    help="how the binaries were built (scales the time budget)")
     ap.add_argument("--filter", default="")
     ap.add_argument("--keep", help="write the generated inputs to this directory and keep them")
     ap.add_argument("-v", "--verbose", action="store_true")

@@ -6,14 +6,19 @@
 
 #include "checker.h"
 
-const char *chk_ctor_hint(Checker *C, const char *name);
 
 static Type *prim(Checker *C, TypeKind k) { return ty_prim(&C->tc, k); }
 
+/* "__arg3_" and friends: the prefixes that keep an argument's own type
+ * variables apart from the callee's (built once per checker and index). */
 static const char *arg_prefix(Checker *C, const char *fmt, int i) {
+  int kind = fmt[2] == 'a' ? 0 : fmt[2] == 'p' ? 1 : 2; /* __arg, __pipe, __ctor_arg */
+  if (i >= 0 && i < CHK_PREFIX_CACHE && C->prefixes[kind][i]) return C->prefixes[kind][i];
   char buf[48];
   snprintf(buf, sizeof buf, fmt, i);
-  return arena_strdup(C->A, buf);
+  const char *p = arena_strdup(C->A, buf);
+  if (i >= 0 && i < CHK_PREFIX_CACHE) C->prefixes[kind][i] = p;
+  return p;
 }
 
 static int param_index(const ParamList *pl, const char *name) {
@@ -127,10 +132,10 @@ static Type *trait_dispatch(Checker *C, Expr *e, Scope *s, TraitList *tl) {
     Type *first = chk_expr(C, ordered[0]->value, s);
     if (first->kind != TY_ADT) continue;
     const char *tname = first->name;
-    const char *parent = pm_get(&C->ctor_to_type, tname);
+    const char *parent = chk_pm_get(&C->ctor_to_type, tname);
     if (parent) tname = parent;
     Impl *impl = chk_find_impl(C, trait, tname);
-    Type *ft = impl ? pm_get(&impl->methods, method) : NULL;
+    Type *ft = impl ? chk_pm_get(&impl->methods, method) : NULL;
     if (!ft) continue;
     int positional = 0;
     for (int i = 0; i < nargs; i++) positional += args[i].name == NULL;
@@ -174,6 +179,19 @@ static void check_arg(Checker *C, Expr *value, Type *expected, int i, bool use_s
   }
 }
 
+/* A call `f(args)`, in the reference's order of checks:
+ * 1. `range` (2 or 3 Ints, positional allowed) and `length` (List, String
+ *    or Array) when the name still means the builtin;
+ * 2. a trait method name: dispatch on the first argument's ADT;
+ * 3. an unknown name: E302 (not E301);
+ * 4. the callee's type must be a function (E305);
+ * 5. arity with defaults (E304), then the named-argument rule: when the
+ *    larger of the argument count and the required-parameter count is 3 or
+ *    more, every argument must be named (one positional is enough for E300);
+ * 6. arguments against parameters, binding the callee's type variables in a
+ *    substitution so that later arguments and the result see them.
+ * Arguments beyond the parameter list are not checked (the reference zips
+ * them away), so their own errors do not appear. */
 Type *chk_call(Checker *C, Expr *e, Scope *s) {
   Expr *callee = e->u.call.callee;
   Arg *args = e->u.call.args;
@@ -204,7 +222,7 @@ Type *chk_call(Checker *C, Expr *e, Scope *s) {
   }
 
   if (ident && nargs > 0) {
-    TraitList *tl = pm_get(&C->trait_methods, ident);
+    TraitList *tl = chk_pm_get(&C->trait_methods, ident);
     if (tl) {
       Type *r = trait_dispatch(C, e, s, tl);
       if (r) return r;
@@ -229,14 +247,14 @@ Type *chk_call(Checker *C, Expr *e, Scope *s) {
   const char *desc_name = NULL;
   if (ident) {
     desc_name = ident;
-    ndefaults = (int)(intptr_t)pm_get(&C->default_counts, ident);
+    ndefaults = (int)(intptr_t)chk_pm_get(&C->default_counts, ident);
     pl = chk_param_names(C, ident);
   } else if (callee->kind == EX_FIELD &&
              (callee->u.field.target->kind == EX_IDENT || callee->u.field.target->kind == EX_TYPE_IDENT)) {
-    ModuleNs *ns = pm_get(&C->module_ns, callee->u.field.target->u.name);
+    ModuleNs *ns = chk_pm_get(&C->module_ns, callee->u.field.target->u.name);
     if (ns) {
-      pl = pm_get(&ns->params, callee->u.field.name);
-      ndefaults = (int)(intptr_t)pm_get(&ns->defaults, callee->u.field.name);
+      pl = chk_pm_get(&ns->params, callee->u.field.name);
+      ndefaults = (int)(intptr_t)chk_pm_get(&ns->defaults, callee->u.field.name);
     }
   }
   int nparams = ft->n;
@@ -303,6 +321,10 @@ Type *chk_call(Checker *C, Expr *e, Scope *s) {
 
 /* ---- pipelines ------------------------------------------------------------------------- */
 
+/* `x |> f(a)`: the piped value fills every `_` placeholder, or is prepended
+ * when there is none. Stage arguments are never named, so the named-argument
+ * rule does not apply; a stage that fails keeps the previous value type or
+ * takes the function's result type, as the reference does. */
 Type *chk_pipeline(Checker *C, Expr *e, Scope *s) {
   Type *cur = chk_expr(C, e->u.pipe.init, s);
   for (int si = 0; si < e->u.pipe.n; si++) {
@@ -361,9 +383,13 @@ Type *chk_pipeline(Checker *C, Expr *e, Scope *s) {
 
 /* ---- constructors ----------------------------------------------------------------------- */
 
+/* `Ctor(args)`: arguments bind the ADT's type parameters (a field typed by
+ * a parameter); other fields are checked strictly (no wildcards). The
+ * result is Option/Result for their constructors, else the ADT with the
+ * bound arguments (fresh variables for unbound ones). */
 Type *chk_ctor_call(Checker *C, Expr *e, Scope *s) {
   const char *cname = e->u.ctor.name;
-  const char *tname = pm_get(&C->ctor_to_type, cname);
+  const char *tname = chk_pm_get(&C->ctor_to_type, cname);
   AdtInfo *info = tname ? chk_adt(C, tname) : NULL;
   AdtVariant *v = NULL;
   for (int i = 0; info && i < info->nvariants; i++)
@@ -430,18 +456,23 @@ Type *chk_ctor_call(Checker *C, Expr *e, Scope *s) {
     }
   }
   if (never) return prim(C, TY_NEVER);
-  Type **targs = arena_array(C->A, (size_t)(info->nparams ? info->nparams : 1), sizeof(Type *));
-  for (int i = 0; i < info->nparams; i++) {
-    Type *b = chk_subst_get(&bind, info->params[i]);
-    targs[i] = b ? b : chk_fresh_var(C, info->params[i]);
-  }
+  /* Parameters no argument bound get fresh variables (a later annotation
+   * or call site can still bind them). */
   if (tname == C->n.option) {
     Type *b = chk_subst_get(&bind, C->n.t);
     return ty_unary(&C->tc, TY_OPTION, b ? b : chk_fresh_var(C, "T"));
   }
   if (tname == C->n.result_type) {
     Type *b1 = chk_subst_get(&bind, C->n.t), *b2 = chk_subst_get(&bind, C->n.e);
-    return ty_binary(&C->tc, TY_RESULT, b1 ? b1 : chk_fresh_var(C, "T"), b2 ? b2 : chk_fresh_var(C, "E"));
+    if (!b1) b1 = chk_fresh_var(C, "T");
+    if (!b2) b2 = chk_fresh_var(C, "E");
+    return ty_binary(&C->tc, TY_RESULT, b1, b2);
+  }
+  if (info->nparams == 0) return ty_adt(&C->tc, tname, 0, NULL);
+  Type **targs = arena_array(C->A, (size_t)info->nparams, sizeof(Type *));
+  for (int i = 0; i < info->nparams; i++) {
+    Type *b = chk_subst_get(&bind, info->params[i]);
+    targs[i] = b ? b : chk_fresh_var(C, info->params[i]);
   }
   return ty_adt(&C->tc, tname, info->nparams, targs);
 }

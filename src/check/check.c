@@ -4,9 +4,9 @@
 #include <stdarg.h>
 #include <stdio.h>
 
+#include "../syntax/parser.h"
 #include "checker.h"
 
-void chk_module_passes(Checker *C);
 
 void chk_options_init(ChkOptions *o) { o->check_imported_bodies = true; }
 
@@ -44,6 +44,9 @@ void chk_step(Checker *C, Span sp) {
     chk_fatal(C, E_TYPE_MISMATCH, sp,
               "Program is too complex to type-check (more than %ld checking steps); simplify deeply nested lambdas",
               CHK_MAX_STEPS);
+  if ((C->steps & 1023) == 0 && C->prog->arena.total - C->start_bytes > CHK_MAX_BYTES)
+    chk_fatal(C, E_TYPE_MISMATCH, sp, "Program is too complex to type-check (more than %zu MiB of checker memory)",
+              (size_t)(CHK_MAX_BYTES >> 20));
 }
 
 void chk_enter(Checker *C, Span sp) {
@@ -123,7 +126,6 @@ static const BuiltinAdt builtin_adts[] = {
      {{"FileMetadata", 3, {{"kind", "FileKind"}, {"size", "Int"}, {"modified_ms", "Int"}}}}},
 };
 
-TypeExpr *parse_type_text(Program *p, const char *text, size_t len, DiagList *diags);
 
 static void init_builtin_adts(Checker *C) {
   for (size_t i = 0; i < ARRAY_LEN(builtin_adts); i++) {
@@ -147,9 +149,9 @@ static void init_builtin_adts(Checker *C) {
         TypeExpr *te = parse_type_text(C->prog, bv->fields[f].type, strlen(bv->fields[f].type), NULL);
         av->ftypes[f] = te ? chk_sig_type(C, te) : ty_prim(&C->tc, TY_ERROR);
       }
-      pm_put(C->A, &C->ctor_to_type, av->name, (void *)info->name);
+      chk_pm_put(C->A, &C->ctor_to_type, av->name, (void *)info->name);
     }
-    pm_put(C->A, &C->type_defs, info->name, info);
+    chk_pm_put(C->A, &C->type_defs, info->name, info);
   }
 }
 
@@ -165,23 +167,36 @@ static void checker_init(Checker *C, Program *prog, Module *m, Module **avail, i
   chk_types_init(&C->tc, C->A, C->I);
   init_names(C);
   C->global_scope = arena_alloc(C->A, sizeof(Scope));
+  C->eff_mutation = ty_effect_bit(&C->tc, intern_cstr(C->I, "mutation"));
+  C->eff_throw = ty_effect_bit(&C->tc, intern_cstr(C->I, "throw"));
   init_builtin_adts(C);
 }
 
 /* Check one module; its errors are appended to diags. */
 static bool check_module(Program *prog, Module *m, Module **avail, int navail, DiagList *diags) {
   Checker *C = arena_alloc(&prog->arena, sizeof *C);
-  jmp_buf jb;
+  jmp_buf jb, oom;
+  jmp_buf *saved_oom = prog->arena.oom;
   checker_init(C, prog, m, avail, navail);
   C->fatal = &jb;
-  if (setjmp(jb) == 0) {
+  C->start_bytes = prog->arena.total;
+  prog->arena.oom = &oom;
+  if (setjmp(oom) != 0) {
+    /* The front-end arena is exhausted: everything in flight is in it. */
+    diag_free(&C->errors);
+    diag_init(&C->errors);
+    Span sp = {m->file, 1, 1, 1, 1};
+    diag_add(&C->errors, E_TYPE_MISMATCH, &sp, "Program needs too much memory to type-check (limit %zu bytes)",
+             prog->arena.limit);
+  } else if (setjmp(jb) == 0) {
     chk_module_passes(C);
-    if (C->tc.too_deep && diag_error_count(&C->errors) == 0) {
+    if (C->tc.too_deep && !C->too_deep_reported) {
       Span sp = {m->file, 1, 1, 1, 1};
       chk_error(C, E_TYPE_MISMATCH, sp,
                 "Inferred types nest too deeply (more than %d levels); add type annotations", CHK_MAX_TYPE_DEPTH);
     }
   }
+  prog->arena.oom = saved_oom;
   bool ok = diag_error_count(&C->errors) == 0;
   diag_move(diags, &C->errors);
   diag_free(&C->errors);
@@ -235,8 +250,8 @@ bool chk_program(Program *prog, DiagList *diags, const ChkOptions *opts) {
   if (opts->check_imported_bodies) {
     for (int i = 1; i < n; i++) {
       Module *m = prog->modules[i];
-      /* The built-in std modules are known to check cleanly. */
-      if (strncmp(m->file, CHK_STD_FILE_PREFIX, strlen(CHK_STD_FILE_PREFIX)) == 0) continue;
+      /* Built-in std modules are checked too, although they are known to
+       * be clean: the compiler relies on Expr->type in their bodies. */
       int k = 0;
       for (int j = 1; j < n; j++)
         if (j != i) others[k++] = prog->modules[j];

@@ -26,11 +26,28 @@
  * 5,000 lines) take well under a million visits. */
 #define CHK_MAX_STEPS 20000000L
 
+/* Memory bound for one module check (types, scopes, substitutions), on top
+ * of the front end's arena limit. The self-hosted checker (8,000 lines
+ * with its modules) needs about 3 MiB; the largest accepted program (8 MiB
+ * of source) scaled alike stays well under this. */
+#define CHK_MAX_BYTES ((size_t)256 << 20)
+
+/* Past this many steps the checker stops re-checking lambda bodies it has
+ * already typed within the current function (effect inference re-checks
+ * callees, which costs time exponential in the nesting of immediately
+ * invoked lambdas). Ordinary programs never get here, so their error
+ * reports stay exactly the reference's. */
+#define CHK_MEMO_AFTER_STEPS 1000000L
+
 /* Recursion bound for the checker's own walks over expressions and
  * statements. The parser bounds nesting at 50 levels, but a walk adds
  * frames per level (calls, lambdas, effect inference), so this is a
  * generous backstop rather than the primary limit. */
 #define CHK_MAX_DEPTH 400
+
+/* Argument-position prefixes cached per checker (positions beyond are
+ * formatted each time). */
+#define CHK_PREFIX_CACHE 16
 
 /* ---- maps keyed by interned names ---------------------------------------- */
 
@@ -41,10 +58,10 @@ typedef struct PtrMap {
   size_t count;
 } PtrMap;
 
-void *pm_get(const PtrMap *m, const void *key);
-bool pm_has(const PtrMap *m, const void *key);
-void pm_put(Arena *a, PtrMap *m, const void *key, void *val);
-void pm_del(PtrMap *m, const void *key);
+void *chk_pm_get(const PtrMap *m, const void *key);
+bool chk_pm_has(const PtrMap *m, const void *key);
+void chk_pm_put(Arena *a, PtrMap *m, const void *key, void *val);
+void chk_pm_del(PtrMap *m, const void *key);
 /* Iterate: for (size_t i = 0; i < m.cap; i++) if (m.keys[i]) ... */
 
 /* ---- declarations ----------------------------------------------------------- */
@@ -130,6 +147,7 @@ typedef struct Checker {
   DiagList errors;   /* this module's errors, in discovery order */
   jmp_buf *fatal;    /* chk_fatal jumps here */
   long steps;        /* work done, against CHK_MAX_STEPS */
+  size_t start_bytes; /* arena size when this check began (CHK_MAX_BYTES) */
   int depth;         /* recursion depth, against CHK_MAX_DEPTH */
 
   /* global environment */
@@ -139,6 +157,12 @@ typedef struct Checker {
   PtrMap param_names;  /* function name -> ParamList* (user; builtins via table) */
   PtrMap default_counts; /* function name -> (intptr_t) count */
   PtrMap builtin_cache;  /* builtin name -> Type* (its parsed signature) */
+  PtrMap builtin_rows;   /* name -> BuiltinDef* or &C->not_builtin (lookup cache) */
+  char not_builtin;      /* sentinel address for builtin_rows */
+  PtrMap type_cache;     /* TypeExpr* -> Type* (annotations outside generic decls) */
+  bool cache_types;      /* set once every declaration is collected */
+  EffectSet eff_mutation, eff_throw;
+  const char *prefixes[3][CHK_PREFIX_CACHE]; /* "__arg%d_", "__pipe%d_", "__ctor_arg%d_" */
 
   PtrMap type_defs;    /* type name -> AdtInfo* */
   PtrMap ctor_to_type; /* constructor name -> type name */
@@ -163,6 +187,8 @@ typedef struct Checker {
   int loop_depth;
   bool app_mode;
   long fresh_counter;
+  bool too_deep_reported;  /* the CHK_MAX_TYPE_DEPTH error was given */
+  PtrMap lambda_memo;       /* Expr* -> Type*, see CHK_MEMO_AFTER_STEPS */
 } Checker;
 
 /* ---- errors (check.c) -------------------------------------------------------- */
@@ -212,7 +238,7 @@ void chk_pop_declared(Checker *C);
 Type *chk_sig_type(Checker *C, TypeExpr *te);
 /* Map/MutableMap/Set key hashability (records E300, never fatal). */
 void chk_validate_keyed(Checker *C, Type *t, Span sp);
-bool chk_is_hashable(Checker *C, Type *t, int depth);
+bool chk_is_hashable(Checker *C, Type *t);
 
 /* ---- compatibility and substitution (compat.c) ------------------------------- */
 
@@ -240,31 +266,61 @@ Type *chk_substitute(Checker *C, Type *t, int n, const char *const *names, Type 
 /* Recompute invariant type parameters of the given ADTs to a fixpoint. */
 void chk_refresh_variance(Checker *C, AdtInfo **infos, int n);
 
-/* ---- declarations and passes (decls.c) --------------------------------------- */
+/* ---- declarations and passes (decls.c, imports.c) ------------------------------ */
 
+/* Run every pass over C->mod (see decls.c). */
+void chk_module_passes(Checker *C);
 AdtInfo *chk_adt(Checker *C, const char *name);
+/* Build an ADT's info from its declaration (field types resolved). */
+AdtInfo *chk_build_adt(Checker *C, Decl *d);
+/* Install it, replacing a type of the same name; a constructor already
+ * owned by another type is E309 when report_dup_ctors. */
+void chk_install_adt(Checker *C, AdtInfo *info, Span sp, bool report_dup_ctors);
+void chk_collect_alias(Checker *C, Decl *d);
+/* Resolve an alias's target once (errors surface even if it is unused). */
+void chk_validate_alias(Checker *C, Decl *d);
+/* A function's signature type; *ndefaults gets its defaulted parameters. */
+Type *chk_signature(Checker *C, FuncDecl *f, int *ndefaults);
+ParamList *chk_func_params(Checker *C, FuncDecl *f);
+/* Bind a function globally with its parameter names (user-defined). */
+void chk_register_function(Checker *C, const char *name, Type *t, ParamList *params, int ndefaults);
+void chk_resolve_imports(Checker *C);
+bool chk_module_has_exports(Module *m);
+/* Exported signatures may only mention exported types (fatal otherwise). */
+void chk_validate_export_surface(Checker *C, Module *m, bool has_exports);
 Impl *chk_find_impl(Checker *C, const char *trait, const char *type);
 const ParamList *chk_trait_method_params(Checker *C, const char *trait, const char *method);
 
 /* ---- expressions (expr.c, call.c) --------------------------------------------- */
 
 Type *chk_expr(Checker *C, Expr *e, Scope *s);
+/* Forget memoised lambda types (a new function body, new signatures). */
+void chk_memo_reset(Checker *C);
 Type *chk_call(Checker *C, Expr *e, Scope *s);
 Type *chk_pipeline(Checker *C, Expr *e, Scope *s);
 Type *chk_ctor_call(Checker *C, Expr *e, Scope *s);
 Type *chk_lambda(Checker *C, Expr *e, Scope *s);
 Type *chk_match_expr(Checker *C, Expr *e, Scope *s);
-/* The reference records the expected runtime type of a value for Int ->
- * Float promotion; the VM only needs the statement-level marks. */
-bool chk_is_float(Type *t);
+/* " Did you mean ...?" among constructors and module names. */
+const char *chk_ctor_hint(Checker *C, const char *name);
+/* The type of field `name` on ADT t when every variant has it with one
+ * type; NULL otherwise (*reported tells whether an error was given).
+ * `verb` completes "use pattern matching to ... variant-specific fields". */
+Type *chk_field_type(Checker *C, Type *t, const char *name, Span sp, const char *verb, bool *reported);
 
 /* ---- statements (stmt.c) ------------------------------------------------------ */
 
 void chk_stmt(Checker *C, Stmt *st, Scope *s);
 void chk_block(Checker *C, Block b, Scope *s);
 void chk_pattern(Checker *C, Pattern *p, Type *expected, Scope *s);
+/* The constructors behind a scrutinee type (user ADT, Option, Result) and
+ * the substitution of its type parameters; NULL if it has none. */
+AdtInfo *chk_pattern_adt(Checker *C, Type *t, const char **tname, Subst *sub);
+AdtVariant *chk_variant(AdtInfo *info, const char *name);
 bool chk_definitely_returns(Block b);
-void chk_function(Checker *C, FuncDecl *f, bool update_signature, bool validate_effects);
+/* Check a function. With recheck false only the effect validation runs
+ * (pass 3 for a function whose pass-2 check cannot change). */
+void chk_function(Checker *C, FuncDecl *f, bool update_signature, bool validate_effects, bool recheck);
 void chk_test_block(Checker *C, Decl *d);
 
 /* ---- effects (effects.c) ------------------------------------------------------ */
@@ -273,8 +329,17 @@ EffectSet chk_effects_of_decl(Checker *C, FuncDecl *f); /* declared `with` set *
 EffectSet chk_infer_block_effects(Checker *C, Block b, Scope *s);
 EffectSet chk_infer_expr_effects(Checker *C, Expr *e, Scope *s);
 EffectSet chk_infer_function_effects(Checker *C, FuncDecl *f);
-void chk_stabilize_effects(Checker *C);
+/* Iterate function effects to a fixpoint. Returns the set of functions
+ * (FuncDecl*) whose check in pass 3 can differ from pass 2: those that
+ * mention a name whose function type gained effects. */
+PtrMap chk_stabilize_effects(Checker *C);
 void chk_bind_pattern_effect_env(Checker *C, Pattern *p, Type *expected, Scope *s);
+
+/* ---- walks (walk.c) ------------------------------------------------------------ */
+
+/* Call fn on every expression of f (defaults, requires/ensures, examples,
+ * body), pre-order. */
+void chk_walk_function(FuncDecl *f, void (*fn)(void *ud, Expr *e), void *ud);
 
 /* ---- exhaustiveness (exhaust.c) ----------------------------------------------- */
 

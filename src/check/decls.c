@@ -11,7 +11,7 @@
  *   4. test blocks. */
 #include "checker.h"
 
-AdtInfo *chk_adt(Checker *C, const char *name) { return pm_get(&C->type_defs, name); }
+AdtInfo *chk_adt(Checker *C, const char *name) { return chk_pm_get(&C->type_defs, name); }
 
 Impl *chk_find_impl(Checker *C, const char *trait, const char *type) {
   for (int i = 0; i < C->nimpls; i++)
@@ -20,7 +20,7 @@ Impl *chk_find_impl(Checker *C, const char *trait, const char *type) {
 }
 
 const ParamList *chk_trait_method_params(Checker *C, const char *trait, const char *method) {
-  Decl *d = pm_get(&C->trait_defs, trait);
+  Decl *d = chk_pm_get(&C->trait_defs, trait);
   if (!d) return NULL;
   for (int i = 0; i < d->u.trait.n; i++) {
     TraitMethod *m = &d->u.trait.methods[i];
@@ -41,7 +41,6 @@ static ParamList decl_params(Decl *d) {
   return pl;
 }
 
-AdtInfo *chk_build_adt(Checker *C, Decl *d);
 AdtInfo *chk_build_adt(Checker *C, Decl *d) {
   AdtInfo *info = arena_alloc(C->A, sizeof *info);
   info->name = d->u.adt.name;
@@ -72,31 +71,28 @@ AdtInfo *chk_build_adt(Checker *C, Decl *d) {
 }
 
 /* Install an ADT: replaces a type of the same name (and its constructors). */
-void chk_install_adt(Checker *C, AdtInfo *info, Span sp, bool report_dup_ctors);
 void chk_install_adt(Checker *C, AdtInfo *info, Span sp, bool report_dup_ctors) {
   AdtInfo *old = chk_adt(C, info->name);
   if (old)
-    for (int i = 0; i < old->nvariants; i++) pm_del(&C->ctor_to_type, old->variants[i].name);
-  pm_put(C->A, &C->type_defs, info->name, info);
+    for (int i = 0; i < old->nvariants; i++) chk_pm_del(&C->ctor_to_type, old->variants[i].name);
+  chk_pm_put(C->A, &C->type_defs, info->name, info);
   for (int i = 0; i < info->nvariants; i++) {
     const char *ctor = info->variants[i].name;
-    const char *existing = pm_get(&C->ctor_to_type, ctor);
+    const char *existing = chk_pm_get(&C->ctor_to_type, ctor);
     if (report_dup_ctors && existing && existing != info->name)
       chk_error(C, E_DUPLICATE, sp, "Constructor '%s' is already defined by type '%s'", ctor, existing);
-    pm_put(C->A, &C->ctor_to_type, ctor, (void *)info->name);
+    chk_pm_put(C->A, &C->ctor_to_type, ctor, (void *)info->name);
   }
 }
 
-void chk_collect_alias(Checker *C, Decl *d);
 void chk_collect_alias(Checker *C, Decl *d) {
   AliasInfo *al = arena_alloc(C->A, sizeof *al);
   al->nparams = d->u.alias.nparams;
   al->params = d->u.alias.params;
   al->target = d->u.alias.target;
-  pm_put(C->A, &C->aliases, d->u.alias.name, al);
+  chk_pm_put(C->A, &C->aliases, d->u.alias.name, al);
 }
 
-void chk_validate_alias(Checker *C, Decl *d);
 void chk_validate_alias(Checker *C, Decl *d) {
   ParamList tp = {d->u.alias.nparams, d->u.alias.params};
   chk_resolve_type(C, d->u.alias.target, &tp);
@@ -106,7 +102,6 @@ void chk_validate_alias(Checker *C, Decl *d) {
 
 /* The signature type of a function declaration (parameters, return type,
  * declared effects; Async[R] for async functions). */
-Type *chk_signature(Checker *C, FuncDecl *f, int *ndefaults);
 Type *chk_signature(Checker *C, FuncDecl *f, int *ndefaults) {
   Type *buf[16];
   Type **ps = f->nparams <= 16 ? buf : arena_array(C->A, (size_t)f->nparams, sizeof(Type *));
@@ -123,7 +118,6 @@ Type *chk_signature(Checker *C, FuncDecl *f, int *ndefaults) {
   return ty_func(&C->tc, f->nparams, ps, ret, chk_effects_of_decl(C, f));
 }
 
-ParamList *chk_func_params(Checker *C, FuncDecl *f);
 ParamList *chk_func_params(Checker *C, FuncDecl *f) {
   ParamList *pl = arena_alloc(C->A, sizeof *pl);
   pl->n = f->nparams;
@@ -132,23 +126,22 @@ ParamList *chk_func_params(Checker *C, FuncDecl *f) {
   return pl;
 }
 
-void chk_register_function(Checker *C, const char *name, Type *t, ParamList *params, int ndefaults);
 void chk_register_function(Checker *C, const char *name, Type *t, ParamList *params, int ndefaults) {
   chk_bind_global(C, name, t);
-  pm_put(C->A, &C->user_defined, name, (void *)1);
-  pm_put(C->A, &C->param_names, name, params);
-  if (ndefaults > 0) pm_put(C->A, &C->default_counts, name, (void *)(intptr_t)ndefaults);
+  chk_pm_put(C->A, &C->user_defined, name, (void *)1);
+  chk_pm_put(C->A, &C->param_names, name, params);
+  if (ndefaults > 0) chk_pm_put(C->A, &C->default_counts, name, (void *)(intptr_t)ndefaults);
 }
 
 /* ---- traits and impls ----------------------------------------------------------------- */
 
 static void collect_trait(Checker *C, Decl *d) {
   const char *name = d->u.trait.name;
-  if (pm_has(&C->trait_defs, name)) {
+  if (chk_pm_has(&C->trait_defs, name)) {
     chk_error(C, E_DUPLICATE, d->span, "Duplicate trait definition: '%s'", name);
     return;
   }
-  pm_put(C->A, &C->trait_defs, name, d);
+  chk_pm_put(C->A, &C->trait_defs, name, d);
   C->self_depth++;
   for (int i = 0; i < d->u.trait.n; i++) {
     TraitMethod *m = &d->u.trait.methods[i];
@@ -158,10 +151,10 @@ static void collect_trait(Checker *C, Decl *d) {
   C->self_depth--;
   for (int i = 0; i < d->u.trait.n; i++) {
     TraitMethod *m = &d->u.trait.methods[i];
-    TraitList *tl = pm_get(&C->trait_methods, m->name);
+    TraitList *tl = chk_pm_get(&C->trait_methods, m->name);
     if (!tl) {
       tl = arena_alloc(C->A, sizeof *tl);
-      pm_put(C->A, &C->trait_methods, m->name, tl);
+      chk_pm_put(C->A, &C->trait_methods, m->name, tl);
     }
     if (tl->n == tl->cap) {
       int nc = tl->cap ? tl->cap * 2 : 2;
@@ -194,9 +187,14 @@ static Type *resolve_with_self(Checker *C, TypeExpr *te) {
   return t;
 }
 
+/* `impl Trait for Type`: the trait and the (user ADT) type must exist, a
+ * second impl of the pair is E309, every trait method must be implemented
+ * with matching parameter count and types (Self = the ADT). The first impl
+ * of a trait binds each method name as a dispatch function typed with
+ * Self; calls are resolved by the first argument (call.c). */
 static void check_impl(Checker *C, Decl *d) {
   const char *trait = d->u.impl.trait, *type = d->u.impl.type;
-  Decl *td = pm_get(&C->trait_defs, trait);
+  Decl *td = chk_pm_get(&C->trait_defs, trait);
   if (!td) {
     chk_error(C, E_TYPE_MISMATCH, d->span, "Unknown trait: '%s'", trait);
     return;
@@ -258,7 +256,7 @@ static void check_impl(Checker *C, Decl *d) {
     Type **ps = m->nparams <= 16 ? buf : arena_array(C->A, (size_t)m->nparams, sizeof(Type *));
     for (int j = 0; j < m->nparams; j++) ps[j] = chk_resolve_type(C, m->params[j].type, NULL);
     Type *ret = chk_resolve_type(C, m->ret, NULL);
-    pm_put(C->A, &impl->methods, m->name, ty_func(&C->tc, m->nparams, ps, ret, chk_effects_of_decl(C, m)));
+    chk_pm_put(C->A, &impl->methods, m->name, ty_func(&C->tc, m->nparams, ps, ret, chk_effects_of_decl(C, m)));
   }
   /* The first impl of a trait binds the dispatch names. */
   for (int i = 0; i < td->u.trait.n; i++) {
@@ -267,16 +265,18 @@ static void check_impl(Checker *C, Decl *d) {
     Type **ps = sig->nparams <= 16 ? buf : arena_array(C->A, (size_t)sig->nparams, sizeof(Type *));
     for (int k = 0; k < sig->nparams; k++) ps[k] = resolve_with_self(C, sig->params[k].type);
     Type *ret = resolve_with_self(C, sig->ret);
-    if (!pm_has(&C->user_defined, sig->name)) {
+    if (!chk_pm_has(&C->user_defined, sig->name)) {
       chk_bind_global(C, sig->name, ty_func(&C->tc, sig->nparams, ps, ret, 0));
-      pm_put(C->A, &C->user_defined, sig->name, (void *)1);
-      pm_put(C->A, &C->param_names, sig->name, (void *)chk_trait_method_params(C, trait, sig->name));
+      chk_pm_put(C->A, &C->user_defined, sig->name, (void *)1);
+      chk_pm_put(C->A, &C->param_names, sig->name, (void *)chk_trait_method_params(C, trait, sig->name));
     }
   }
 }
 
 /* ---- names called from test blocks ------------------------------------------------- */
 
+/* Functions called by plain name anywhere inside a test block are exempt
+ * from the example requirement (not transitively, not through values). */
 static void tested_expr(Checker *C, Expr *e, int depth);
 
 static void tested_block(Checker *C, Block b, int depth);
@@ -294,7 +294,7 @@ static void tested_expr(Checker *C, Expr *e, int depth) {
   depth++;
   switch (e->kind) {
   case EX_CALL:
-    if (e->u.call.callee->kind == EX_IDENT) pm_put(C->A, &C->tested_by_block, e->u.call.callee->u.name, (void *)1);
+    if (e->u.call.callee->kind == EX_IDENT) chk_pm_put(C->A, &C->tested_by_block, e->u.call.callee->u.name, (void *)1);
     tested_expr(C, e->u.call.callee, depth);
     for (int i = 0; i < e->u.call.nargs; i++) tested_expr(C, e->u.call.args[i].value, depth);
     break;
@@ -404,11 +404,7 @@ static void tested_block(Checker *C, Block b, int depth) {
 
 /* ---- the passes ------------------------------------------------------------------------ */
 
-void chk_resolve_imports(Checker *C);
-void chk_validate_export_surface(Checker *C, Module *m, bool has_exports);
-bool chk_module_has_exports(Module *m);
 
-void chk_module_passes(Checker *C);
 void chk_module_passes(Checker *C) {
   Module *m = C->mod;
   chk_resolve_imports(C);
@@ -461,11 +457,11 @@ void chk_module_passes(Checker *C) {
     Decl *d = m->decls[i];
     if (d->kind != D_FUNC) continue;
     FuncDecl *f = &d->u.func;
-    if (pm_has(&seen, f->name)) {
+    if (chk_pm_has(&seen, f->name)) {
       chk_error(C, E_DUPLICATE, f->span, "Duplicate function definition: '%s'", f->name);
       continue;
     }
-    pm_put(C->A, &seen, f->name, (void *)1);
+    chk_pm_put(C->A, &seen, f->name, (void *)1);
     int nd;
     Type *t = chk_signature(C, f, &nd);
     chk_register_function(C, f->name, t, chk_func_params(C, f), nd);
@@ -475,22 +471,32 @@ void chk_module_passes(Checker *C) {
 
   for (int i = 0; i < m->ndecls; i++)
     if (m->decls[i]->kind == D_TEST) tested_block(C, m->decls[i]->u.test.body, 0);
+  C->cache_types = true;
 
   /* pass 2 */
   for (int i = 0; i < m->ndecls; i++)
-    if (m->decls[i]->kind == D_FUNC) chk_function(C, &m->decls[i]->u.func, false, false);
+    if (m->decls[i]->kind == D_FUNC) chk_function(C, &m->decls[i]->u.func, false, false, true);
   for (int i = 0; i < m->ndecls; i++)
     if (m->decls[i]->kind == D_IMPL)
-      for (int k = 0; k < m->decls[i]->u.impl.n; k++) chk_function(C, m->decls[i]->u.impl.methods[k], false, false);
+      for (int k = 0; k < m->decls[i]->u.impl.n; k++) chk_function(C, m->decls[i]->u.impl.methods[k], false, false, true);
 
   /* pass 3 */
   if (diag_error_count(&C->errors) == 0) {
-    chk_stabilize_effects(C);
+    /* A body is checked again only when a name it mentions gained effects
+     * (only function types changed since pass 2); every body's effects are
+     * validated. */
+    PtrMap affected = chk_stabilize_effects(C);
     for (int i = 0; i < m->ndecls; i++)
-      if (m->decls[i]->kind == D_FUNC) chk_function(C, &m->decls[i]->u.func, true, true);
+      if (m->decls[i]->kind == D_FUNC) {
+        FuncDecl *f = &m->decls[i]->u.func;
+        chk_function(C, f, true, true, chk_pm_has(&affected, f));
+      }
     for (int i = 0; i < m->ndecls; i++)
       if (m->decls[i]->kind == D_IMPL)
-        for (int k = 0; k < m->decls[i]->u.impl.n; k++) chk_function(C, m->decls[i]->u.impl.methods[k], false, true);
+        for (int k = 0; k < m->decls[i]->u.impl.n; k++) {
+          FuncDecl *f = m->decls[i]->u.impl.methods[k];
+          chk_function(C, f, false, true, chk_pm_has(&affected, f));
+        }
   }
 
   /* pass 4 */

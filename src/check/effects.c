@@ -12,11 +12,7 @@
  * recomputed with chk_expr where it needs them. */
 #include "checker.h"
 
-void chk_bind_pattern_effect_env(Checker *C, Pattern *p, Type *expected, Scope *s);
-AdtInfo *chk_pattern_adt(Checker *C, Type *t, const char **tname, Subst *sub);
-AdtVariant *chk_variant(AdtInfo *info, const char *name);
 
-static EffectSet bit(Checker *C, const char *name) { return ty_effect_bit(&C->tc, intern_cstr(C->I, name)); }
 
 EffectSet chk_effects_of_decl(Checker *C, FuncDecl *f) {
   EffectSet e = 0;
@@ -32,19 +28,21 @@ EffectSet chk_infer_block_effects(Checker *C, Block b, Scope *s) {
   return e;
 }
 
+/* A trait method call has the effects of the implementation its first
+ * argument selects (the dispatch binding itself carries none). */
 static EffectSet trait_dispatch_effects(Checker *C, Expr *call, Scope *s) {
   Expr *callee = call->u.call.callee;
-  TraitList *tl = pm_get(&C->trait_methods, callee->u.name);
+  TraitList *tl = chk_pm_get(&C->trait_methods, callee->u.name);
   if (!tl || call->u.call.nargs == 0) return 0;
   Type *first = chk_expr(C, call->u.call.args[0].value, s);
   if (first->kind != TY_ADT) return 0;
   const char *tname = first->name;
-  const char *parent = pm_get(&C->ctor_to_type, tname);
+  const char *parent = chk_pm_get(&C->ctor_to_type, tname);
   if (parent) tname = parent;
   EffectSet e = 0;
   for (int i = 0; i < tl->n; i++) {
     Impl *impl = chk_find_impl(C, tl->traits[i], tname);
-    Type *mt = impl ? pm_get(&impl->methods, callee->u.name) : NULL;
+    Type *mt = impl ? chk_pm_get(&impl->methods, callee->u.name) : NULL;
     if (mt) e |= mt->effects;
   }
   return e;
@@ -63,6 +61,10 @@ static EffectSet arms_effects(Checker *C, Expr *scrutinee, MatchArm *arms, int n
   return e;
 }
 
+/* Effects of evaluating e. A call contributes its callee's function-type
+ * effects, which needs the callee's type: it is re-checked here (so an
+ * undefined callee inside a lambda is reported again, as E301, exactly as
+ * the reference does). */
 EffectSet chk_infer_expr_effects(Checker *C, Expr *e, Scope *s) {
   if (!e) return 0;
   chk_step(C, e->span);
@@ -79,7 +81,7 @@ EffectSet chk_infer_expr_effects(Checker *C, Expr *e, Scope *s) {
     break;
   }
   case EX_THROW:
-    eff |= bit(C, "throw") | chk_infer_expr_effects(C, e->u.operand, s);
+    eff |= C->eff_throw | chk_infer_expr_effects(C, e->u.operand, s);
     break;
   case EX_BINARY:
     eff |= chk_infer_expr_effects(C, e->u.bin.l, s) | chk_infer_expr_effects(C, e->u.bin.r, s);
@@ -139,6 +141,9 @@ EffectSet chk_infer_expr_effects(Checker *C, Expr *e, Scope *s) {
   return eff;
 }
 
+/* Effects of a statement; bindings are made in s as checking would, so
+ * later statements see the same types. Every `var` and every assignment is
+ * `mutation` (even of locals); `try` masks `throw` from its body. */
 static EffectSet stmt_effects(Checker *C, Stmt *st, Scope *s) {
   chk_step(C, st->span);
   chk_enter(C, st->span);
@@ -148,20 +153,20 @@ static EffectSet stmt_effects(Checker *C, Stmt *st, Scope *s) {
     e |= chk_infer_expr_effects(C, st->u.expr, s);
     break;
   case ST_LET: {
-    if (st->u.let.is_var) e |= bit(C, "mutation");
+    if (st->u.let.is_var) e |= C->eff_mutation;
     e |= chk_infer_expr_effects(C, st->u.let.value, s);
     Type *t = st->u.let.type ? chk_resolve_type(C, st->u.let.type, NULL) : chk_expr(C, st->u.let.value, s);
     chk_bind(C, s, st->u.let.name, t, st->u.let.is_var);
     break;
   }
   case ST_ASSIGN:
-    e |= bit(C, "mutation") | chk_infer_expr_effects(C, st->u.assign.value, s);
+    e |= C->eff_mutation | chk_infer_expr_effects(C, st->u.assign.value, s);
     break;
   case ST_INDEX_ASSIGN:
-    e |= bit(C, "mutation") | chk_infer_expr_effects(C, st->u.index_assign.value, s);
+    e |= C->eff_mutation | chk_infer_expr_effects(C, st->u.index_assign.value, s);
     break;
   case ST_FIELD_ASSIGN:
-    e |= bit(C, "mutation") | chk_infer_expr_effects(C, st->u.field_assign.value, s);
+    e |= C->eff_mutation | chk_infer_expr_effects(C, st->u.field_assign.value, s);
     break;
   case ST_RETURN:
     e |= chk_infer_expr_effects(C, st->u.ret.value, s);
@@ -184,7 +189,7 @@ static EffectSet stmt_effects(Checker *C, Stmt *st, Scope *s) {
   }
   case ST_TRY: {
     EffectSet body = chk_infer_block_effects(C, st->u.try_.body, chk_scope_new(C, s));
-    e |= body & ~bit(C, "throw");
+    e |= body & ~C->eff_throw;
     Scope *cs = chk_scope_new(C, s);
     chk_bind(C, cs, st->u.try_.var, chk_resolve_type(C, st->u.try_.type, NULL), false);
     e |= chk_infer_block_effects(C, st->u.try_.handler, cs);
@@ -253,6 +258,7 @@ static Scope *effect_env(Checker *C, FuncDecl *f) {
 }
 
 EffectSet chk_infer_function_effects(Checker *C, FuncDecl *f) {
+  chk_memo_reset(C);
   Scope *env = effect_env(C, f);
   EffectSet e = 0;
   for (int i = 0; i < f->nrequires; i++) e |= chk_infer_expr_effects(C, f->requires[i].cond, env);
@@ -268,44 +274,100 @@ static EffectSet stable_effects(Checker *C, FuncDecl *f) {
   return f->neffects ? chk_effects_of_decl(C, f) : inferred;
 }
 
-void chk_stabilize_effects(Checker *C) {
+/* One function taking part in the fixpoint. */
+typedef struct EffFn {
+  FuncDecl *f;
+  Impl *impl;   /* NULL for a top-level function */
+  PtrMap refs;  /* identifier names its body mentions: set */
+} EffFn;
+
+typedef struct RefCollect {
+  Checker *C;
+  PtrMap *refs;
+} RefCollect;
+
+static void collect_ref(void *ud, Expr *e) {
+  RefCollect *rc = ud;
+  if (e->kind == EX_IDENT) chk_pm_put(rc->C->A, rc->refs, e->u.name, (void *)1);
+}
+
+/* Iterate each function's effects to a fixpoint. A function's inferred
+ * set only grows with its callees' sets, so the order of updates does not
+ * change the fixpoint: after a first round over every function, only
+ * functions that mention a name whose effects changed are inferred again. */
+PtrMap chk_stabilize_effects(Checker *C) {
   Module *m = C->mod;
-  /* Each round either changes some signature or ends; effects only grow in
-   * practice, so rounds are bounded by functions x effect names. The cap
-   * guards against an unforeseen oscillation. */
-  int nfuncs = 0;
+  PtrMap affected_fns = {0};
+  int n = 0;
   for (int i = 0; i < m->ndecls; i++)
-    nfuncs += m->decls[i]->kind == D_FUNC ? 1 : m->decls[i]->kind == D_IMPL ? m->decls[i]->u.impl.n : 0;
-  long max_rounds = (long)nfuncs * 32 + 2;
-  for (long round = 0; round < max_rounds; round++) {
-    bool changed = false;
-    for (int i = 0; i < m->ndecls; i++) {
-      Decl *d = m->decls[i];
-      if (d->kind != D_FUNC) continue;
-      Type *existing = chk_lookup(C, C->global_scope, d->u.func.name);
-      if (!existing || existing->kind != TY_FUNC) continue;
-      EffectSet fe = stable_effects(C, &d->u.func);
-      if (existing->effects != fe) {
-        chk_bind_global(C, d->u.func.name, ty_func(&C->tc, existing->n, existing->args, existing->ret, fe));
-        changed = true;
+    n += m->decls[i]->kind == D_FUNC ? 1 : m->decls[i]->kind == D_IMPL ? m->decls[i]->u.impl.n : 0;
+  if (n == 0) return affected_fns;
+  EffFn *fns = arena_array(C->A, (size_t)n, sizeof(EffFn));
+  int k = 0;
+  for (int i = 0; i < m->ndecls; i++) {
+    Decl *d = m->decls[i];
+    if (d->kind == D_FUNC) {
+      fns[k].f = &d->u.func;
+      fns[k++].impl = NULL;
+    } else if (d->kind == D_IMPL) {
+      Impl *impl = chk_find_impl(C, d->u.impl.trait, d->u.impl.type);
+      for (int j = 0; j < d->u.impl.n; j++) {
+        fns[k].f = d->u.impl.methods[j];
+        fns[k++].impl = impl;
       }
     }
-    for (int i = 0; i < m->ndecls; i++) {
-      Decl *d = m->decls[i];
-      if (d->kind != D_IMPL) continue;
-      Impl *impl = chk_find_impl(C, d->u.impl.trait, d->u.impl.type);
-      if (!impl) continue;
-      for (int k = 0; k < d->u.impl.n; k++) {
-        FuncDecl *mf = d->u.impl.methods[k];
-        Type *existing = pm_get(&impl->methods, mf->name);
-        if (!existing) continue;
-        EffectSet fe = stable_effects(C, mf);
+  }
+  for (int i = 0; i < n; i++) {
+    memset(&fns[i].refs, 0, sizeof fns[i].refs);
+    RefCollect rc = {C, &fns[i].refs};
+    chk_walk_function(fns[i].f, collect_ref, &rc);
+  }
+  PtrMap changed = {0}, next = {0}, all_changed = {0};
+  /* Each round that changes something adds an effect bit to some
+   * function, so there are at most n * 32 rounds; the cap only guards
+   * against an unforeseen oscillation. */
+  long max_rounds = (long)n * 32 + 2;
+  for (long round = 0; round < max_rounds; round++) {
+    bool any = false;
+    memset(&next, 0, sizeof next);
+    for (int i = 0; i < n; i++) {
+      EffFn *ef = &fns[i];
+      if (round > 0) {
+        bool affected = false;
+        for (size_t s = 0; s < changed.cap && !affected; s++)
+          if (changed.keys[s] && chk_pm_has(&ef->refs, changed.keys[s])) affected = true;
+        if (!affected) continue;
+      }
+      if (!ef->impl) {
+        Type *existing = chk_lookup(C, C->global_scope, ef->f->name);
+        if (!existing || existing->kind != TY_FUNC) continue;
+        EffectSet fe = stable_effects(C, ef->f);
         if (existing->effects != fe) {
-          pm_put(C->A, &impl->methods, mf->name, ty_func(&C->tc, existing->n, existing->args, existing->ret, fe));
-          changed = true;
+          chk_bind_global(C, ef->f->name, ty_func(&C->tc, existing->n, existing->args, existing->ret, fe));
+          chk_pm_put(C->A, &next, ef->f->name, (void *)1);
+          chk_pm_put(C->A, &all_changed, ef->f->name, (void *)1);
+          any = true;
+        }
+      } else {
+        Type *existing = chk_pm_get(&ef->impl->methods, ef->f->name);
+        if (!existing) continue;
+        EffectSet fe = stable_effects(C, ef->f);
+        if (existing->effects != fe) {
+          chk_pm_put(C->A, &ef->impl->methods, ef->f->name, ty_func(&C->tc, existing->n, existing->args, existing->ret, fe));
+          chk_pm_put(C->A, &next, ef->f->name, (void *)1);
+          chk_pm_put(C->A, &all_changed, ef->f->name, (void *)1);
+          any = true;
         }
       }
     }
-    if (!changed) return;
+    if (!any) break;
+    changed = next;
   }
+  for (int i = 0; i < n; i++)
+    for (size_t s = 0; s < all_changed.cap; s++)
+      if (all_changed.keys[s] && chk_pm_has(&fns[i].refs, all_changed.keys[s])) {
+        chk_pm_put(C->A, &affected_fns, fns[i].f, (void *)1);
+        break;
+      }
+  return affected_fns;
 }

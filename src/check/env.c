@@ -21,18 +21,18 @@ static size_t find_slot(const PtrMap *m, const void *key) {
   return i;
 }
 
-void *pm_get(const PtrMap *m, const void *key) {
+void *chk_pm_get(const PtrMap *m, const void *key) {
   if (!m->cap || !key) return NULL;
   size_t i = find_slot(m, key);
   return m->keys[i] ? m->vals[i] : NULL;
 }
 
-bool pm_has(const PtrMap *m, const void *key) {
+bool chk_pm_has(const PtrMap *m, const void *key) {
   if (!m->cap || !key) return false;
   return m->keys[find_slot(m, key)] != NULL;
 }
 
-void pm_put(Arena *a, PtrMap *m, const void *key, void *val) {
+void chk_pm_put(Arena *a, PtrMap *m, const void *key, void *val) {
   if (!key) return;
   if ((m->count + 1) * 4 >= m->cap * 3) {
     PtrMap n = {0};
@@ -56,7 +56,7 @@ void pm_put(Arena *a, PtrMap *m, const void *key, void *val) {
   m->vals[i] = val;
 }
 
-void pm_del(PtrMap *m, const void *key) {
+void chk_pm_del(PtrMap *m, const void *key) {
   if (!m->cap || !key) return;
   size_t i = find_slot(m, key);
   if (!m->keys[i]) return;
@@ -99,7 +99,7 @@ void chk_bind(Checker *C, Scope *s, const char *name, Type *t, bool mutable_) {
       return;
     }
   if (s->n == s->cap) {
-    int nc = s->cap ? s->cap * 2 : 4;
+    int nc = s->cap ? s->cap * 2 : 8;
     s->names = arena_grow(C->A, s->names, (size_t)s->n, (size_t)nc, sizeof *s->names);
     s->types = arena_grow(C->A, s->types, (size_t)s->n, (size_t)nc, sizeof *s->types);
     s->mut = arena_grow(C->A, s->mut, (size_t)s->n, (size_t)nc, sizeof *s->mut);
@@ -111,14 +111,22 @@ void chk_bind(Checker *C, Scope *s, const char *name, Type *t, bool mutable_) {
   s->n++;
 }
 
-void chk_bind_global(Checker *C, const char *name, Type *t) { pm_put(C->A, &C->globals, name, t); }
+void chk_bind_global(Checker *C, const char *name, Type *t) { chk_pm_put(C->A, &C->globals, name, t); }
 
-static const BuiltinDef *builtin_row(const char *name) { return lib_builtin_find(name); }
+/* The builtin table row for `name`, through a per-checker cache (names
+ * are interned, so the cache is keyed by pointer). */
+static const BuiltinDef *builtin_row(Checker *C, const char *name) {
+  void *v = chk_pm_get(&C->builtin_rows, name);
+  if (v) return v == &C->not_builtin ? NULL : v;
+  const BuiltinDef *b = lib_builtin_find(name);
+  chk_pm_put(C->A, &C->builtin_rows, name, b ? (void *)b : (void *)&C->not_builtin);
+  return b;
+}
 
 Type *chk_builtin_type(Checker *C, const char *name) {
-  Type *t = pm_get(&C->builtin_cache, name);
+  Type *t = chk_pm_get(&C->builtin_cache, name);
   if (t) return t;
-  const BuiltinDef *b = builtin_row(name);
+  const BuiltinDef *b = builtin_row(C, name);
   if (!b) return NULL;
   ChkSig sig;
   if (!chk_sig_parse(C->prog, b->sig, &sig)) return NULL; /* a table bug; the unit test guards */
@@ -128,20 +136,20 @@ Type *chk_builtin_type(Checker *C, const char *name) {
     if (!sig.optional[i]) params[n++] = chk_sig_type(C, sig.types[i]);
   EffectSet eff = b->effect ? ty_effect_bit(&C->tc, intern_cstr(C->I, b->effect)) : 0;
   t = ty_func(&C->tc, n, params, chk_sig_type(C, sig.ret), eff);
-  pm_put(C->A, &C->builtin_cache, name, t);
+  chk_pm_put(C->A, &C->builtin_cache, name, t);
   /* Parameter names come from the same row (named arguments). */
-  if (!pm_has(&C->param_names, name)) {
+  if (!chk_pm_has(&C->param_names, name)) {
     ParamList *pl = arena_alloc(C->A, sizeof *pl);
     pl->names = arena_array(C->A, (size_t)(n ? n : 1), sizeof(const char *));
     for (int i = 0; i < sig.nparams; i++)
       if (!sig.optional[i]) pl->names[pl->n++] = sig.names[i];
-    pm_put(C->A, &C->param_names, name, pl);
+    chk_pm_put(C->A, &C->param_names, name, pl);
   }
   return t;
 }
 
 static Type *lookup_global(Checker *C, const char *name) {
-  Type *t = pm_get(&C->globals, name);
+  Type *t = chk_pm_get(&C->globals, name);
   if (t) return t;
   /* Builtins are bound lazily: a global binding of the same name (a user
    * function, a module namespace) shadows them, exactly as rebinding does
@@ -164,19 +172,19 @@ bool chk_is_mutable(Checker *C, Scope *s, const char *name) {
 }
 
 const ParamList *chk_param_names(Checker *C, const char *name) {
-  const ParamList *pl = pm_get(&C->param_names, name);
+  const ParamList *pl = chk_pm_get(&C->param_names, name);
   if (pl) return pl;
-  if (chk_builtin_type(C, name)) return pm_get(&C->param_names, name);
+  if (chk_builtin_type(C, name)) return chk_pm_get(&C->param_names, name);
   return NULL;
 }
 
 bool chk_resolves_to_builtin(Checker *C, Scope *s, const char *name) {
-  if (!builtin_row(name) || pm_has(&C->user_defined, name)) return false;
+  if (!builtin_row(C, name) || chk_pm_has(&C->user_defined, name)) return false;
   for (; s && s != C->global_scope; s = s->parent)
     for (int i = 0; i < s->n; i++)
       if (s->names[i] == name) return false;
   /* A non-function global of the same name (a module namespace) hides it. */
-  Type *g = pm_get(&C->globals, name);
+  Type *g = chk_pm_get(&C->globals, name);
   return !g || g == chk_builtin_type(C, name);
 }
 

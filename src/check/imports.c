@@ -8,16 +8,6 @@
  * module's function types carry only its declared effects. */
 #include "checker.h"
 
-AdtInfo *chk_build_adt(Checker *C, Decl *d);
-void chk_install_adt(Checker *C, AdtInfo *info, Span sp, bool report_dup_ctors);
-void chk_collect_alias(Checker *C, Decl *d);
-void chk_validate_alias(Checker *C, Decl *d);
-Type *chk_signature(Checker *C, FuncDecl *f, int *ndefaults);
-ParamList *chk_func_params(Checker *C, FuncDecl *f);
-void chk_register_function(Checker *C, const char *name, Type *t, ParamList *params, int ndefaults);
-bool chk_module_has_exports(Module *m);
-void chk_validate_export_surface(Checker *C, Module *m, bool has_exports);
-void chk_resolve_imports(Checker *C);
 
 /* std wrappers that take the generic signature of the builtin they call */
 typedef struct Forwarder {
@@ -110,7 +100,7 @@ static void hidden_names(Surface *S, TypeExpr *te, const char **tparams, int ntp
     return;
   }
   const char *name = te->name;
-  if (!pm_has(&S->visible, name) && !names_has(tparams, ntparams, name)) {
+  if (!chk_pm_has(&S->visible, name) && !names_has(tparams, ntparams, name)) {
     Decl *al = local_alias(S->m, name);
     bool already = false;
     for (const AliasSeen *x = seen; x; x = x->next) already |= x->name == name;
@@ -118,7 +108,7 @@ static void hidden_names(Surface *S, TypeExpr *te, const char **tparams, int ntp
       AliasSeen next = {name, seen};
       hidden_names(S, al->u.alias.target, al->u.alias.params, al->u.alias.nparams, &next, depth + 1);
     } else {
-      pm_put(S->C->A, &S->hidden, name, (void *)1);
+      chk_pm_put(S->C->A, &S->hidden, name, (void *)1);
     }
   }
   for (int i = 0; i < te->nargs; i++) hidden_names(S, te->args[i], tparams, ntparams, seen, depth + 1);
@@ -152,22 +142,22 @@ void chk_validate_export_surface(Checker *C, Module *m, bool has_exports) {
                                                * them as a hidden type named Tuple (compatibility.md) */
                                               "Tuple"};
   Surface S = {C, m, {0}, {0}};
-  for (size_t i = 0; i < ARRAY_LEN(builtin_names); i++) pm_put(C->A, &S.visible, intern_cstr(C->I, builtin_names[i]), (void *)1);
+  for (size_t i = 0; i < ARRAY_LEN(builtin_names); i++) chk_pm_put(C->A, &S.visible, intern_cstr(C->I, builtin_names[i]), (void *)1);
   PtrMap current = {0};
   for (int i = 0; i < m->ndecls; i++) {
     Decl *d = m->decls[i];
-    if (d->kind == D_ADT) pm_put(C->A, &current, d->u.adt.name, (void *)1);
-    if (d->kind == D_ALIAS) pm_put(C->A, &current, d->u.alias.name, (void *)1);
+    if (d->kind == D_ADT) chk_pm_put(C->A, &current, d->u.adt.name, (void *)1);
+    if (d->kind == D_ALIAS) chk_pm_put(C->A, &current, d->u.alias.name, (void *)1);
   }
   for (size_t i = 0; i < C->type_defs.cap; i++)
-    if (C->type_defs.keys[i] && !pm_has(&current, C->type_defs.keys[i])) pm_put(C->A, &S.visible, C->type_defs.keys[i], (void *)1);
+    if (C->type_defs.keys[i] && !chk_pm_has(&current, C->type_defs.keys[i])) chk_pm_put(C->A, &S.visible, C->type_defs.keys[i], (void *)1);
   for (size_t i = 0; i < C->aliases.cap; i++)
-    if (C->aliases.keys[i] && !pm_has(&current, C->aliases.keys[i])) pm_put(C->A, &S.visible, C->aliases.keys[i], (void *)1);
+    if (C->aliases.keys[i] && !chk_pm_has(&current, C->aliases.keys[i])) chk_pm_put(C->A, &S.visible, C->aliases.keys[i], (void *)1);
   for (int i = 0; i < m->ndecls; i++) {
     Decl *d = m->decls[i];
     if (!decl_exported(d)) continue;
-    if (d->kind == D_ADT) pm_put(C->A, &S.visible, d->u.adt.name, (void *)1);
-    if (d->kind == D_ALIAS) pm_put(C->A, &S.visible, d->u.alias.name, (void *)1);
+    if (d->kind == D_ADT) chk_pm_put(C->A, &S.visible, d->u.adt.name, (void *)1);
+    if (d->kind == D_ALIAS) chk_pm_put(C->A, &S.visible, d->u.alias.name, (void *)1);
   }
   for (int i = 0; i < m->ndecls; i++) {
     Decl *d = m->decls[i];
@@ -237,7 +227,7 @@ static void import_module(Checker *C, ImportState *st, Module *m, const char *al
     bool temporary = aliased || (has_exports && !decl_exported(d));
     if (temporary) {
       saved_names[nsaved] = d->u.alias.name;
-      saved_vals[nsaved++] = pm_get(&C->aliases, d->u.alias.name);
+      saved_vals[nsaved++] = chk_pm_get(&C->aliases, d->u.alias.name);
     }
     if (first || !temporary) chk_collect_alias(C, d);
   }
@@ -263,7 +253,7 @@ static void import_module(Checker *C, ImportState *st, Module *m, const char *al
       Type *buf[16];
       Type **fs = var->nfields <= 16 ? buf : arena_array(C->A, (size_t)var->nfields, sizeof(Type *));
       for (int k = 0; k < var->nfields; k++) fs[k] = chk_resolve_type(C, var->fields[k].type, &tp);
-      pm_put(C->A, &ns->symbols, var->name,
+      chk_pm_put(C->A, &ns->symbols, var->name,
              ty_func(&C->tc, var->nfields, fs, ty_adt(&C->tc, d->u.adt.name, 0, NULL), 0));
     }
   }
@@ -285,24 +275,24 @@ static void import_module(Checker *C, ImportState *st, Module *m, const char *al
     if (fw) t = fw;
     ParamList *pl = chk_func_params(C, f);
     if (!aliased) chk_register_function(C, f->name, t, pl, nd);
-    pm_put(C->A, &ns->symbols, f->name, t);
-    pm_put(C->A, &ns->params, f->name, pl);
-    if (nd > 0) pm_put(C->A, &ns->defaults, f->name, (void *)(intptr_t)nd);
+    chk_pm_put(C->A, &ns->symbols, f->name, t);
+    chk_pm_put(C->A, &ns->params, f->name, pl);
+    if (nd > 0) chk_pm_put(C->A, &ns->defaults, f->name, (void *)(intptr_t)nd);
   }
 
   for (int i = 0; i < nsaved; i++) {
-    if (saved_vals[i]) pm_put(C->A, &C->aliases, saved_names[i], saved_vals[i]);
-    else pm_del(&C->aliases, saved_names[i]);
+    if (saved_vals[i]) chk_pm_put(C->A, &C->aliases, saved_names[i], saved_vals[i]);
+    else chk_pm_del(&C->aliases, saved_names[i]);
   }
 
   const char *ns_name = alias ? alias : m->name;
-  pm_put(C->A, &C->module_ns, ns_name, ns);
+  chk_pm_put(C->A, &C->module_ns, ns_name, ns);
   chk_bind_global(C, ns_name, ty_module(&C->tc, m->name));
 }
 
 static void resolve_import(Checker *C, ImportState *st, Decl *imp) {
   const char *name = imp->u.import.module;
-  intptr_t state = (intptr_t)pm_get(&st->resolved, name);
+  intptr_t state = (intptr_t)chk_pm_get(&st->resolved, name);
   Module *m = find_module(C, name);
   if (state) {
     /* Already imported: a summarised module is applied again (possibly
@@ -311,9 +301,9 @@ static void resolve_import(Checker *C, ImportState *st, Decl *imp) {
     return;
   }
   if (!m) chk_fatal(C, E_TYPE_MISMATCH, imp->span, "Unknown module: '%s'", name);
-  pm_put(C->A, &st->resolved, name, (void *)1);
+  chk_pm_put(C->A, &st->resolved, name, (void *)1);
   import_module(C, st, m, imp->u.import.alias, true);
-  pm_put(C->A, &st->resolved, name, (void *)2);
+  chk_pm_put(C->A, &st->resolved, name, (void *)2);
 }
 
 void chk_resolve_imports(Checker *C) {

@@ -25,7 +25,7 @@ void chk_push_declared(Checker *C, Decl **decls, int n) {
     ParamList *pl = arena_alloc(C->A, sizeof *pl);
     pl->n = decls[i]->u.adt.nparams;
     pl->names = decls[i]->u.adt.params;
-    pm_put(C->A, frame, decls[i]->u.adt.name, pl);
+    chk_pm_put(C->A, frame, decls[i]->u.adt.name, pl);
   }
 }
 
@@ -36,7 +36,7 @@ void chk_pop_declared(Checker *C) {
 /* Type parameters of a known user type, or NULL (-1 count) if unknown. */
 static bool declared_params(Checker *C, const char *name, int *n) {
   for (int i = C->ndeclared - 1; i >= 0; i--) {
-    ParamList *pl = pm_get(&C->declared_types[i], name);
+    ParamList *pl = chk_pm_get(&C->declared_types[i], name);
     if (pl) {
       *n = pl->n;
       return true;
@@ -92,8 +92,8 @@ static const char *unknown_type_hint(Checker *C, const char *name) {
 }
 
 static Type *resolve_alias(Checker *C, TypeExpr *te, AliasInfo *al, const ParamList *tp) {
-  if (pm_has(&C->resolving_aliases, te->name)) chk_fatal(C, E_TYPE_MISMATCH, te->span, "Recursive type alias '%s'", te->name);
-  pm_put(C->A, &C->resolving_aliases, te->name, (void *)1);
+  if (chk_pm_has(&C->resolving_aliases, te->name)) chk_fatal(C, E_TYPE_MISMATCH, te->span, "Recursive type alias '%s'", te->name);
+  chk_pm_put(C->A, &C->resolving_aliases, te->name, (void *)1);
   Type *resolved;
   if (al->nparams) {
     if (te->nargs == 0)
@@ -116,11 +116,24 @@ static Type *resolve_alias(Checker *C, TypeExpr *te, AliasInfo *al, const ParamL
     resolved = chk_resolve_type(C, al->target, tp);
   }
   chk_validate_keyed(C, resolved, te->span);
-  pm_del(&C->resolving_aliases, te->name);
+  chk_pm_del(&C->resolving_aliases, te->name);
   return resolved;
 }
 
+static Type *resolve_uncached(Checker *C, TypeExpr *te, const ParamList *tp);
+
+/* Once every type and alias is known, an annotation outside a generic
+ * declaration always resolves to the same type, so it is cached. */
 Type *chk_resolve_type(Checker *C, TypeExpr *te, const ParamList *tp) {
+  if (!C->cache_types || (tp && tp->n) || C->self_depth) return resolve_uncached(C, te, tp);
+  Type *t = chk_pm_get(&C->type_cache, te);
+  if (t) return t;
+  t = resolve_uncached(C, te, tp);
+  chk_pm_put(C->A, &C->type_cache, te, t);
+  return t;
+}
+
+static Type *resolve_uncached(Checker *C, TypeExpr *te, const ParamList *tp) {
   TypeCtx *tc = &C->tc;
   chk_enter(C, te->span);
   Type *result = NULL;
@@ -162,18 +175,18 @@ Type *chk_resolve_type(Checker *C, TypeExpr *te, const ParamList *tp) {
         Type *b = chk_resolve_type(C, te->args[1], tp);
         result = ty_binary(tc, bt->kind, a, b);
         if (bt->kind == TY_MAP || bt->kind == TY_MUTABLE_MAP) {
-          if (!chk_is_hashable(C, a, 0))
+          if (!chk_is_hashable(C, a))
             chk_error(C, E_TYPE_MISMATCH, te->span, "%s key type must be hashable, got %s",
                       bt->kind == TY_MAP ? "Map" : "MutableMap", chk_tstr(C, a));
         }
       } else {
         result = ty_unary(tc, bt->kind, a);
-        if (bt->kind == TY_SET && !chk_is_hashable(C, a, 0))
+        if (bt->kind == TY_SET && !chk_is_hashable(C, a))
           chk_error(C, E_TYPE_MISMATCH, te->span, "Set element type must be hashable, got %s", chk_tstr(C, a));
       }
     } else {
     user_types:;
-      AliasInfo *al = pm_get(&C->aliases, name);
+      AliasInfo *al = chk_pm_get(&C->aliases, name);
       int nparams;
       if (al) {
         result = resolve_alias(C, te, al, tp);

@@ -18,7 +18,9 @@ static const char run_help[] =
     "                           http regex env process stdin serve.\n"
     "                           Default without --cap: print, clock, random\n"
     "  --json                   print the RunResult as JSON\n"
-    "  --unsafe                 run in this process (currently the only mode)\n"
+    "  --unsafe                 run in this process; without it the program\n"
+    "                           runs in a sandboxed child process\n"
+    "                           (docs/SECURITY.md)\n"
     "  --no-check-examples      skip example verification\n"
     "  --timeout S              wall-clock limit in seconds (default 30; 0: none)\n"
     "  --max-steps N            step limit (default 1000000; 0: none)\n"
@@ -46,6 +48,7 @@ static const char test_help[] =
 typedef struct RunOpts {
   geno_config cfg;
   bool json, caps_given, verbose;
+  bool unsafe; /* --unsafe: geno_run in this process, not geno_run_isolated */
   const char **files;
   int nfiles;
   const char **prog_args;
@@ -134,7 +137,7 @@ static int parse_opts(const char *cmd, int argc, char **argv, RunOpts *o, const 
     } else if (strcmp(a, "--json") == 0) {
       o->json = true;
     } else if (strcmp(a, "--unsafe") == 0) {
-      /* in-process is the only mode for now */
+      o->unsafe = true;
     } else if (strcmp(a, "-v") == 0 || strcmp(a, "--verbose") == 0) {
       o->verbose = true;
     } else if (strcmp(a, "--no-check-examples") == 0) {
@@ -216,7 +219,8 @@ int cmd_run(int argc, char **argv) {
   }
   o.cfg.modules = prog.modules;
   o.cfg.nmodules = prog.nmodules;
-  geno_result *r = geno_run(prog.source, prog.length, prog.path, &o.cfg);
+  geno_result *r = o.unsafe ? geno_run(prog.source, prog.length, prog.path, &o.cfg)
+                            : geno_run_isolated(prog.source, prog.length, prog.path, &o.cfg);
   if (!r) {
     fprintf(stderr, "Error: out of memory\n");
     cli_free_program(&prog);

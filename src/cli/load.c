@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include <string.h>
 
 #include "cli.h"
@@ -80,11 +81,17 @@ static void load_imports(CliProgram *p, const char *dir, const char *source, siz
   char **names = NULL;
   int n = geno_source_imports(source, len, &names);
   for (int i = 0; i < n; i++) {
-    if (is_std(names[i]) || have_module(p, names[i]) || depth > 64) continue;
+    if (have_module(p, names[i]) || depth > 64) continue;
     size_t plen = strlen(dir) + strlen(names[i]) + 7;
     char *path = malloc(plen);
     if (!path) continue;
     snprintf(path, plen, "%s/%s.geno", dir, names[i]);
+    /* A std module name resolves to a file beside the program when there
+     * is one (as in the reference), else to the built-in module. */
+    if (is_std(names[i]) && access(path, R_OK) != 0) {
+      free(path);
+      continue;
+    }
     size_t mlen;
     char *msrc = cli_read_file(path, &mlen);
     free(path);
@@ -99,7 +106,11 @@ static void load_imports(CliProgram *p, const char *dir, const char *source, siz
     mods[p->nmodules].source = msrc;
     mods[p->nmodules].length = mlen;
     p->nmodules++;
-    load_imports(p, dir, msrc, mlen, depth + 1);
+    /* An oversized module is passed on for the library to refuse (E204
+     * "too large"), but not parsed here for its own imports. */
+    geno_config limits;
+    geno_config_init(&limits);
+    if (mlen <= limits.max_source_bytes) load_imports(p, dir, msrc, mlen, depth + 1);
   }
   geno_strings_free(names, n > 0 ? (size_t)n : 0);
 }
@@ -116,8 +127,13 @@ bool cli_load_program(const char *path, CliProgram *prog) {
   prog->path = strdup(path);
   prog->source = src;
   prog->length = len;
+  /* Imports are only looked for in sources the library will accept: an
+   * oversized entry file is refused by the run itself (E204), so it is not
+   * parsed here first. */
+  geno_config limits;
+  geno_config_init(&limits);
   char *dir = dir_of(path);
-  if (dir) load_imports(prog, dir, src, len, 0);
+  if (dir && len <= limits.max_source_bytes) load_imports(prog, dir, src, len, 0);
   free(dir);
   return true;
 }
@@ -150,6 +166,13 @@ static const char *source_for(const CliProgram *prog, const char *filename, size
   return NULL;
 }
 
+/* Widest source excerpt shown under a diagnostic, in code points: long
+ * lines (minified or generated code) are cut to a window around the
+ * column so one error cannot flood the terminal. */
+#define SNIPPET_WIDTH 120
+
+static bool is_cont(unsigned char ch) { return (ch & 0xC0) == 0x80; }
+
 static void print_snippet(FILE *out, const char *src, size_t len, int line, int col) {
   int cur = 1;
   size_t i = 0;
@@ -160,16 +183,41 @@ static void print_snippet(FILE *out, const char *src, size_t len, int line, int 
   if (cur != line || i >= len) return;
   size_t end = i;
   while (end < len && src[end] != '\n') end++;
-  size_t n = end - i;
-  if (n && src[end - 1] == '\r') n--;
-  fprintf(out, "  %.*s\n  ", (int)n, src + i);
-  /* Columns count code points; pad with the same whitespace as the line so
-   * tabs line up. */
-  int c = 1;
-  for (size_t k = i; k < i + n && c < col; k++) {
+  if (end > i && src[end - 1] == '\r') end--;
+  /* Window [first, first + SNIPPET_WIDTH) of code points around col. */
+  long first = 1;
+  if (col > SNIPPET_WIDTH / 2) first = col - SNIPPET_WIDTH / 2;
+  long last = first + SNIPPET_WIDTH; /* exclusive */
+  long c = 1;
+  bool cut_left = first > 1, cut_right = false;
+  fputs(cut_left ? "  ..." : "  ", out);
+  size_t k = i;
+  for (; k < end; k++) {
     unsigned char ch = (unsigned char)src[k];
-    if ((ch & 0xC0) == 0x80) continue;
-    fputc(ch == '\t' ? '\t' : ' ', out);
+    if (is_cont(ch)) {
+      if (c - 1 >= first && c - 1 < last) fputc(ch, out);
+      continue;
+    }
+    if (c >= last) {
+      cut_right = true;
+      break;
+    }
+    if (c >= first) {
+      /* Control characters would act on the terminal: show them as '?'
+       * (one column, so the caret still lines up). */
+      if ((ch < 0x20 && ch != '\t') || ch == 0x7F) fputc('?', out);
+      else fputc(ch, out);
+    }
+    c++;
+  }
+  fputs(cut_right ? "...\n  " : "\n  ", out);
+  if (cut_left) fputs("   ", out);
+  /* Columns count code points; pad with the line's own tabs so they line up. */
+  c = 1;
+  for (k = i; k < end && c < col; k++) {
+    unsigned char ch = (unsigned char)src[k];
+    if (is_cont(ch)) continue;
+    if (c >= first) fputc(ch == '\t' ? '\t' : ' ', out);
     c++;
   }
   fputs("^\n", out);

@@ -5,24 +5,66 @@
  * (src/lib/builtins.h); the implementations are written above them. */
 #include <geno.h>
 
+#include "../vm/vmapi.h"
 #include "families.h"
 
+/* Outside the browser the graphics builtins draw nothing and the input
+ * builtins report an 800x600 screen with no keys, mouse or text. */
+static bool app_unit(VM *vm, Value *args, int nargs, Value *out) {
+  (void)vm, (void)args, (void)nargs;
+  *out = v_unit();
+  return true;
+}
+
+static bool app_false(VM *vm, Value *args, int nargs, Value *out) {
+  (void)vm, (void)args, (void)nargs;
+  *out = v_bool(false);
+  return true;
+}
+
+static bool app_zero(VM *vm, Value *args, int nargs, Value *out) {
+  (void)vm, (void)args, (void)nargs;
+  *out = v_int(0);
+  return true;
+}
+
+/* The stub screen size the reference reports (its browser default). */
+#define STUB_SCREEN_WIDTH 800
+#define STUB_SCREEN_HEIGHT 600
+
+static bool app_screen_width(VM *vm, Value *args, int nargs, Value *out) {
+  (void)vm, (void)args, (void)nargs;
+  *out = v_int(STUB_SCREEN_WIDTH);
+  return true;
+}
+
+static bool app_screen_height(VM *vm, Value *args, int nargs, Value *out) {
+  (void)vm, (void)args, (void)nargs;
+  *out = v_int(STUB_SCREEN_HEIGHT);
+  return true;
+}
+
+static bool app_no_text(VM *vm, Value *args, int nargs, Value *out) {
+  (void)args, (void)nargs;
+  return vm_string(vm, "", 0, out);
+}
+
 const BuiltinDef lib_app_builtins[] = {
-    {"clear_screen", "(color: String) -> Unit", 0, NULL, BF_APP_STUB, NULL},
-    {"clear_text_input", "() -> Unit", 0, NULL, BF_APP_STUB, NULL},
-    {"draw_circle", "(x: Int, y: Int, radius: Int, color: String) -> Unit", 0, NULL, BF_APP_STUB, NULL},
-    {"draw_line", "(x1: Int, y1: Int, x2: Int, y2: Int, color: String) -> Unit", 0, NULL, BF_APP_STUB, NULL},
-    {"draw_rect", "(x: Int, y: Int, width: Int, height: Int, color: String) -> Unit", 0, NULL, BF_APP_STUB, NULL},
-    {"draw_rect_outline", "(x: Int, y: Int, width: Int, height: Int, color: String) -> Unit", 0, NULL, BF_APP_STUB, NULL},
-    {"draw_text", "(text: String, x: Int, y: Int, size: Int, color: String) -> Unit", 0, NULL, BF_APP_STUB, NULL},
-    {"get_text_input", "() -> String", 0, NULL, BF_APP_STUB, NULL},
-    {"is_key_down", "(key: String) -> Bool", 0, NULL, BF_APP_STUB, NULL},
-    {"is_key_pressed", "(key: String) -> Bool", 0, NULL, BF_APP_STUB, NULL},
-    {"is_mouse_clicked", "() -> Bool", 0, NULL, BF_APP_STUB, NULL},
-    {"is_mouse_down", "() -> Bool", 0, NULL, BF_APP_STUB, NULL},
-    {"mouse_x", "() -> Int", 0, NULL, BF_APP_STUB, NULL},
-    {"mouse_y", "() -> Int", 0, NULL, BF_APP_STUB, NULL},
-    {"screen_height", "() -> Int", 0, NULL, BF_APP_STUB, NULL},
-    {"screen_width", "() -> Int", 0, NULL, BF_APP_STUB, NULL},
+    {"clear_screen", "(color: String) -> Unit", 0, NULL, BF_APP_STUB,  app_unit},
+    {"clear_text_input", "() -> Unit", 0, NULL, BF_APP_STUB,  app_unit},
+    {"draw_circle", "(x: Int, y: Int, radius: Int, color: String) -> Unit", 0, NULL, BF_APP_STUB,  app_unit},
+    {"draw_line", "(x1: Int, y1: Int, x2: Int, y2: Int, color: String) -> Unit", 0, NULL, BF_APP_STUB,  app_unit},
+    {"draw_rect", "(x: Int, y: Int, width: Int, height: Int, color: String) -> Unit", 0, NULL, BF_APP_STUB,  app_unit},
+    {"draw_rect_outline", "(x: Int, y: Int, width: Int, height: Int, color: String) -> Unit", 0, NULL, BF_APP_STUB,  app_unit},
+    {"draw_text", "(text: String, x: Int, y: Int, size: Int, color: String) -> Unit", 0, NULL, BF_APP_STUB,  app_unit},
+    {"get_text_input", "() -> String", 0, NULL, BF_APP_STUB,  app_no_text},
+    {"is_key_down", "(key: String) -> Bool", 0, NULL, BF_APP_STUB,  app_false},
+    {"is_key_pressed", "(key: String) -> Bool", 0, NULL, BF_APP_STUB,  app_false},
+    {"is_mouse_clicked", "() -> Bool", 0, NULL, BF_APP_STUB,  app_false},
+    {"is_mouse_down", "() -> Bool", 0, NULL, BF_APP_STUB,  app_false},
+    {"mouse_x", "() -> Int", 0, NULL, BF_APP_STUB,  app_zero},
+    {"mouse_y", "() -> Int", 0, NULL, BF_APP_STUB,  app_zero},
+    {"screen_height", "() -> Int", 0, NULL, BF_APP_STUB,  app_screen_height},
+    {"screen_width", "() -> Int", 0, NULL, BF_APP_STUB,  app_screen_width},
 };
 const size_t lib_app_builtin_count = ARRAY_LEN(lib_app_builtins);

@@ -5,15 +5,77 @@
  * (src/lib/builtins.h); the implementations are written above them. */
 #include <geno.h>
 
+#include "../vm/vmapi.h"
+#include "collections.h"
 #include "families.h"
 
+/* mutable_map_new() -> MutableMap[K, V]: empty. */
+static bool lib_mutable_map_new(VM *vm, Value *args, int nargs, Value *out) {
+  (void)args;
+  (void)nargs;
+  return vm_table(vm, T_MMAP, 0, out);
+}
+
+/* mutable_map_set(map, key, value) -> Unit: in place; an updated key
+ * keeps its position, a new one goes last and is size-checked. */
+static bool lib_mutable_map_set(VM *vm, Value *args, int nargs, Value *out) {
+  (void)nargs;
+  (void)out;
+  return vm_table_set(vm, args[0], args[1], args[2]);
+}
+
+/* mutable_map_get(map, key) -> Option[V] */
+static bool lib_mutable_map_get(VM *vm, Value *args, int nargs, Value *out) {
+  (void)nargs;
+  Value v;
+  if (!vm_table_get(vm, args[0], args[1], &v)) {
+    *out = vm_none(vm);
+    return true;
+  }
+  return vm_some(vm, v, out);
+}
+
+/* mutable_map_contains(map, key) -> Bool */
+static bool lib_mutable_map_contains(VM *vm, Value *args, int nargs, Value *out) {
+  (void)nargs;
+  *out = v_bool(vm_table_get(vm, args[0], args[1], NULL));
+  return true;
+}
+
+/* mutable_map_delete(map, key) -> Unit: a missing key is ignored; a key
+ * deleted and set again goes last. */
+static bool lib_mutable_map_delete(VM *vm, Value *args, int nargs, Value *out) {
+  (void)nargs;
+  (void)out;
+  vm_table_delete(vm, args[0], args[1]);
+  return true;
+}
+
+/* mutable_map_size(map) -> Int */
+static bool lib_mutable_map_size(VM *vm, Value *args, int nargs, Value *out) {
+  (void)vm;
+  (void)nargs;
+  *out = v_int((int64_t)vm_table_len(args[0]));
+  return true;
+}
+
+/* mutable_map_keys(map) -> List[K]: insertion order. */
+static bool lib_mutable_map_keys(VM *vm, Value *args, int nargs, Value *out) {
+  (void)nargs;
+  size_t n = vm_table_len(args[0]), len, pos = 0, i = 0;
+  if (!vm_list(vm, n, out)) return false;
+  Value *items = vm_list_items(*out, &len), k;
+  while (vm_table_next(args[0], &pos, &k, NULL)) items[i++] = k;
+  return vm_charge(vm, n);
+}
+
 const BuiltinDef lib_mutable_map_builtins[] = {
-    {"mutable_map_contains", "(map: MutableMap[K, V], key: K) -> Bool", 0, NULL, 0, NULL},
-    {"mutable_map_delete", "(map: MutableMap[K, V], key: K) -> Unit", 0, NULL, BF_MUTATES, NULL},
-    {"mutable_map_get", "(map: MutableMap[K, V], key: K) -> Option[V]", 0, NULL, 0, NULL},
-    {"mutable_map_keys", "(map: MutableMap[K, V]) -> List[K]", 0, NULL, 0, NULL},
-    {"mutable_map_new", "() -> MutableMap[K, V]", 0, NULL, 0, NULL},
-    {"mutable_map_set", "(map: MutableMap[K, V], key: K, value: V) -> Unit", 0, NULL, BF_MUTATES, NULL},
-    {"mutable_map_size", "(map: MutableMap[K, V]) -> Int", 0, NULL, 0, NULL},
+    {"mutable_map_contains", "(map: MutableMap[K, V], key: K) -> Bool", 0, NULL, 0, lib_mutable_map_contains},
+    {"mutable_map_delete", "(map: MutableMap[K, V], key: K) -> Unit", 0, NULL, BF_MUTATES, lib_mutable_map_delete},
+    {"mutable_map_get", "(map: MutableMap[K, V], key: K) -> Option[V]", 0, NULL, 0, lib_mutable_map_get},
+    {"mutable_map_keys", "(map: MutableMap[K, V]) -> List[K]", 0, NULL, 0, lib_mutable_map_keys},
+    {"mutable_map_new", "() -> MutableMap[K, V]", 0, NULL, 0, lib_mutable_map_new},
+    {"mutable_map_set", "(map: MutableMap[K, V], key: K, value: V) -> Unit", 0, NULL, BF_MUTATES, lib_mutable_map_set},
+    {"mutable_map_size", "(map: MutableMap[K, V]) -> Int", 0, NULL, 0, lib_mutable_map_size},
 };
 const size_t lib_mutable_map_builtin_count = ARRAY_LEN(lib_mutable_map_builtins);

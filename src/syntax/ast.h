@@ -11,6 +11,12 @@
  * - Lists are (pointer, count) pairs; count may be 0 with a NULL pointer.
  * - `type` on Expr starts NULL and is filled by the typechecker; `aux` is a
  *   scratch slot the checker and compiler may use (see their headers).
+ * - Depth is bounded: no chain of nested Stmt/Expr nodes in a module is
+ *   longer than PARSE_MAX_TREE_DEPTH (parser.h; declarations deeper than
+ *   that are reported and dropped), patterns and type annotations nest at
+ *   most PARSE_MAX_DEPTH. Later phases may walk the tree recursively.
+ * - An else-if chain is an ST_IF whose else block holds exactly one ST_IF
+ *   (`else_if` set), one per link, sharing the first link's `end if`.
  *
  * Grammar comments on the parse functions (parser*.c) quote the spec's
  * grammar (docs/spec/v0.4.md section 14) and say where the reference's

@@ -118,6 +118,7 @@ typedef struct VM {
   uint64_t steps;
   uint64_t max_steps;    /* 0 = unlimited */
   uint64_t step_check;   /* next step count at which vm_step_slow runs */
+  uint64_t work_carry;   /* builtin work units not yet turned into steps */
   uint64_t next_poll;    /* next deadline poll */
   double deadline_ms;    /* monotonic ms; 0 = none */
   double timeout_s;
@@ -135,6 +136,10 @@ typedef struct VM {
 
   /* host callbacks (BF_CALLBACK builtins); set by the runtime */
   bool (*host_call)(struct VM *vm, const struct BuiltinDef *def, Value *args, int nargs, Value *out);
+  /* Gated builtins the host replaced with its own callback (e.g. print
+   * captured by the host); usually none. Set by the runtime. */
+  const struct BuiltinDef *overrides[8];
+  int noverrides;
   void *host_data;
 
   /* errors */

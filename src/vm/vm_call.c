@@ -149,6 +149,8 @@ bool vm_call_builtin(VM *vm, int index, Value *args, int nargs, Value *out) {
   if (d->cap && !(vm->caps & d->cap))
     return vm_raise(vm, E_CAPABILITY, NULL, "Capability denied: '%s' requires a capability that was not granted",
                     d->name);
+  for (int i = 0; i < vm->noverrides; i++)
+    if (vm->overrides[i] == d) return vm->host_call(vm, d, args, nargs, out);
   if (d->flags & BF_CALLBACK) {
     if (!vm->host_call)
       return vm_raise(vm, E_CALLBACK_MISSING, NULL,

@@ -3,6 +3,7 @@
 
 #include <stdio.h>
 
+#include "../runtime/hooks.h"
 #include "equal.h"
 #include "object.h"
 #include "render.h"
@@ -15,11 +16,23 @@ bool vm_error(VM *vm, int code, const char *fmt, ...) {
   return false;
 }
 
+bool vm_limit_error(VM *vm, int code, const char *fmt, ...) {
+  char msg[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  return vm_raise_fatal(vm, code, NULL, "%s", msg);
+}
+
 bool vm_check_size(VM *vm, const char *kind, size_t n) { return vm_check_collection(vm, kind, n); }
 size_t vm_max_size(const VM *vm) { return (size_t)vm->max_collection; }
 
 bool vm_charge(VM *vm, size_t work) {
-  vm->steps += work / VM_WORK_PER_STEP;
+  /* Carry the remainder so many small charges add up to steps. */
+  uint64_t total = vm->work_carry + work;
+  vm->steps += total / VM_WORK_PER_STEP;
+  vm->work_carry = total % VM_WORK_PER_STEP;
   if (vm->steps >= vm->step_check) return vm_step_slow(vm);
   return true;
 }
@@ -130,6 +143,7 @@ bool vm_err(VM *vm, Value v, Value *out) { return wrap1(vm, CTOR_ERR, v, out); }
 const char *vm_ctor_name(Value v) { return v.tag == T_CTOR ? AS_CTOR(v)->info->name : NULL; }
 int vm_ctor_nfields(Value v) { return v.tag == T_CTOR ? AS_CTOR(v)->info->nfields : 0; }
 Value vm_ctor_field(Value v, int i) { return AS_CTOR(v)->fields[i]; }
+const char *vm_ctor_field_name(Value v, int i) { return AS_CTOR(v)->info->field_names[i]; }
 bool vm_is_ctor(Value v, const char *name) { return v.tag == T_CTOR && strcmp(AS_CTOR(v)->info->name, name) == 0; }
 
 /* ---- tables ---- */
@@ -210,6 +224,7 @@ bool vm_output(VM *vm, const char *s, size_t n) {
   if (vm->discard_output) return true;
   buf_append(&vm->out, s, n);
   if (vm->out.failed) return vm_raise_oom(vm);
+  rt_hook_output(s, n); /* a sandbox child streams its output (runtime/hooks.h) */
   return true;
 }
 

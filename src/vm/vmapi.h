@@ -53,6 +53,10 @@ typedef struct VM VM;
 
 /* Raise a catchable runtime error; always returns false. */
 bool vm_error(VM *vm, int code, const char *fmt, ...) GENO_PRINTF(3, 4);
+/* Raise an uncatchable limit error (E504 size / bits, E505 output) with a
+ * builtin-specific message; always returns false. Limits end the run:
+ * `try`/`catch` cannot swallow them. */
+bool vm_limit_error(VM *vm, int code, const char *fmt, ...) GENO_PRINTF(3, 4);
 /* E504 "<kind> size exceeds limit (n > limit)" when n is over the
  * collection limit (kind: "List", "String", "Map", ...). */
 bool vm_check_size(VM *vm, const char *kind, size_t n);
@@ -126,6 +130,8 @@ bool vm_err(VM *vm, Value v, Value *out);
 const char *vm_ctor_name(Value v);
 int vm_ctor_nfields(Value v);
 Value vm_ctor_field(Value v, int i);
+/* Declared name of field i of a constructor value ("value" for Some). */
+const char *vm_ctor_field_name(Value v, int i);
 /* Is v the constructor `name`? */
 bool vm_is_ctor(Value v, const char *name);
 

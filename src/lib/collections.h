@@ -1,0 +1,32 @@
+/* collections.h -- helpers shared by the collection builtin families
+ * (list, array, vec, set, map, mutable_map, option): Int arguments that
+ * may be big, error messages naming an Int, and list building. */
+#ifndef GENO_LIB_COLLECTIONS_H
+#define GENO_LIB_COLLECTIONS_H
+
+#include "../vm/vmapi.h"
+
+/* An Int argument as int64_t, saturated: a big Int becomes INT64_MIN or
+ * INT64_MAX by its sign. Clamping and bounds checks then behave as they
+ * would on the exact value. */
+int64_t lib_int_sat(Value v);
+
+/* Raise E499 "<fn> index I out of bounds (length N)", the message of the
+ * Array and Vec accessors, with I written in full even when it is big.
+ * Always returns false. */
+bool lib_index_error(VM *vm, const char *fn, Value index, size_t len);
+
+/* *out = a new List holding elements [start, start+n) of owner, a List,
+ * Array or Vec that the caller keeps rooted (an argument, say). */
+bool lib_list_from(VM *vm, Value owner, size_t start, size_t n, Value *out);
+
+/* Charge the step budget every this many elements of a builtin's loop
+ * (vm_charge with the same amount): often enough that a hostile input hits
+ * the deadline promptly, rarely enough to cost nothing measurable. */
+#define LIB_CHARGE_EVERY 1024
+
+/* In a loop over i: charge a batch of work when i completes one. */
+#define LIB_CHARGE(vm, i) \
+  (((i) & (LIB_CHARGE_EVERY - 1)) != LIB_CHARGE_EVERY - 1 || vm_charge((vm), LIB_CHARGE_EVERY))
+
+#endif

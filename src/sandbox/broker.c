@@ -1,0 +1,169 @@
+/* Host callbacks in isolated runs: the child's forwarders and the parent's
+ * broker.
+ *
+ * The child holds no authority, so a granted builtin that needs the host
+ * (fs_read_text, http_fetch, exec, sleep_ms ...) cannot run there. The
+ * child's configuration keeps the host's callback names but each function
+ * is replaced by a forwarder that sends the call to the parent and waits
+ * for the answer; the runtime's own rules (E412 when not granted, E413 when
+ * no callback, the result's type check) are untouched because they never
+ * see the difference. The parent runs the host's real callback, with the
+ * host's userdata, on the thread that called geno_run_isolated.
+ *
+ * The parent trusts nothing in a request: the name must be a builtin whose
+ * capability the host granted and for which it configured a callback (an
+ * honest runtime never asks otherwise, so anything else is a violation
+ * and ends the child), and the arguments go through the bounded decoder. */
+#include "sandbox.h"
+
+#include <stdio.h>
+
+#include "../base/utf8.h"
+#include "../lib/builtins.h"
+#include "../runtime/hostvalue.h"
+#include "wire.h"
+
+/* Most arguments a builtin takes (http_request has 4); more is a forgery. */
+#define SBX_MAX_CALL_ARGS 16
+
+/* Longest builtin name; the real ones are under 24 bytes. */
+#define SBX_MAX_BUILTIN_NAME 64
+
+unsigned sbx_callback_capability(const char *name) {
+  const BuiltinDef *b = name ? lib_builtin_find(name) : NULL;
+  return b ? b->cap : 0;
+}
+
+static char *dup_text(const char *s) {
+  size_t n = strlen(s);
+  char *p = malloc(n + 1);
+  if (p) memcpy(p, s, n + 1);
+  return p;
+}
+
+/* ---- child side ---- */
+
+static geno_value *forward(const char *name, const geno_value *const *args, size_t nargs, void *ud,
+                           char **error) {
+  int fd = *(const int *)ud;
+  Buf b = BUF_INIT;
+  sbx_frame_begin(&b, SBX_MSG_CALL);
+  sbx_put_bytes(&b, name, strlen(name));
+  sbx_put_u32(&b, (uint32_t)nargs);
+  bool deep = false;
+  for (size_t i = 0; i < nargs && !deep; i++) deep = !sbx_put_value(&b, args[i]);
+  if (deep || !sbx_frame_end(&b)) {
+    buf_free(&b);
+    *error = dup_text(deep ? "host callback argument is nested too deeply to pass to the host"
+                           : "host callback arguments are too large to pass to the host");
+    return NULL;
+  }
+  geno_value *result = NULL;
+  uint32_t type;
+  if (!sbx_write_all(fd, b.data, b.len) || !sbx_read_frame(fd, &type, &b) || type != SBX_MSG_REPLY) {
+    *error = dup_text("the sandbox broker did not answer the host callback");
+  } else {
+    SbxReader r;
+    sbx_reader_init(&r, b.data, b.len, b.len + 1);
+    if (sbx_get_u8(&r)) {
+      result = sbx_get_value(&r);
+      if (!result) *error = dup_text("the host callback's result could not be decoded");
+    } else {
+      *error = sbx_get_text(&r, SBX_MAX_FRAME);
+      if (!*error) *error = dup_text("host callback failed");
+    }
+  }
+  buf_free(&b);
+  return result;
+}
+
+geno_callback *sbx_forwarders(const geno_config *cfg, int *chan) {
+  geno_callback *fwd = calloc(cfg->ncallbacks ? cfg->ncallbacks : 1, sizeof *fwd);
+  if (!fwd) return NULL;
+  for (size_t i = 0; i < cfg->ncallbacks; i++) {
+    fwd[i].name = cfg->callbacks[i].name;
+    fwd[i].fn = forward;
+    fwd[i].userdata = chan;
+  }
+  return fwd;
+}
+
+/* ---- parent side ---- */
+
+static void reply_error(Buf *reply, const char *msg) {
+  sbx_frame_begin(reply, SBX_MSG_REPLY);
+  sbx_put_u8(reply, 0);
+  /* The child decodes strictly: pass on only valid UTF-8. */
+  size_t n = strlen(msg), bad;
+  if (!utf8_valid(msg, n, &bad)) n = bad;
+  sbx_put_bytes(reply, msg, n);
+  sbx_frame_end(reply);
+}
+
+bool sbx_broker_handle(const geno_config *cfg, const void *body, size_t n, Buf *reply, const char **why) {
+  SbxReader r;
+  sbx_reader_init(&r, body, n, sbx_node_budget(cfg->memory_bytes, n));
+  char *name = sbx_get_text(&r, SBX_MAX_BUILTIN_NAME);
+  if (!name) {
+    *why = r.bad ? "malformed host callback request" : "out of memory reading a host callback request";
+    return false;
+  }
+  const geno_callback *cb = NULL;
+  unsigned cap = sbx_callback_capability(name);
+  bool granted = cfg->capabilities_set && (cfg->capabilities & cap);
+  /* The last entry of a name wins, as in the runtime's own lookup. */
+  for (size_t i = 0; cap && granted && i < cfg->ncallbacks; i++)
+    if (cfg->callbacks[i].name && strcmp(cfg->callbacks[i].name, name) == 0 && cfg->callbacks[i].fn)
+      cb = &cfg->callbacks[i];
+  free(name);
+  if (!cap) {
+    *why = "the child asked for a host callback that does not exist";
+    return false;
+  }
+  if (!granted) {
+    *why = "the child asked for a host callback whose capability was not granted";
+    return false;
+  }
+  if (!cb || !cb->fn) {
+    *why = "the child asked for a host callback the host did not configure";
+    return false;
+  }
+  uint32_t nargs = sbx_get_u32(&r);
+  if (r.bad || nargs > SBX_MAX_CALL_ARGS) {
+    *why = "malformed host callback request";
+    return false;
+  }
+  geno_value *args[SBX_MAX_CALL_ARGS] = {0};
+  bool ok = true;
+  for (uint32_t i = 0; i < nargs && ok; i++) ok = (args[i] = sbx_get_value(&r)) != NULL;
+  if (!ok || r.off != r.n) {
+    for (uint32_t i = 0; i < nargs; i++) geno_value_free(args[i]);
+    if (r.bad || r.off != r.n) {
+      *why = "malformed host callback arguments";
+      return false;
+    }
+    reply_error(reply, "out of memory passing arguments to the host callback");
+    return true;
+  }
+  char *error = NULL;
+  geno_value *result = cb->fn(cb->name, (const geno_value *const *)args, nargs, cb->userdata, &error);
+  for (uint32_t i = 0; i < nargs; i++) geno_value_free(args[i]);
+  if (result) {
+    sbx_frame_begin(reply, SBX_MSG_REPLY);
+    sbx_put_u8(reply, 1);
+    bool encoded = sbx_put_value(reply, result);
+    if (!encoded || !sbx_frame_end(reply))
+      reply_error(reply, encoded ? "the host callback's result is too large to pass to the program"
+                                 : "the host callback's result is nested too deeply to pass to the program");
+  } else if (error) {
+    reply_error(reply, error);
+  } else {
+    Buf msg = BUF_INIT;
+    buf_printf(&msg, "host callback '%s' returned no value and no error", cb->name);
+    reply_error(reply, msg.failed ? "host callback returned no value" : msg.data);
+    buf_free(&msg);
+  }
+  geno_value_free(result);
+  free(error);
+  return true;
+}

@@ -1,0 +1,230 @@
+/* The child's side of process isolation: strip the inherited process down
+ * (signals, descriptors), impose resource limits and the seccomp filter,
+ * run the body, and send its result to the parent.
+ *
+ * Order matters and is fail-closed: every step that narrows what the child
+ * can do happens before any user code runs, and a step that fails ends the
+ * child with SETUP_FAILED instead of running the program with less
+ * protection than promised. */
+#include "sandbox.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../runtime/hooks.h"
+#include "../runtime/result.h"
+#include "wire.h"
+
+uint64_t sbx_cpu_limit(const geno_config *cfg) {
+  if (cfg->cpu_seconds > 0) return (uint64_t)ceil(cfg->cpu_seconds);
+  if (cfg->timeout_s > 0) return (uint64_t)ceil(cfg->timeout_s + SBX_KILL_GRACE_S) + 1;
+  return 0;
+}
+
+/* End the child at once. The raw system call, not _exit(): sanitizer
+ * runtimes intercept _exit to run leak checks and reports that need system
+ * calls the filter forbids, and nothing of the host's process (atexit
+ * handlers, stdio buffers) may run in the child anyway. */
+GENO_NORETURN static void child_exit(int status) {
+  for (;;) syscall(SYS_exit_group, status);
+}
+
+/* Tell the parent why the sandbox could not be installed, then exit. */
+GENO_NORETURN static void setup_failed(int fd, const char *why) {
+  Buf b = BUF_INIT;
+  sbx_frame_begin(&b, SBX_MSG_SETUP_FAILED);
+  sbx_put_bytes(&b, why, strlen(why));
+  if (sbx_frame_end(&b)) sbx_write_all(fd, b.data, b.len);
+  child_exit(SBX_EXIT_SETUP);
+}
+
+/* Signal dispositions and the mask are inherited from the host, which may
+ * ignore SIGPIPE or SIGXCPU or block them; the child needs the defaults so
+ * that limits and a vanished parent end it. */
+static void reset_signals(void) {
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = SIG_DFL;
+  sigemptyset(&sa.sa_mask);
+  for (int sig = 1; sig < NSIG; sig++) sigaction(sig, &sa, NULL); /* SIGKILL/SIGSTOP fail harmlessly */
+  sigset_t none;
+  sigemptyset(&none);
+  sigprocmask(SIG_SETMASK, &none, NULL);
+}
+
+/* Keep only the channel, as descriptor SBX_CHILD_FD. */
+static bool close_descriptors(int chan, char *err, size_t errlen) {
+  if (chan != SBX_CHILD_FD && dup2(chan, SBX_CHILD_FD) < 0) {
+    snprintf(err, errlen, "dup2: %s", strerror(errno));
+    return false;
+  }
+  bool done = false;
+#ifdef SYS_close_range
+  done = syscall(SYS_close_range, SBX_CHILD_FD + 1, ~0U, 0) == 0;
+#endif
+  if (!done) { /* kernels before 5.9: close every possible number */
+    struct rlimit rl;
+    rlim_t max = getrlimit(RLIMIT_NOFILE, &rl) == 0 ? rl.rlim_cur : 1024;
+    if (max == RLIM_INFINITY || max > (1u << 20)) max = 1u << 20;
+    for (rlim_t fd = SBX_CHILD_FD + 1; fd < max; fd++) close((int)fd);
+  }
+  for (int fd = 0; fd < SBX_CHILD_FD; fd++) close(fd);
+  return true;
+}
+
+/* Address space mapped right now (bytes), from /proc/self/statm; 0 when
+ * unknown. The child inherits the host's whole address space at fork, so
+ * its memory limit is a budget on top of that: an absolute cap would make
+ * a large host (or an AddressSanitizer build, which reserves terabytes)
+ * unable to run anything, while a small one would get less than asked. */
+static uint64_t mapped_bytes(void) {
+  int fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  char text[128];
+  ssize_t n = read(fd, text, sizeof text - 1);
+  close(fd);
+  if (n <= 0) return 0;
+  text[n] = '\0';
+  unsigned long long pages = strtoull(text, NULL, 10);
+  long page = sysconf(_SC_PAGESIZE);
+  return page > 0 ? (uint64_t)pages * (uint64_t)page : 0;
+}
+
+static bool limit(int resource, uint64_t value, const char *name, char *err, size_t errlen) {
+  struct rlimit rl;
+  rl.rlim_cur = rl.rlim_max = value >= RLIM_INFINITY ? RLIM_INFINITY : (rlim_t)value;
+  if (setrlimit(resource, &rl) == 0) return true;
+  snprintf(err, errlen, "setrlimit(%s): %s", name, strerror(errno));
+  return false;
+}
+
+static bool set_limits(const geno_config *cfg, uint64_t baseline, char *err, size_t errlen) {
+  if (cfg->memory_bytes) {
+    uint64_t as = baseline + cfg->memory_bytes;
+    if (as < baseline) as = UINT64_MAX; /* saturate */
+    if (!limit(RLIMIT_AS, as, "RLIMIT_AS", err, errlen)) return false;
+  }
+  uint64_t cpu = sbx_cpu_limit(cfg);
+  if (cpu) {
+    /* The soft limit sends SIGXCPU; the hard one, a second later, SIGKILL
+     * in case SIGXCPU is somehow survived. */
+    struct rlimit rl = {(rlim_t)cpu, (rlim_t)cpu + 1};
+    if (setrlimit(RLIMIT_CPU, &rl) != 0) {
+      snprintf(err, errlen, "setrlimit(RLIMIT_CPU): %s", strerror(errno));
+      return false;
+    }
+  }
+  return limit(RLIMIT_CORE, 0, "RLIMIT_CORE", err, errlen) &&   /* no core dump of host memory */
+         limit(RLIMIT_FSIZE, 0, "RLIMIT_FSIZE", err, errlen) && /* no file may grow */
+         limit(RLIMIT_NPROC, 0, "RLIMIT_NPROC", err, errlen) && /* no new processes (not for root: seccomp) */
+         limit(RLIMIT_NOFILE, 0, "RLIMIT_NOFILE", err, errlen); /* no new descriptors */
+}
+
+/* The output hook: append to the shared region. The data is written
+ * before the length is published, so the parent never reads bytes that
+ * were not written, even if it looked while the child ran. */
+static void output_hook(void *ud, const char *text, size_t n) {
+  const SbxChildCtx *c = ud;
+  uint64_t len = __atomic_load_n(&c->out->len, __ATOMIC_RELAXED);
+  if (len >= c->out_cap) return;
+  if (n > c->out_cap - len) n = (size_t)(c->out_cap - len);
+  memcpy(c->out->data + len, text, n);
+  __atomic_store_n(&c->out->len, len + n, __ATOMIC_RELEASE);
+}
+
+static void output_discard_hook(void *ud) {
+  const SbxChildCtx *c = ud;
+  __atomic_store_n(&c->out->len, 0, __ATOMIC_RELEASE);
+}
+
+/* The frame sent when there is no memory left to encode anything: built
+ * without allocating. */
+static void send_no_memory(int fd) {
+  unsigned char frame[SBX_FRAME_HEADER] = {SBX_MSG_NO_MEMORY, 0, 0, 0, 0, 0, 0, 0};
+  sbx_write_all(fd, frame, sizeof frame);
+}
+
+static void send_result(int fd, geno_result *r) {
+  if (!r) {
+    send_no_memory(fd);
+    return;
+  }
+  Buf b = BUF_INIT;
+  sbx_frame_begin(&b, SBX_MSG_RESULT);
+  sbx_put_result(&b, r);
+  if (!sbx_frame_end(&b)) {
+    /* Too big for a frame, or no memory to encode it: give up the value
+     * (the biggest part, and freeing it makes room) and say why. */
+    buf_free(&b);
+    geno_value_free(r->value);
+    r->value = NULL;
+    free(r->value_text);
+    r->value_text = NULL;
+    free(r->value_json);
+    r->value_json = NULL;
+    rt_result_add(r, 504, NULL,
+                  "The program's result is too large to return from the sandbox "
+                  "(it must encode in at most 256 MiB)");
+    r->ok = false;
+    sbx_frame_begin(&b, SBX_MSG_RESULT);
+    sbx_put_result(&b, r);
+    if (!sbx_frame_end(&b)) {
+      buf_free(&b);
+      send_no_memory(fd);
+      return;
+    }
+  }
+  sbx_write_all(fd, b.data, b.len);
+  buf_free(&b);
+}
+
+void sbx_child_main(const SbxChildCtx *ctx) {
+  char err[256];
+  reset_signals();
+  /* Die with the parent: a child must never outlive its supervisor. The
+   * check after it closes the race with a parent that already died. */
+  if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != ctx->parent) child_exit(SBX_EXIT_CHANNEL);
+  if (!close_descriptors(ctx->chan, err, sizeof err)) {
+    /* The channel may be unusable; try it anyway. */
+    setup_failed(ctx->chan, err);
+  }
+  const int fd = SBX_CHILD_FD;
+  /* Load what libc would otherwise read from disk lazily (the timezone,
+   * for clock_format), so the builtins behave as in-process. */
+  tzset();
+  uint64_t baseline = mapped_bytes();
+  if (!set_limits(ctx->cfg, baseline, err, sizeof err)) setup_failed(fd, err);
+  /* Not dumpable: other processes of the same user cannot ptrace the
+   * child or read its memory through /proc. */
+  if (prctl(PR_SET_DUMPABLE, 0) != 0) setup_failed(fd, "prctl(PR_SET_DUMPABLE) failed");
+  if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) setup_failed(fd, "prctl(PR_SET_NO_NEW_PRIVS) failed");
+  /* Prepare everything that needs the host's configuration before the
+   * filter goes on (the forwarders allocate, which stays allowed). */
+  int chan = fd;
+  geno_config cfg = *ctx->cfg;
+  cfg.monitor = NULL; /* the host's monitor runs in the parent, once */
+  cfg.monitor_userdata = NULL;
+  geno_callback *fwd = NULL;
+  if (cfg.ncallbacks) {
+    fwd = sbx_forwarders(ctx->cfg, &chan);
+    if (!fwd) setup_failed(fd, "out of memory preparing host callbacks");
+    cfg.callbacks = fwd;
+  }
+  if (!sbx_filter_install(err, sizeof err)) setup_failed(fd, err);
+  /* From here on the child holds no authority: user code may run. */
+  RtRunHooks hooks = {output_hook, output_discard_hook, (void *)ctx};
+  rt_hooks_install(&hooks);
+  geno_result *r = ctx->fn(ctx->source, ctx->len, ctx->filename, &cfg, ctx->arg);
+  rt_hooks_install(NULL);
+  send_result(fd, r);
+  /* No cleanup: the kernel frees everything. */
+  child_exit(0);
+}

@@ -1,0 +1,123 @@
+/* The seccomp allow-list installed in a sandbox child (libseccomp).
+ *
+ * Policy: the default action KILLS the whole child (SCMP_ACT_KILL_PROCESS).
+ * A system call nobody anticipated is the kernel attack surface a sandbox
+ * exists to remove, so it must not run even once, and a process that tries
+ * one is compromised or broken; the parent reports its death (SIGSYS) as a
+ * security violation (E500).
+ *
+ * A short deny list answers EPERM instead of killing: the calls by which a
+ * program would reach the host (open a file, create a socket, start a
+ * process, look at a path). They can come from benign library code too
+ * (a lazy timezone or locale lookup), and a clean error lets such code fall
+ * back and lets the runtime report a diagnostic instead of a dead child.
+ * Refusing them costs the child nothing it was ever meant to have.
+ *
+ * Everything allowed works only on what the child already holds: memory,
+ * its one channel descriptor, its own signals, clocks and randomness. See
+ * docs/SECURITY.md for the same list with the reason for each entry. */
+#include "sandbox.h"
+
+#include <errno.h>
+#include <seccomp.h>
+#include <stdio.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+/* System calls allowed without conditions. */
+static const int allowed[] = {
+    SCMP_SYS(read),            /* the channel: callback replies */
+    SCMP_SYS(write),           /* the channel: results and callback requests */
+    SCMP_SYS(close),           /* releasing descriptors it already has */
+    SCMP_SYS(brk),             /* malloc's main heap */
+    SCMP_SYS(munmap),          /* returning memory */
+    SCMP_SYS(mremap),          /* realloc of large blocks */
+    SCMP_SYS(madvise),         /* malloc trimming (MADV_DONTNEED) */
+    SCMP_SYS(exit),            /* ending the thread */
+    SCMP_SYS(exit_group),      /* ending the child */
+    SCMP_SYS(rt_sigreturn),    /* returning from a signal handler */
+    SCMP_SYS(rt_sigprocmask),  /* libc masks signals around abort() */
+    SCMP_SYS(rt_sigaction),    /* abort() resets SIGABRT to its default */
+    SCMP_SYS(restart_syscall), /* the kernel restarting an interrupted call */
+    SCMP_SYS(clock_gettime),   /* clocks (normally the vDSO; this is its fallback) */
+    SCMP_SYS(clock_getres),
+    SCMP_SYS(gettimeofday),
+    SCMP_SYS(time),
+    SCMP_SYS(getrandom),       /* random_int / random_float seeding */
+    SCMP_SYS(futex),           /* libc locks (uncontended in one thread) */
+    SCMP_SYS(sched_yield),     /* allocator spin-waits */
+    SCMP_SYS(getpid),          /* abort() -> raise() needs its own ids */
+    SCMP_SYS(gettid),
+    SCMP_SYS(sigaltstack),     /* sanitizer runtimes query the signal stack */
+};
+
+/* System calls that fail with EPERM: the ways out to the host, and
+ * questions about it. */
+static const int denied[] = {
+    SCMP_SYS(open),       SCMP_SYS(openat),      SCMP_SYS(openat2),    SCMP_SYS(creat),
+    SCMP_SYS(stat),       SCMP_SYS(lstat),       SCMP_SYS(fstat),      SCMP_SYS(newfstatat),
+    SCMP_SYS(statx),      SCMP_SYS(access),      SCMP_SYS(faccessat),  SCMP_SYS(faccessat2),
+    SCMP_SYS(readlink),   SCMP_SYS(readlinkat),  SCMP_SYS(ioctl),      SCMP_SYS(socket),
+    SCMP_SYS(socketpair), SCMP_SYS(connect),     SCMP_SYS(bind),       SCMP_SYS(listen),
+    SCMP_SYS(accept),     SCMP_SYS(accept4),     SCMP_SYS(sendto),     SCMP_SYS(sendmsg),
+    SCMP_SYS(recvfrom),   SCMP_SYS(recvmsg),     SCMP_SYS(fork),       SCMP_SYS(vfork),
+    SCMP_SYS(clone),      SCMP_SYS(clone3),      SCMP_SYS(execve),     SCMP_SYS(execveat),
+    SCMP_SYS(kill),
+    /* Host information; glibc asks lazily (qsort sizes its buffer from
+     * sysinfo) and copes with a refusal. */
+    SCMP_SYS(sysinfo),    SCMP_SYS(uname),
+};
+
+/* Argument conditions with every field given (libseccomp's SCMP_Ax
+ * macros leave datum_b implicit, which clang's -Wextra rejects). */
+#define ARG_EQ(arg, value) ((struct scmp_arg_cmp){(arg), SCMP_CMP_EQ, (scmp_datum_t)(value), 0})
+#define ARG_MASK_IS(arg, mask, value) \
+  ((struct scmp_arg_cmp){(arg), SCMP_CMP_MASKED_EQ, (scmp_datum_t)(mask), (scmp_datum_t)(value)})
+
+static bool fail(char *err, size_t errlen, const char *what, int rc) {
+  snprintf(err, errlen, "seccomp: %s failed (%s)", what, strerror(rc < 0 ? -rc : rc));
+  return false;
+}
+
+bool sbx_filter_install(char *err, size_t errlen) {
+  scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_KILL_PROCESS);
+  if (!ctx) return fail(err, errlen, "seccomp_init", ENOMEM);
+  int rc = 0;
+  /* The filter matches the native architecture only; libseccomp kills a
+   * call made through any other ABI (int 0x80, x32) by default. */
+  for (size_t i = 0; i < ARRAY_LEN(allowed) && rc == 0; i++)
+    rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, allowed[i], 0);
+  if (rc) goto out_rule;
+  for (size_t i = 0; i < ARRAY_LEN(denied) && rc == 0; i++)
+    rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), denied[i], 0);
+  if (rc) goto out_rule;
+  /* Memory may be mapped and re-protected, but never executable: no new
+   * code can enter the child. */
+  rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(mmap), 1, ARG_MASK_IS(2, PROT_EXEC, 0));
+  if (rc == 0)
+    rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(mprotect), 1,
+                          ARG_MASK_IS(2, PROT_EXEC, 0));
+  /* Signals only to itself (abort() raises SIGABRT this way). */
+  if (rc == 0)
+    rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(tgkill), 1,
+                          ARG_EQ(0, getpid()));
+  /* Reading its own resource limits (getrlimit), never changing them. */
+  if (rc == 0)
+    rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(prlimit64), 2, ARG_EQ(0, 0),
+                          ARG_EQ(2, 0));
+  if (rc) goto out_rule;
+  /* No new privileges is required for an unprivileged filter and keeps a
+   * set-uid binary from gaining anything (there is no execve anyway). */
+  rc = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_NNP, 1);
+  if (rc) {
+    seccomp_release(ctx);
+    return fail(err, errlen, "setting no_new_privs", rc);
+  }
+  rc = seccomp_load(ctx);
+  seccomp_release(ctx);
+  if (rc) return fail(err, errlen, "seccomp_load", rc);
+  return true;
+out_rule:
+  seccomp_release(ctx);
+  return fail(err, errlen, "adding a rule", rc);
+}

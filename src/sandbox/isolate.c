@@ -1,0 +1,464 @@
+/* geno_run_isolated and the parent's side of process isolation: fork the
+ * child, supervise it (wall-clock deadline, host-callback broker, message
+ * bounds), always reap it, and turn how it ended into a geno_result.
+ *
+ * Invariants the parent keeps whatever the child does:
+ * - it never blocks without a bound while a deadline is set (all waiting
+ *   is poll() against the kill time; replies are sent non-blocking);
+ * - the child is always killed (if still running) and reaped before
+ *   returning, and every descriptor and mapping made here is released;
+ * - nothing from the child is used before it is checked (wire.c);
+ * - a child that breaks the protocol is killed and reported as E500. */
+#include "sandbox.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../base/diag.h"
+#include "../base/utf8.h"
+#include "../runtime/result.h"
+#include "wire.h"
+
+/* Largest shared output region. Output beyond it still arrives with the
+ * result of a run that finishes; only a killed child's output is cut
+ * here. 64 MiB is 640 times the default output limit. */
+#define SBX_MAX_SHARED_OUTPUT ((size_t)64 << 20)
+
+/* Output bytes allowed on top of 4 per character of max_output_length
+ * (the most a code point takes in UTF-8), for anything the runtime adds
+ * outside the program's prints (test-mode reports). */
+#define SBX_OUTPUT_SLACK ((size_t)64 << 10)
+
+/* Without pidfd_open (Linux < 5.3) the parent learns of a child's death by
+ * polling waitpid this often; 10 ms is far below any useful timeout. */
+#define SBX_POLL_TICK_MS 10
+
+/* Bytes asked of each read() from the channel. */
+#define SBX_READ_CHUNK ((size_t)64 << 10)
+
+typedef struct Sup {
+  const geno_config *cfg;
+  pid_t pid;
+  int sock;              /* parent's end, non-blocking */
+  int pidfd;             /* readable when the child ends; -1 if unsupported */
+  double kill_at;        /* monotonic ms at which the child is killed; 0 = never */
+  char *in;              /* bytes received and not yet consumed */
+  size_t in_len, in_cap;
+  bool eof;              /* the child's end is closed */
+  /* What was learnt about the end of the run: */
+  geno_result *result;   /* a valid RESULT */
+  char *setup_error;     /* SETUP_FAILED text */
+  bool no_memory;        /* NO_MEMORY */
+  const char *violation; /* protocol violation (static text) */
+  bool parent_oom;       /* this process ran out of memory */
+  bool timed_out;        /* the deadline passed; the SIGKILL is ours */
+  bool reaped, status_known;
+  int status;
+  struct rusage ru;
+} Sup;
+
+static bool finished(const Sup *s) {
+  return s->result || s->setup_error || s->no_memory || s->violation || s->parent_oom;
+}
+
+static size_t output_cap(const geno_config *cfg) {
+  uint64_t chars = cfg->max_output_length;
+  if (chars > (SIZE_MAX - SBX_OUTPUT_SLACK) / 4) return SIZE_MAX;
+  return (size_t)chars * 4 + SBX_OUTPUT_SLACK;
+}
+
+static int ms_left(const Sup *s) {
+  if (s->kill_at <= 0) return -1;
+  double left = s->kill_at - rt_now_ms();
+  if (left <= 0) return 0;
+  return left > INT_MAX ? INT_MAX : (int)ceil(left);
+}
+
+/* Send a reply without ever blocking past the deadline or dying of
+ * SIGPIPE if the child is gone. False when it could not be sent. */
+static bool send_reply(Sup *s, const char *p, size_t n) {
+  while (n) {
+    ssize_t k = send(s->sock, p, n, MSG_NOSIGNAL | MSG_DONTWAIT);
+    if (k > 0) {
+      p += k;
+      n -= (size_t)k;
+      continue;
+    }
+    if (k < 0 && errno == EINTR) continue;
+    if (k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+      int left = ms_left(s);
+      if (left == 0) return false;
+      struct pollfd pf = {s->sock, POLLOUT, 0};
+      if (poll(&pf, 1, left) < 0 && errno != EINTR) return false;
+      continue;
+    }
+    return false;
+  }
+  return true;
+}
+
+static void handle_frame(Sup *s, uint32_t type, const char *body, size_t len) {
+  switch (type) {
+  case SBX_MSG_RESULT: {
+    SbxReader r;
+    sbx_reader_init(&r, body, len, sbx_node_budget(s->cfg->memory_bytes, len));
+    s->result = sbx_get_result(&r, output_cap(s->cfg));
+    if (!s->result) {
+      if (r.bad) s->violation = "the sandbox child sent a malformed result";
+      else s->parent_oom = true;
+    }
+    return;
+  }
+  case SBX_MSG_CALL: {
+    Buf reply = BUF_INIT;
+    const char *why = NULL;
+    if (!sbx_broker_handle(s->cfg, body, len, &reply, &why)) s->violation = why;
+    else if (reply.failed || reply.len < SBX_FRAME_HEADER) s->parent_oom = true;
+    else send_reply(s, reply.data, reply.len); /* a lost reply shows as the child's end */
+    buf_free(&reply);
+    return;
+  }
+  case SBX_MSG_SETUP_FAILED: {
+    size_t n = len, bad;
+    if (!utf8_valid(body, n, &bad)) n = bad;
+    if (n > 512) n = 512; /* an honest message is one line */
+    s->setup_error = malloc(n + 1);
+    if (!s->setup_error) {
+      s->parent_oom = true;
+      return;
+    }
+    memcpy(s->setup_error, body, n);
+    s->setup_error[n] = '\0';
+    return;
+  }
+  case SBX_MSG_NO_MEMORY:
+    if (len) s->violation = "the sandbox child sent a malformed message";
+    else s->no_memory = true;
+    return;
+  default:
+    s->violation = "the sandbox child sent an unknown message";
+  }
+}
+
+/* Handle every complete frame in the input buffer. */
+static void process_frames(Sup *s) {
+  size_t off = 0;
+  while (!finished(s) && s->in_len - off >= SBX_FRAME_HEADER) {
+    uint32_t type, len;
+    sbx_frame_header(s->in + off, &type, &len);
+    if (len > SBX_MAX_FRAME) {
+      s->violation = "the sandbox child sent an oversized message";
+      break;
+    }
+    if (s->in_len - off - SBX_FRAME_HEADER < len) break; /* incomplete */
+    const char *body = s->in + off + SBX_FRAME_HEADER;
+    off += SBX_FRAME_HEADER + len;
+    handle_frame(s, type, body, len);
+  }
+  memmove(s->in, s->in + off, s->in_len - off);
+  s->in_len -= off;
+}
+
+/* Make room for `extra` more input bytes (exactly, for large frames). */
+static bool in_reserve(Sup *s, size_t extra) {
+  if (s->in_cap - s->in_len >= extra) return true;
+  size_t cap = s->in_len + extra;
+  char *p = realloc(s->in, cap);
+  if (!p) return false;
+  s->in = p;
+  s->in_cap = cap;
+  return true;
+}
+
+/* Read whatever the child has sent, handling frames as they complete,
+ * until the socket would block, closes, or the run is decided. */
+static void read_available(Sup *s) {
+  while (!s->eof && !finished(s)) {
+    size_t want = SBX_READ_CHUNK;
+    if (s->in_len >= SBX_FRAME_HEADER) { /* a partial frame: read the rest at once */
+      uint32_t type, len;
+      sbx_frame_header(s->in, &type, &len);
+      if (len <= SBX_MAX_FRAME && SBX_FRAME_HEADER + (size_t)len - s->in_len > want)
+        want = SBX_FRAME_HEADER + (size_t)len - s->in_len;
+    }
+    if (!in_reserve(s, want)) {
+      s->parent_oom = true;
+      return;
+    }
+    ssize_t k = recv(s->sock, s->in + s->in_len, want, MSG_DONTWAIT);
+    if (k < 0 && errno == EINTR) continue;
+    if (k < 0) return; /* EAGAIN: nothing more for now (or an error: the end shows via the pid) */
+    if (k == 0) {
+      s->eof = true;
+      return;
+    }
+    s->in_len += (size_t)k;
+    process_frames(s);
+  }
+}
+
+/* Collect the child's exit status; with WNOHANG, false while it runs. */
+static bool reap(Sup *s, int flags) {
+  for (;;) {
+    pid_t r = wait4(s->pid, &s->status, flags, &s->ru);
+    if (r == s->pid) {
+      s->reaped = s->status_known = true;
+      return true;
+    }
+    if (r == 0) return false;
+    if (errno == EINTR) continue;
+    /* ECHILD: the host reaped it (SIGCHLD ignored, or a waitpid(-1)
+     * elsewhere). It is gone; only its status is lost. */
+    s->reaped = true;
+    return true;
+  }
+}
+
+static void supervise(Sup *s) {
+  for (;;) {
+    if (finished(s)) return;
+    int wait_ms = ms_left(s);
+    if (wait_ms == 0) {
+      s->timed_out = true;
+      return;
+    }
+    if (s->pidfd < 0 && (wait_ms < 0 || wait_ms > SBX_POLL_TICK_MS)) wait_ms = SBX_POLL_TICK_MS;
+    struct pollfd p[2] = {{s->eof ? -1 : s->sock, POLLIN, 0}, {s->pidfd, POLLIN, 0}};
+    int n = poll(p, 2, wait_ms);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      s->violation = "the sandbox could not wait for its child";
+      return;
+    }
+    if (p[0].revents) read_available(s);
+    if (finished(s)) return;
+    bool ended = s->pidfd >= 0 ? p[1].revents != 0 : reap(s, WNOHANG);
+    if (ended) {
+      read_available(s); /* whatever it sent before it ended */
+      return;
+    }
+  }
+}
+
+/* Python's repr of a float in the range timeouts use (`5.0`, `0.3`), as
+ * the reference prints it in the timeout message. */
+static void float_repr(char *out, size_t n, double d) {
+  if (d >= 1e-4 && d < 1e16) {
+    for (int k = 1; k <= 17; k++) {
+      snprintf(out, n, "%.*f", k, d);
+      if (strtod(out, NULL) == d) return;
+    }
+  }
+  snprintf(out, n, "%.17g", d);
+}
+
+static void add_diag(geno_result *r, int code, const char *fmt, ...) GENO_PRINTF(3, 4);
+static void add_diag(geno_result *r, int code, const char *fmt, ...) {
+  Buf b = BUF_INIT;
+  va_list ap;
+  va_start(ap, fmt);
+  buf_vprintf(&b, fmt, ap);
+  va_end(ap);
+  rt_result_add(r, code, NULL, b.failed ? "sandbox failure" : b.data);
+  buf_free(&b);
+  r->ok = false;
+}
+
+static void add_timeout(geno_result *r, const geno_config *cfg) {
+  char t[40];
+  float_repr(t, sizeof t, cfg->timeout_s);
+  add_diag(r, E_TIMEOUT, "Execution timed out after %s seconds", t);
+}
+
+static void add_memory(geno_result *r, const geno_config *cfg) {
+  add_diag(r, E_RESOURCE, "Memory limit exceeded: the program needed more than the sandbox's %llu bytes",
+           (unsigned long long)cfg->memory_bytes);
+}
+
+/* Explain the end of a child that did not deliver a result. */
+static void diagnose(const Sup *s, geno_result *r) {
+  const geno_config *cfg = s->cfg;
+  if (s->violation) {
+    add_diag(r, E_SECURITY, "Sandbox violation: %s; the child was stopped", s->violation);
+    return;
+  }
+  if (s->parent_oom) {
+    add_diag(r, E_RESOURCE, "The host ran out of memory while supervising the sandboxed run");
+    return;
+  }
+  if (s->setup_error) {
+    add_diag(r, E_SECURITY, "Sandbox setup failed, nothing was run: %s", s->setup_error);
+    return;
+  }
+  if (s->no_memory) {
+    add_memory(r, cfg);
+    return;
+  }
+  if (s->status_known && WIFSIGNALED(s->status)) {
+    int sig = WTERMSIG(s->status);
+    uint64_t cpu_limit = sbx_cpu_limit(cfg);
+    uint64_t cpu_used = (uint64_t)s->ru.ru_utime.tv_sec + (uint64_t)s->ru.ru_stime.tv_sec;
+    const char *abbrev = sigabbrev_np(sig);
+    if (sig == SIGKILL && s->timed_out) add_timeout(r, cfg);
+    else if (sig == SIGXCPU || (sig == SIGKILL && cpu_limit && cpu_used + 1 >= cpu_limit))
+      add_diag(r, E_TIMEOUT, "CPU time limit exceeded (%llu seconds)", (unsigned long long)cpu_limit);
+    else if (sig == SIGKILL)
+      add_diag(r, E_RESOURCE, "The sandbox child was killed by the system (most likely out of memory)");
+    else if (sig == SIGSYS)
+      add_diag(r, E_SECURITY, "The sandbox child made a forbidden system call and was killed by the "
+                              "seccomp filter (signal %d, SIGSYS)", sig);
+    else if (sig == SIGXFSZ)
+      add_diag(r, E_SECURITY, "The sandbox child tried to write to a file (signal %d, SIGXFSZ)", sig);
+    else
+      add_diag(r, E_SECURITY, "sandbox child crashed (signal %d, SIG%s)", sig, abbrev ? abbrev : "?");
+    return;
+  }
+  if (s->timed_out) {
+    add_timeout(r, cfg);
+    return;
+  }
+  if (s->status_known && WIFEXITED(s->status))
+    add_diag(r, E_SECURITY, "The sandbox child exited with status %d without a result", WEXITSTATUS(s->status));
+  else
+    add_diag(r, E_SECURITY, "The sandbox child ended without a result and its exit status was taken "
+                            "by another part of the host (is SIGCHLD ignored?)");
+}
+
+/* The output a child printed before it ended, from the shared region:
+ * the longest valid UTF-8 prefix of what it published (the child may have
+ * been killed mid-character, or may have written garbage on purpose). */
+static void partial_output(geno_result *r, const SbxOutput *out, size_t cap) {
+  uint64_t len = __atomic_load_n(&out->len, __ATOMIC_ACQUIRE);
+  size_t n = len > cap ? cap : (size_t)len;
+  size_t bad;
+  if (!utf8_valid(out->data, n, &bad)) n = bad;
+  rt_result_set_output(r, out->data, n);
+}
+
+geno_result *sbx_run(const char *source, size_t len, const char *filename, const geno_config *cfg,
+                     SbxChildFn fn, void *arg) {
+  Sup s;
+  memset(&s, 0, sizeof s);
+  s.cfg = cfg;
+  s.pidfd = -1;
+  geno_result *r = NULL;
+  int sv[2];
+  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
+    r = rt_result_new();
+    if (r) add_diag(r, E_SECURITY, "Sandbox setup failed, nothing was run: socketpair: %s", strerror(errno));
+    return r;
+  }
+  size_t out_cap = output_cap(cfg);
+  if (out_cap > SBX_MAX_SHARED_OUTPUT) out_cap = SBX_MAX_SHARED_OUTPUT;
+  size_t map_len = sizeof(SbxOutput) + out_cap;
+  SbxOutput *out = mmap(NULL, map_len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  if (out == MAP_FAILED) {
+    close(sv[0]);
+    close(sv[1]);
+    r = rt_result_new();
+    if (r) add_diag(r, E_RESOURCE, "Sandbox setup failed, nothing was run: no memory for the output region");
+    return r;
+  }
+  out->len = 0;
+  SbxChildCtx ctx = {getpid(), sv[1], out, out_cap, cfg, source, len, filename, fn, arg};
+  double start = rt_now_ms();
+  s.pid = fork();
+  if (s.pid == 0) sbx_child_main(&ctx); /* never returns */
+  close(sv[1]);
+  if (s.pid < 0) {
+    int e = errno;
+    close(sv[0]);
+    munmap(out, map_len);
+    r = rt_result_new();
+    if (r) add_diag(r, E_RESOURCE, "Sandbox setup failed, nothing was run: fork: %s", strerror(e));
+    return r;
+  }
+  s.sock = sv[0];
+  fcntl(s.sock, F_SETFL, fcntl(s.sock, F_GETFL) | O_NONBLOCK);
+#ifdef SYS_pidfd_open
+  s.pidfd = (int)syscall(SYS_pidfd_open, s.pid, 0);
+#endif
+  if (cfg->timeout_s > 0) s.kill_at = start + (cfg->timeout_s + SBX_KILL_GRACE_S) * 1000.0;
+  supervise(&s);
+  /* Always kill before reaping: a child that sent its result but lingers,
+   * or one past its deadline, must not run on. Its pid stays ours until it
+   * is reaped, so the signal cannot reach another process. */
+  if (!s.reaped) {
+    kill(s.pid, SIGKILL);
+    reap(&s, 0);
+  }
+  if (s.result && !s.violation) {
+    r = s.result;
+    s.result = NULL;
+  } else {
+    r = rt_result_new();
+    if (r) {
+      partial_output(r, out, out_cap);
+      diagnose(&s, r);
+      r->timing.total_ms = rt_now_ms() - start;
+    }
+  }
+  geno_result_free(s.result);
+  free(s.setup_error);
+  free(s.in);
+  if (s.pidfd >= 0) close(s.pidfd);
+  close(s.sock);
+  munmap(out, map_len);
+  return r;
+}
+
+/* ------------------------------------------------------------------------ */
+/* geno_run_isolated                                                        */
+/* ------------------------------------------------------------------------ */
+
+static geno_result *child_run(const char *source, size_t len, const char *filename, const geno_config *cfg,
+                              void *arg) {
+  (void)arg;
+  return geno_run(source, len, filename, cfg);
+}
+
+static char *isolation_invalid(const geno_config *cfg) {
+  /* cpu_seconds becomes an rlim_t; beyond a billion seconds (32 years) is
+   * a mistake, not a limit. */
+  if (!isfinite(cfg->cpu_seconds) || cfg->cpu_seconds < 0 || cfg->cpu_seconds > 1e9) {
+    const char *m = "cpu_seconds must be a finite number of seconds between 0 and 1e9";
+    char *p = malloc(strlen(m) + 1);
+    if (p) strcpy(p, m);
+    return p;
+  }
+  return NULL;
+}
+
+geno_result *geno_run_isolated(const char *source, size_t len, const char *filename, const geno_config *cfg) {
+  geno_config defaults;
+  if (!cfg) {
+    geno_config_init(&defaults);
+    cfg = &defaults;
+  }
+  double start = rt_now_ms();
+  geno_result *r;
+  char *bad = geno_config_validate(cfg);
+  if (!bad) bad = isolation_invalid(cfg);
+  if (bad) {
+    r = rt_result_new();
+    if (r) add_diag(r, E_RUNTIME, "%s", bad); /* worded as geno_run words it */
+    free(bad);
+  } else {
+    r = sbx_run(source ? source : "", source ? len : 0, filename, cfg, child_run, NULL);
+  }
+  if (!r) return NULL;
+  r->timing.total_ms = rt_now_ms() - start; /* the whole call, fork included */
+  if (cfg->monitor) cfg->monitor(r, "run_isolated", cfg->monitor_userdata);
+  return r;
+}

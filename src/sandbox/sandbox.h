@@ -1,0 +1,105 @@
+/* Process isolation: internal interface of src/sandbox.
+ *
+ * geno_run_isolated = sbx_run(..., a child body that calls geno_run).
+ * sbx_run forks; the child installs the sandbox (sbx_child_setup), runs the
+ * body, and reports back over one socket; the parent supervises it
+ * (deadline, broker for host callbacks, reaping) and builds the
+ * geno_result. The pieces:
+ *   isolate.c  sbx_run and the parent's supervision loop
+ *   child.c    the child's side: descriptors, limits, filter, body, result
+ *   filter.c   the seccomp allow-list
+ *   broker.c   host callbacks: the child's forwarders, the parent's handler
+ *   wire.c     frames and the encodings of values and results
+ *
+ * Test builds reach sbx_run directly with their own child bodies (probes
+ * that try to open files, create sockets, fork ...). That needs no hook in
+ * the library: sbx_run is internal (hidden from libgeno.so, absent from
+ * geno.h), so an embedder cannot run arbitrary C in a child through it. */
+#ifndef GENO_SANDBOX_SANDBOX_H
+#define GENO_SANDBOX_SANDBOX_H
+
+#include <sys/types.h>
+
+#include <geno.h>
+
+#include "../base/buf.h"
+
+/* The descriptor number of the channel inside the child. */
+#define SBX_CHILD_FD 3
+
+/* Exit statuses of a child that could not report through the channel. */
+enum { SBX_EXIT_SETUP = 120, SBX_EXIT_CHANNEL = 121 };
+
+/* How long after the configured timeout the parent kills the child. The
+ * child enforces the same timeout cooperatively and reports a located E501
+ * on its own; its clock starts after parsing (as the reference's does),
+ * and the kill only backstops code that does not poll (a long builtin, a
+ * stuck or hostile child). Half a second covers parsing a maximal 8 MiB
+ * program set without making the hard bound much looser. */
+#define SBX_KILL_GRACE_S 0.5
+
+/* The CPU-seconds limit (RLIMIT_CPU) for cfg, 0 for none: cpu_seconds
+ * rounded up, or when 0, the wall-clock kill time rounded up plus one
+ * second, so that with a deadline the wall-clock kill normally comes
+ * first and the CPU limit only catches a run that has no deadline. */
+uint64_t sbx_cpu_limit(const geno_config *cfg);
+
+/* The work a child does once the sandbox is installed: return a result
+ * (ownership passes to the caller) or NULL when out of memory. */
+typedef geno_result *(*SbxChildFn)(const char *source, size_t len, const char *filename,
+                                   const geno_config *cfg, void *arg);
+
+/* Run `fn` in a sandboxed child under cfg's isolation limits and return
+ * what it produced, or a diagnostic for how it ended (E501 deadline or CPU
+ * limit, E504 memory, E500 crash, forbidden system call or protocol
+ * violation). cfg must be non-NULL and valid. Never calls cfg->monitor.
+ * Returns NULL only when the parent itself is out of memory. */
+geno_result *sbx_run(const char *source, size_t len, const char *filename, const geno_config *cfg,
+                     SbxChildFn fn, void *arg);
+
+/* ---- child side (child.c, filter.c, broker.c) ---- */
+
+/* Everything the child needs, set up by the parent before fork. */
+typedef struct SbxChildCtx {
+  pid_t parent;               /* the supervising process */
+  int chan;                   /* the child's end of the socket pair */
+  struct SbxOutput *out;      /* shared output region */
+  size_t out_cap;             /* its data capacity in bytes */
+  const geno_config *cfg;
+  const char *source;
+  size_t len;
+  const char *filename;
+  SbxChildFn fn;
+  void *arg;
+} SbxChildCtx;
+
+/* Output shared with the parent (MAP_SHARED), so output printed before a
+ * kill survives it without a system call per print. Only `len` and data
+ * live here; the capacity is the parent's own copy, never read back. */
+typedef struct SbxOutput {
+  uint64_t len; /* bytes written (atomic: written after the data); 0 after a discard */
+  char data[];
+} SbxOutput;
+
+/* Child entry after fork; never returns. */
+GENO_NORETURN void sbx_child_main(const SbxChildCtx *ctx);
+
+/* Install the seccomp filter (see filter.c). False with a message in err
+ * when it could not be installed; the child must then not run anything. */
+bool sbx_filter_install(char *err, size_t errlen);
+
+/* Child: a copy of cfg's callbacks whose functions forward each call to
+ * the parent over `chan` (same names, so the runtime's gate and E413 rules
+ * are untouched). NULL when out of memory; free with free(). */
+geno_callback *sbx_forwarders(const geno_config *cfg, int *chan);
+
+/* Parent: answer one CALL frame body with a REPLY frame in *reply (built,
+ * header patched). Returns false when the request is a violation (the
+ * child must then be killed); *why says what was wrong. */
+bool sbx_broker_handle(const geno_config *cfg, const void *body, size_t n, Buf *reply, const char **why);
+
+/* The capability a gated builtin needs, from the builtin table (0 for a
+ * pure builtin or an unknown name). */
+unsigned sbx_callback_capability(const char *name);
+
+#endif

@@ -1,0 +1,193 @@
+/* Unit tests: geno_config defaults and geno_config_validate (config.c),
+ * and how geno_run_isolated treats an invalid configuration. */
+#include "unit.h"
+
+#include <math.h>
+
+static geno_value *dummy_cb(const char *name, const geno_value *const *args, size_t nargs, void *ud,
+                            char **error) {
+  (void)name, (void)args, (void)nargs, (void)ud, (void)error;
+  return geno_value_new_unit();
+}
+
+static void defaults_match_the_header(void **state) {
+  (void)state;
+  geno_config c;
+  memset(&c, 0xAB, sizeof c); /* init must set every field, not rely on zeroed memory */
+  geno_config_init(&c);
+  assert_true(c.timeout_s == 5.0);
+  assert_int_equal(c.max_steps, 1000000);
+  assert_int_equal(c.max_recursion_depth, 500);
+  assert_int_equal(c.max_output_length, 100000);
+  assert_int_equal(c.max_collection_size, 10000000);
+  assert_int_equal(c.max_integer_bits, 33219);
+  assert_false(c.capabilities_set);
+  assert_int_equal(c.capabilities, 0);
+  assert_null(c.callbacks);
+  assert_int_equal(c.ncallbacks, 0);
+  assert_null(c.modules);
+  assert_int_equal(c.nmodules, 0);
+  assert_null(c.cli_args);
+  assert_int_equal(c.ncli_args, 0);
+  assert_true(c.check_examples);
+  assert_false(c.run_tests);
+  assert_null(c.monitor);
+  assert_null(c.monitor_userdata);
+  assert_int_equal(c.memory_bytes, 256u << 20);
+  assert_true(c.cpu_seconds == 0.0);
+  assert_int_equal(c.max_source_bytes, 1u << 20);
+  assert_int_equal(c.max_total_source_bytes, 8u << 20);
+  assert_null(geno_config_validate(&c));
+}
+
+static void validate_null_is_valid(void **state) {
+  (void)state;
+  assert_null(geno_config_validate(NULL));
+}
+
+/* Every rejected configuration gives a message naming the problem. */
+static void expect_invalid(const geno_config *c, const char *needle) {
+  char *msg = geno_config_validate(c);
+  assert_non_null(msg);
+  if (!strstr(msg, needle)) fail_msg("message %s lacks %s", msg, needle);
+  free(msg);
+}
+
+static void timeout_must_be_finite_and_non_negative(void **state) {
+  (void)state;
+  geno_config c;
+  geno_config_init(&c);
+  c.timeout_s = NAN;
+  expect_invalid(&c, "timeout");
+  c.timeout_s = INFINITY;
+  expect_invalid(&c, "timeout");
+  c.timeout_s = -1;
+  expect_invalid(&c, "timeout");
+  c.timeout_s = 0; /* no deadline */
+  assert_null(geno_config_validate(&c));
+}
+
+static void unknown_capability_bits_are_rejected(void **state) {
+  (void)state;
+  geno_config c;
+  geno_config_init(&c);
+  c.capabilities_set = true;
+  c.capabilities = 1u << GENO_CAP_COUNT;
+  expect_invalid(&c, "capabilit");
+  c.capabilities = (1u << GENO_CAP_COUNT) - 1; /* all ten */
+  assert_null(geno_config_validate(&c));
+}
+
+/* The reference rejects a host_callbacks key that is not a gated builtin
+ * when the RunConfig is built, typos and pure builtins alike. */
+static void unknown_callback_name_fails_at_config_time(void **state) {
+  (void)state;
+  const char *bad[] = {"htttp_fetch", "length", "", "fs_read_text ", "FS_READ_TEXT", "main"};
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+    geno_callback cb = {bad[i], dummy_cb, NULL};
+    geno_config c;
+    geno_config_init(&c);
+    c.capabilities_set = true;
+    c.capabilities = (1u << GENO_CAP_COUNT) - 1;
+    c.callbacks = &cb;
+    c.ncallbacks = 1;
+    char *msg = geno_config_validate(&c);
+    if (!msg) fail_msg("callback name '%s' was accepted", bad[i]);
+    assert_non_null(strstr(msg, "Unknown host callback"));
+    free(msg);
+  }
+  geno_callback null_name = {NULL, dummy_cb, NULL};
+  geno_config c;
+  geno_config_init(&c);
+  c.callbacks = &null_name;
+  c.ncallbacks = 1;
+  expect_invalid(&c, "Unknown host callback");
+}
+
+static void callback_without_function_is_rejected(void **state) {
+  (void)state;
+  geno_callback cb = {"fs_read_text", NULL, NULL};
+  geno_config c;
+  geno_config_init(&c);
+  c.callbacks = &cb;
+  c.ncallbacks = 1;
+  expect_invalid(&c, "no function");
+  c.callbacks = NULL; /* count without array */
+  expect_invalid(&c, "callbacks is NULL");
+  c.ncallbacks = 0;
+  c.nmodules = 2;
+  expect_invalid(&c, "modules is NULL");
+}
+
+/* A callback for a capability that is not granted is valid configuration
+ * (it simply never runs: see test_gate.c), as in the reference, which only
+ * warns. */
+static void callback_for_ungranted_capability_is_valid(void **state) {
+  (void)state;
+  geno_callback cb = {"fs_read_text", dummy_cb, NULL};
+  geno_config c;
+  geno_config_init(&c);
+  c.callbacks = &cb;
+  c.ncallbacks = 1;
+  assert_null(geno_config_validate(&c)); /* capabilities unset */
+  c.capabilities_set = true;
+  c.capabilities = GENO_CAP_PRINT;
+  assert_null(geno_config_validate(&c));
+}
+
+static int monitor_calls;
+static char monitor_op[32];
+
+static void count_monitor(const geno_result *r, const char *op, void *ud) {
+  (void)r;
+  (void)ud;
+  monitor_calls++;
+  snprintf(monitor_op, sizeof monitor_op, "%s", op);
+}
+
+/* An invalid configuration never reaches a child process. */
+static void isolated_run_rejects_invalid_config_without_forking(void **state) {
+  (void)state;
+  geno_callback cb = {"htttp_fetch", dummy_cb, NULL};
+  geno_config c;
+  geno_config_init(&c);
+  c.callbacks = &cb;
+  c.ncallbacks = 1;
+  c.monitor = count_monitor;
+  monitor_calls = 0;
+  geno_result *r = geno_run_isolated("func main() -> Int\n    return 1\nend func\n", 40, "t.geno", &c);
+  assert_non_null(r);
+  assert_false(geno_result_ok(r));
+  assert_int_equal(geno_result_diagnostic_count(r), 1);
+  assert_string_equal(geno_result_diagnostic(r, 0)->code, "E499");
+  assert_non_null(strstr(unit_message(r), "htttp_fetch"));
+  assert_true(unit_no_children());
+  assert_int_equal(monitor_calls, 1);
+  assert_string_equal(monitor_op, "run_isolated");
+  geno_result_free(r);
+
+  geno_config_init(&c);
+  c.cpu_seconds = NAN;
+  r = geno_run_isolated("", 0, "t.geno", &c);
+  assert_false(geno_result_ok(r));
+  assert_non_null(strstr(unit_message(r), "cpu_seconds"));
+  geno_result_free(r);
+  c.cpu_seconds = -2;
+  r = geno_run_isolated("", 0, "t.geno", &c);
+  assert_false(geno_result_ok(r));
+  geno_result_free(r);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(defaults_match_the_header),
+      cmocka_unit_test(validate_null_is_valid),
+      cmocka_unit_test(timeout_must_be_finite_and_non_negative),
+      cmocka_unit_test(unknown_capability_bits_are_rejected),
+      cmocka_unit_test(unknown_callback_name_fails_at_config_time),
+      cmocka_unit_test(callback_without_function_is_rejected),
+      cmocka_unit_test(callback_for_ungranted_capability_is_valid),
+      cmocka_unit_test(isolated_run_rejects_invalid_config_without_forking),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
