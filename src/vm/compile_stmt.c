@@ -187,13 +187,23 @@ static int hidden_temp(FuncState *fs) {
  * test is one more), charged as the match proceeds like the reference's
  * recursive matcher: a constructor that does not match costs one step,
  * not the weight of its whole sub-pattern. */
-static void pattern(FuncState *fs, Pattern *p, int r, JumpList *fail) {
+/* r_owned: r is a temporary this pattern alone reads (a field or element
+ * just extracted), so a variable pattern can take it over instead of
+ * copying; the scrutinee itself may be a variable the arm reassigns. */
+static void pattern(FuncState *fs, Pattern *p, int r, bool r_owned, JumpList *fail) {
   at(fs, p->span);
   fs->pending += p->kind == PAT_INT || p->kind == PAT_FLOAT || p->kind == PAT_STRING || p->kind == PAT_BOOL ? 2 : 1;
   switch (p->kind) {
     case PAT_WILDCARD:
     case PAT_REST: return;
     case PAT_VAR: {
+      if (r_owned) {
+        Local *l = &fs->locals[fs->nlocals - 1];
+        if (l->reg == r && l->name == NULL) {
+          l->name = p->name; /* the hidden temp becomes the variable */
+          return;
+        }
+      }
       int t = cg_reserve(fs, 1);
       cg_emit(fs, BC_MOVE, t, r, 0);
       cg_add_local(fs, p->name, t, false);
@@ -214,7 +224,7 @@ static void pattern(FuncState *fs, Pattern *p, int r, JumpList *fail) {
         int t = hidden_temp(fs);
         at(fs, p->items[i]->span);
         cg_emit(fs, BC_GETFLDI, t, r, i);
-        pattern(fs, p->items[i], t, fail);
+        pattern(fs, p->items[i], t, true, fail);
       }
       return;
     }
@@ -263,7 +273,7 @@ static void pattern(FuncState *fs, Pattern *p, int r, JumpList *fail) {
         int t = hidden_temp(fs);
         at(fs, p->items[i]->span);
         cg_emit(fs, BC_GETLI, t, r, i);
-        pattern(fs, p->items[i], t, fail);
+        pattern(fs, p->items[i], t, true, fail);
       }
       if (rest >= 0 && p->items[rest]->name) {
         int t = cg_reserve(fs, 1);
@@ -281,7 +291,7 @@ static void pattern(FuncState *fs, Pattern *p, int r, JumpList *fail) {
         int t = hidden_temp(fs);
         at(fs, q->span);
         cg_emit(fs, BC_GETLE, t, r, after - j);
-        pattern(fs, q, t, fail);
+        pattern(fs, q, t, true, fail);
       }
       return;
     }
@@ -299,7 +309,7 @@ void cg_match(FuncState *fs, Expr *scrutinee, MatchArm *arms, int narms, bool is
     MatchArm *arm = &arms[i];
     cg_enter(fs);
     JumpList fail = {0};
-    pattern(fs, arm->pat, sr, &fail);
+    pattern(fs, arm->pat, sr, false, &fail);
     if (arm->guard) cg_cond_jump(fs, arm->guard, false, &fail);
     if (is_expr) {
       fs->pending++; /* the reference runs an arm value as a return statement */

@@ -263,7 +263,7 @@ static void free_object(VM *vm, Obj *o) {
     case T_SET: {
       HTable *t = &((ObjMap *)o)->t;
       gc_free_aux(vm, t->entries, t->ecap * sizeof(HEntry));
-      gc_free_aux(vm, t->index, t->icap * sizeof(uint32_t));
+      gc_free_aux(vm, t->index, t->icap * sizeof(HIndex));
       break;
     }
     case T_ARRAY:
@@ -321,16 +321,4 @@ void gc_free_all(VM *vm) {
   free(vm->gray);
   vm->gray = NULL;
   vm->ngray = vm->graycap = 0;
-}
-
-/* ---- pinned roots ------------------------------------------------------------- */
-
-void gc_push_root(VM *vm, Value *slot) {
-  GENO_ASSERT(vm->nroots < VM_MAX_ROOTS);
-  vm->roots[vm->nroots++] = slot;
-}
-
-void gc_pop_roots(VM *vm, int n) {
-  GENO_ASSERT(n >= 0 && n <= vm->nroots);
-  vm->nroots -= n;
 }

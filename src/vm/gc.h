@@ -38,7 +38,35 @@ void gc_collect(VM *vm);
 void gc_free_all(VM *vm);
 
 /* Pin a C local across allocations; pops must balance. */
-void gc_push_root(VM *vm, Value *slot);
-void gc_pop_roots(VM *vm, int n);
+static inline void gc_push_root(VM *vm, Value *slot) {
+  GENO_ASSERT(vm->nroots < VM_MAX_ROOTS);
+  vm->roots[vm->nroots++] = slot;
+}
+
+static inline void gc_pop_roots(VM *vm, int n) {
+  GENO_ASSERT(n >= 0 && n <= vm->nroots);
+  vm->nroots -= n;
+}
+
+/* gc_alloc's common case inline: a free pooled block and no collection
+ * due. Everything else (and every allocation in sanitizer and stress
+ * builds, which keep the pools empty) takes the full path. */
+static inline Obj *gc_new(VM *vm, ValueTag kind, size_t size) {
+  size_t cls = (size + POOL_GRAIN - 1) / POOL_GRAIN;
+  PoolBlock *b;
+  if (cls < POOL_CLASSES && (b = vm->pool_free[cls]) != NULL && vm->bytes + size <= vm->next_gc) {
+    vm->pool_free[cls] = b->next;
+    vm->bytes += size;
+    Obj *o = (Obj *)b;
+    o->kind = (uint8_t)kind;
+    o->marked = 0;
+    o->perm = 0;
+    o->size = size;
+    o->next = vm->objects;
+    vm->objects = o;
+    return o;
+  }
+  return gc_alloc(vm, kind, size);
+}
 
 #endif

@@ -25,7 +25,7 @@ static size_t count_code_points(const char *s, size_t n) {
 /* A String header; its bytes are written by the caller. */
 static ObjString *string_alloc(VM *vm, size_t inline_bytes, bool perm) {
   size_t size = sizeof(ObjString) + inline_bytes + 1;
-  Obj *o = perm ? gc_alloc_perm(vm, T_STRING, size) : gc_alloc(vm, T_STRING, size);
+  Obj *o = perm ? gc_alloc_perm(vm, T_STRING, size) : gc_new(vm, T_STRING, size);
   if (!o) return NULL;
   ObjString *s = (ObjString *)o;
   s->hash = 0;
@@ -190,7 +190,7 @@ static ObjListBuf *listbuf_alloc(VM *vm, size_t cap) {
 bool obj_list(VM *vm, size_t n, Value *out) {
   if (n > vm->max_collection && !vm_check_collection(vm, "List", n)) return false;
   if (n > (SIZE_MAX - sizeof(ObjList)) / sizeof(Value)) return vm_raise_oom(vm);
-  ObjList *l = (ObjList *)gc_alloc(vm, T_LIST, sizeof(ObjList) + n * sizeof(Value));
+  ObjList *l = (ObjList *)gc_new(vm, T_LIST, sizeof(ObjList) + n * sizeof(Value));
   if (!l) return false;
   l->len = n;
   l->buf = NULL;
@@ -212,7 +212,7 @@ bool obj_list_append(VM *vm, Value *list, Value x) {
   if (n > vm->max_collection && !vm_check_collection(vm, "List", n)) return false;
   Value keepx = x;
   gc_push_root(vm, &keepx);
-  ObjList *nl = (ObjList *)gc_alloc(vm, T_LIST, sizeof(ObjList));
+  ObjList *nl = (ObjList *)gc_new(vm, T_LIST, sizeof(ObjList));
   if (!nl) {
     gc_pop_roots(vm, 1);
     return false;
@@ -251,7 +251,7 @@ bool obj_list_append(VM *vm, Value *list, Value x) {
 
 bool obj_tuple(VM *vm, size_t n, Value *out) {
   if (n > vm->max_collection && !vm_check_collection(vm, "Tuple", n)) return false;
-  ObjTuple *t = (ObjTuple *)gc_alloc(vm, T_TUPLE, sizeof(ObjTuple) + n * sizeof(Value));
+  ObjTuple *t = (ObjTuple *)gc_new(vm, T_TUPLE, sizeof(ObjTuple) + n * sizeof(Value));
   if (!t) return false;
   t->n = (uint32_t)n;
   for (size_t i = 0; i < n; i++) t->items[i] = v_unit();
@@ -265,7 +265,7 @@ bool obj_ctor(VM *vm, const CtorInfo *info, Value *out) {
     return true;
   }
   size_t n = (size_t)info->nfields;
-  ObjCtor *c = (ObjCtor *)gc_alloc(vm, T_CTOR, sizeof(ObjCtor) + n * sizeof(Value));
+  ObjCtor *c = (ObjCtor *)gc_new(vm, T_CTOR, sizeof(ObjCtor) + n * sizeof(Value));
   if (!c) return false;
   c->info = info;
   for (size_t i = 0; i < n; i++) c->fields[i] = v_unit();
@@ -331,7 +331,7 @@ bool obj_array_push(VM *vm, Value arr, Value x) {
 
 bool obj_func(VM *vm, struct Proto *p, uint32_t nup, bool perm, Value *out) {
   size_t size = sizeof(ObjFunc) + nup * sizeof(Value);
-  ObjFunc *f = (ObjFunc *)(perm ? gc_alloc_perm(vm, T_FUNC, size) : gc_alloc(vm, T_FUNC, size));
+  ObjFunc *f = (ObjFunc *)(perm ? gc_alloc_perm(vm, T_FUNC, size) : gc_new(vm, T_FUNC, size));
   if (!f) return false;
   f->proto = p;
   f->nup = nup;
@@ -343,7 +343,7 @@ bool obj_func(VM *vm, struct Proto *p, uint32_t nup, bool perm, Value *out) {
 bool obj_cell(VM *vm, Value v, Value *out) {
   Value keep = v;
   gc_push_root(vm, &keep);
-  ObjCell *c = (ObjCell *)gc_alloc(vm, T_CELL, sizeof(ObjCell));
+  ObjCell *c = (ObjCell *)gc_new(vm, T_CELL, sizeof(ObjCell));
   gc_pop_roots(vm, 1);
   if (!c) return false;
   c->v = keep;

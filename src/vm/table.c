@@ -17,7 +17,7 @@ static size_t index_cap_for(size_t n) {
 }
 
 bool obj_map(VM *vm, ValueTag kind, size_t cap, Value *out) {
-  ObjMap *m = (ObjMap *)gc_alloc(vm, kind, sizeof(ObjMap));
+  ObjMap *m = (ObjMap *)gc_new(vm, kind, sizeof(ObjMap));
   if (!m) return false;
   memset(&m->t, 0, sizeof m->t);
   Value map = v_obj((Obj *)m);
@@ -33,14 +33,17 @@ bool obj_map(VM *vm, ValueTag kind, size_t cap, Value *out) {
   return true;
 }
 
+static void index_put(HTable *t, size_t pos, uint32_t hash) {
+  size_t mask = t->icap - 1, slot = hash & mask;
+  while (t->index[slot].pos) slot = (slot + 1) & mask;
+  t->index[slot].pos = (uint32_t)(pos + 1);
+  t->index[slot].hash = hash;
+}
+
 static void reindex(HTable *t) {
-  memset(t->index, 0, t->icap * sizeof(uint32_t));
-  size_t mask = t->icap - 1;
-  for (size_t i = 0; i < t->nentries; i++) {
-    size_t slot = t->entries[i].hash & mask;
-    while (t->index[slot]) slot = (slot + 1) & mask;
-    t->index[slot] = (uint32_t)(i + 1);
-  }
+  memset(t->index, 0, t->icap * sizeof(HIndex));
+  for (size_t i = 0; i < t->nentries; i++)
+    if (t->entries[i].key.tag != T_MISSING) index_put(t, i, t->entries[i].hash);
 }
 
 /* Drop deleted entries (keeps order). */
@@ -51,10 +54,19 @@ static void squeeze(HTable *t) {
   t->nentries = j;
 }
 
+/* The hash of a key, with the common String case inline. */
+static inline uint32_t key_hash(Value key) {
+  if (key.tag == T_STRING) {
+    uint32_t h = AS_STR(key)->hash;
+    return h ? h : obj_string_hash(AS_STR(key));
+  }
+  return vm_hash(key);
+}
+
 HEntry *tbl_find(VM *vm, HTable *t, Value key) {
   (void)vm;
   if (t->live == 0) return NULL;
-  uint32_t h = vm_hash(key);
+  uint32_t h = key_hash(key);
   if (t->icap == 0) {
     for (size_t i = 0; i < t->nentries; i++) {
       HEntry *e = &t->entries[i];
@@ -64,10 +76,14 @@ HEntry *tbl_find(VM *vm, HTable *t, Value key) {
   }
   size_t mask = t->icap - 1, slot = h & mask;
   for (;;) {
-    uint32_t ix = t->index[slot];
-    if (!ix) return NULL;
-    HEntry *e = &t->entries[ix - 1];
-    if (e->hash == h && e->key.tag != T_MISSING && vm_key_equal(e->key, key)) return e;
+    HIndex ix = t->index[slot];
+    if (!ix.pos) return NULL;
+    if (ix.hash == h) {
+      HEntry *e = &t->entries[ix.pos - 1];
+      /* the same object (or the same small value) is equal at once */
+      if (e->key.tag == key.tag && e->key.as.i == key.as.i) return e;
+      if (e->key.tag != T_MISSING && vm_key_equal(e->key, key)) return e;
+    }
     slot = (slot + 1) & mask;
   }
 }
@@ -103,7 +119,7 @@ bool tbl_set(VM *vm, Value map, Value key, Value val) {
       val = v;
     }
   }
-  uint32_t h = vm_hash(key);
+  uint32_t h = key_hash(key);
   HEntry *slot_e = &t->entries[t->nentries++];
   slot_e->key = key;
   slot_e->val = val;
@@ -112,16 +128,14 @@ bool tbl_set(VM *vm, Value map, Value key, Value val) {
   if (t->icap || t->nentries > TBL_LINEAR_MAX) {
     size_t want = index_cap_for(t->nentries);
     if (t->icap < want) {
-      uint32_t *ix = gc_realloc_aux(vm, t->index, t->icap * sizeof(uint32_t), want * sizeof(uint32_t));
+      HIndex *ix = gc_realloc_aux(vm, t->index, t->icap * sizeof(HIndex), want * sizeof(HIndex));
       if (!ix) return false;
       t = &AS_MAP(map)->t;
       t->index = ix;
       t->icap = want;
       reindex(t);
     } else {
-      size_t mask = t->icap - 1, s = h & mask;
-      while (t->index[s]) s = (s + 1) & mask;
-      t->index[s] = (uint32_t)t->nentries;
+      index_put(t, t->nentries - 1, h);
     }
   }
   return true;
@@ -135,7 +149,7 @@ void tbl_delete(VM *vm, HTable *t, Value key) {
   t->live--;
   if (t->live == 0) {
     t->nentries = 0;
-    if (t->icap) memset(t->index, 0, t->icap * sizeof(uint32_t));
+    if (t->icap) memset(t->index, 0, t->icap * sizeof(HIndex));
   }
 }
 
@@ -153,7 +167,7 @@ bool obj_map_copy(VM *vm, Value src, ValueTag kind, Value *out) {
     to->nentries = to->live = j;
     if (j > TBL_LINEAR_MAX) {
       size_t want = index_cap_for(j);
-      uint32_t *ix = gc_realloc_aux(vm, NULL, 0, want * sizeof(uint32_t));
+      HIndex *ix = gc_realloc_aux(vm, NULL, 0, want * sizeof(HIndex));
       if (!ix) ok = false;
       else {
         to = &AS_MAP(m)->t;

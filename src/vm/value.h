@@ -156,9 +156,16 @@ typedef struct HEntry {
   uint32_t hash;
 } HEntry;
 
+/* One index slot: position + 1 of the entry (0 = empty) and a copy of its
+ * hash, so a probe that misses never has to touch entries[]. */
+typedef struct HIndex {
+  uint32_t pos;
+  uint32_t hash;
+} HIndex;
+
 typedef struct HTable {
   HEntry *entries;
-  uint32_t *index;
+  HIndex *index;
   size_t nentries; /* used entries, deleted ones included */
   size_t live;     /* entries not deleted */
   size_t ecap;

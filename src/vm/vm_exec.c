@@ -574,11 +574,30 @@ L_CALLG: {
   if (r == 1) RELOAD();
   DISPATCH();
 }
-L_CALLB:
+L_CALLB: {
   CHARGE();
   SAVE();
+  /* Ungated library builtins are called directly; the gate, host
+   * callbacks and missing implementations go through vm_call_builtin. */
+  const BuiltinDef *d = &vm->builtins[i.c];
+  if (GENO_LIKELY(d->cap == 0 && d->fn && !(d->flags & BF_CALLBACK))) {
+    R[i.a] = v_unit();
+#ifndef NDEBUG
+    int roots = vm->nroots;
+#endif
+    bool ok = d->fn(vm, &R[i.a + 1], i.b, &R[i.a]);
+#ifndef NDEBUG
+    GENO_ASSERT(vm->nroots == roots);
+#endif
+    if (GENO_UNLIKELY(!ok)) {
+      if (!vm->err.active) vm_raise(vm, E_RUNTIME, NULL, "%s failed", d->name);
+      goto error;
+    }
+    DISPATCH();
+  }
   TRY(vm_call_builtin(vm, i.c, &R[i.a + 1], i.b, &R[i.a]));
   DISPATCH();
+}
 L_TCALL: {
   CHARGE();
   SAVE();

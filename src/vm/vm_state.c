@@ -30,8 +30,8 @@ VM *vm_new(const geno_config *cfg) {
     cfg = &defaults;
   }
   vm->cfg = cfg;
-  vm->next_gc = GC_MIN_THRESHOLD;
   vm->heap_limit = (size_t)cfg->memory_bytes;
+  vm->next_gc = vm->heap_limit && vm->heap_limit < GC_MIN_THRESHOLD ? vm->heap_limit : GC_MIN_THRESHOLD;
   vm->stack = malloc(VM_STACK_SLOTS * sizeof(Value));
   uint32_t depth = cfg->max_recursion_depth ? cfg->max_recursion_depth : VM_HARD_MAX_DEPTH;
   if (depth > VM_HARD_MAX_DEPTH) depth = VM_HARD_MAX_DEPTH;
