@@ -268,18 +268,47 @@ Local *cg_add_local(FuncState *fs, const char *name, int reg, bool is_var) {
   return l;
 }
 
+/* Constants are deduplicated by (tag, payload bits) through a small
+ * open-addressing index, so a function with many literals compiles in
+ * linear time. */
+static size_t const_hash(Value v) {
+  uint64_t x = (uint64_t)v.as.i * 0x9e3779b97f4a7c15ULL ^ (uint64_t)v.tag;
+  return (size_t)(x ^ (x >> 29));
+}
+
+static int const_slot_find(FuncState *fs, Value v) {
+  size_t mask = fs->kcap - 1, i = const_hash(v) & mask;
+  for (;;) {
+    int k = fs->kindex[i];
+    if (k < 0) return -1 - (int)i;
+    Value c = fs->p->k[k];
+    if (c.tag == v.tag && c.as.i == v.as.i) return k;
+    i = (i + 1) & mask;
+  }
+}
+
 int cg_const(FuncState *fs, Value v) {
   Proto *p = fs->p;
-  for (uint32_t i = 0; i < p->nk; i++) {
-    Value k = p->k[i];
-    if (k.tag != v.tag) continue;
-    if ((v.tag == T_INT && k.as.i == v.as.i) || (IS_OBJ(v) && k.as.o == v.as.o)) return (int)i;
-    if (v.tag == T_FLOAT && memcmp(&k.as.f, &v.as.f, sizeof(double)) == 0) return (int)i;
+  if ((p->nk + 1) * 2 > fs->kcap) {
+    size_t cap = fs->kcap ? fs->kcap * 2 : 16;
+    int *idx = malloc(cap * sizeof(int));
+    if (!idx) base_panic(__FILE__, __LINE__, "out of memory in compiler");
+    for (size_t i = 0; i < cap; i++) idx[i] = -1;
+    free(fs->kindex);
+    fs->kindex = idx;
+    fs->kcap = cap;
+    for (uint32_t k = 0; k < p->nk; k++) {
+      int s = const_slot_find(fs, p->k[k]);
+      if (s < 0) fs->kindex[-1 - s] = (int)k;
+    }
   }
+  int s = const_slot_find(fs, v);
+  if (s >= 0) return s;
   int cap = fs->capk;
   GROW(p->k, (int)p->nk, cap);
   fs->capk = cap;
   p->k[p->nk] = v;
+  fs->kindex[-1 - s] = (int)p->nk;
   return (int)p->nk++;
 }
 
@@ -364,12 +393,9 @@ int cg_find_builtin(FuncState *fs, const char *name) {
   return builtin_index(name);
 }
 
-static bool module_visible(Module *m, FuncDecl *f) {
-  bool has_exports = false;
-  for (int i = 0; i < m->ndecls; i++)
-    if (m->decls[i]->exported) has_exports = true;
-  return !has_exports || f->exported;
-}
+/* A module with no `export` shows everything; otherwise only what it
+ * exports. */
+static bool module_visible(const ModScope *s, const FuncDecl *f) { return !s->has_exports || f->exported; }
 
 bool cg_find_qualified(FuncState *fs, const char *mod, const char *name, int *fidx, int *bidx) {
   *fidx = *bidx = -1;
@@ -378,7 +404,7 @@ bool cg_find_qualified(FuncState *fs, const char *mod, const char *name, int *fi
   Cg *cg = fs->cg;
   Module *m = cg->prog->modules[mi];
   for (int i = 0; i < cg->img->nfuncs; i++)
-    if (cg->fscope[i]->mod == m && cg->fdecls[i]->name == name && module_visible(m, cg->fdecls[i])) {
+    if (cg->fscope[i]->mod == m && cg->fdecls[i]->name == name && module_visible(cg->fscope[i], cg->fdecls[i])) {
       *fidx = i;
       return true;
     }
@@ -549,6 +575,7 @@ static void finish_proto(FuncState *fs) {
 }
 
 static void fs_free(FuncState *fs) {
+  free(fs->kindex);
   free(fs->locals);
   free(fs->upnames);
   cgm_free(&fs->captured);
@@ -798,6 +825,7 @@ static void build_scopes(Cg *cg) {
   for (int mi = 0; mi < prog->nmodules; mi++) {
     ModScope *s = &cg->scopes[mi];
     s->mod = prog->modules[mi];
+    for (int i = 0; i < s->mod->ndecls; i++) s->has_exports |= s->mod->decls[i]->exported;
     for (int i = 0; i < s->mod->ndecls; i++) {
       Decl *d = s->mod->decls[i];
       if (d->kind != D_FUNC) continue;
@@ -818,7 +846,7 @@ static void build_scopes(Cg *cg) {
       cgm_put(&s->modules, alias ? alias : name, j);
       if (alias) continue;
       for (int f = 0; f < img->nfuncs; f++)
-        if (cg->fscope[f]->mod == prog->modules[j] && module_visible(prog->modules[j], cg->fdecls[f]))
+        if (cg->fscope[f]->mod == prog->modules[j] && module_visible(cg->fscope[f], cg->fdecls[f]))
           cgm_put_new(&s->funcs, cg->fdecls[f]->name, f);
     }
   }
@@ -906,11 +934,12 @@ static void compile_impls(Cg *cg) {
 
 /* ---- driver ------------------------------------------------------------------------- */
 
-static bool reachable_unaliased(Program *prog, int target) {
-  /* Modules whose functions the reference binds into its global table:
-   * those imported without an alias, transitively from the entry. */
-  bool *seen = calloc((size_t)prog->nmodules, sizeof(bool));
-  if (!seen) return false;
+/* Modules whose functions the reference binds into its global table:
+ * those imported without an alias, transitively from the entry. Returns a
+ * malloc'd flag per module. */
+static bool *reachable_unaliased(Program *prog) {
+  bool *seen = calloc((size_t)prog->nmodules + 1, sizeof(bool));
+  if (!seen) base_panic(__FILE__, __LINE__, "out of memory in compiler");
   int *stack = calloc((size_t)prog->nmodules + 1, sizeof(int));
   int top = 0;
   stack[top++] = 0;
@@ -927,10 +956,8 @@ static bool reachable_unaliased(Program *prog, int target) {
       }
     }
   }
-  bool r = seen[target];
-  free(seen);
   free(stack);
-  return r;
+  return seen;
 }
 
 Image *cg_compile(VM *vm, Program *prog, DiagList *diags) {
@@ -954,18 +981,20 @@ Image *cg_compile(VM *vm, Program *prog, DiagList *diags) {
   }
   Module *entry = prog->nmodules ? prog->modules[0] : NULL;
   /* Examples: imported modules' functions first, then the entry's. */
+  bool *reachable = reachable_unaliased(prog);
   for (int pass = 0; pass < 2; pass++) {
     for (int i = 0; i < img->nfuncs; i++) {
       ModScope *s = cg.fscope[i];
       int mi = (int)(s - cg.scopes);
       if ((pass == 0) == (mi == 0)) continue;
-      if (mi != 0 && (!reachable_unaliased(prog, mi) || !module_visible(s->mod, cg.fdecls[i]))) continue;
+      if (mi != 0 && (!reachable[mi] || !module_visible(s, cg.fdecls[i]))) continue;
       FuncDecl *f = cg.fdecls[i];
       for (int e = 0; e < f->nexamples; e++)
         add_example(img, false, img->funcs[i], example_thunk(&cg, s, &f->examples[e]), f->examples[e].span,
                     f->name);
     }
   }
+  free(reachable);
   bool has_init = false, has_update = false, has_render = false;
   for (int i = 0; entry && i < entry->ndecls; i++) {
     Decl *d = entry->decls[i];

@@ -58,6 +58,7 @@ typedef enum ScopeKind { SK_NONE, SK_FUNC, SK_BUILTIN } ScopeKind;
 
 typedef struct ModScope {
   Module *mod;
+  bool has_exports;   /* some declaration is `export`ed */
   CgMap funcs;     /* name -> global function index (own and imported) */
   CgMap modules;   /* module name or alias -> module index */
 } ModScope;
@@ -96,6 +97,8 @@ typedef struct FuncState {
   ModScope *scope;
   Proto *p;
   int capcode, capk, capprotos, capup, caphandlers;
+  int *kindex;         /* constant dedup index (see cg_const) */
+  size_t kcap;
   UpvalName *upnames;
   Local *locals;
   int nlocals, caplocals;
