@@ -73,12 +73,12 @@ static void cgm_put_new(CgMap *m, const void *key, int val) {
 
 /* ---- growable arrays --------------------------------------------------------- */
 
-#define GROW(ptr, count, cap)                                                   \
+#define GROW(cg, ptr, count, cap)                                               \
   do {                                                                          \
     if ((count) >= (cap)) {                                                     \
       int ncap_ = (cap) ? (cap) * 2 : 8;                                        \
       void *np_ = realloc((ptr), (size_t)ncap_ * sizeof(*(ptr)));               \
-      if (!np_) base_panic(__FILE__, __LINE__, "out of memory in compiler");    \
+      if (!np_) cg_oom(cg);                                                     \
       (ptr) = np_;                                                              \
       (cap) = ncap_;                                                            \
     }                                                                           \
@@ -101,7 +101,7 @@ static int emit_raw(FuncState *fs, Insn in) {
     int ncap = cap ? cap * 2 : 64;
     Insn *code = realloc(p->code, (size_t)ncap * sizeof(Insn));
     LineInfo *lines = realloc(p->lines, (size_t)ncap * sizeof(LineInfo));
-    if (!code || !lines) base_panic(__FILE__, __LINE__, "out of memory in compiler");
+    if (!code || !lines) cg_oom(fs->cg);
     p->code = code;
     p->lines = lines;
     fs->capcode = ncap;
@@ -207,8 +207,8 @@ void cg_patch_here(FuncState *fs, int at) {
   cg_patch(fs, at, cg_here(fs));
 }
 
-void cg_jl_add(JumpList *jl, int at) {
-  GROW(jl->at, jl->n, jl->cap);
+void cg_jl_add(FuncState *fs, JumpList *jl, int at) {
+  GROW(fs->cg, jl->at, jl->n, jl->cap);
   jl->at[jl->n++] = at;
 }
 
@@ -255,7 +255,7 @@ void cg_leave(FuncState *fs) {
 }
 
 Local *cg_add_local(FuncState *fs, const char *name, int reg, bool is_var) {
-  GROW(fs->locals, fs->nlocals, fs->caplocals);
+  GROW(fs->cg, fs->locals, fs->nlocals, fs->caplocals);
   Local *l = &fs->locals[fs->nlocals++];
   l->name = name;
   l->reg = (uint16_t)reg;
@@ -292,7 +292,7 @@ int cg_const(FuncState *fs, Value v) {
   if ((p->nk + 1) * 2 > fs->kcap) {
     size_t cap = fs->kcap ? fs->kcap * 2 : 16;
     int *idx = malloc(cap * sizeof(int));
-    if (!idx) base_panic(__FILE__, __LINE__, "out of memory in compiler");
+    if (!idx) cg_oom(fs->cg);
     for (size_t i = 0; i < cap; i++) idx[i] = -1;
     free(fs->kindex);
     fs->kindex = idx;
@@ -305,7 +305,7 @@ int cg_const(FuncState *fs, Value v) {
   int s = const_slot_find(fs, v);
   if (s >= 0) return s;
   int cap = fs->capk;
-  GROW(p->k, (int)p->nk, cap);
+  GROW(fs->cg, p->k, (int)p->nk, cap);
   fs->capk = cap;
   p->k[p->nk] = v;
   fs->kindex[-1 - s] = (int)p->nk;
@@ -317,7 +317,7 @@ int cg_name(Cg *cg, const char *name) {
   if (i >= 0) return i;
   Image *img = cg->img;
   const char **names = realloc(img->names, (size_t)(img->nnames + 1) * sizeof *names);
-  if (!names) base_panic(__FILE__, __LINE__, "out of memory in compiler");
+  if (!names) cg_oom(cg);
   img->names = names;
   names[img->nnames] = name;
   cgm_put(&cg->names, name, img->nnames);
@@ -331,10 +331,10 @@ static int add_upval(FuncState *fs, const char *name, bool from_local, int index
   for (uint32_t i = 0; i < p->nupvals; i++)
     if (fs->upnames[i].name == name) return (int)i;
   int cap = fs->capup;
-  GROW(p->upvals, (int)p->nupvals, cap);
+  GROW(fs->cg, p->upvals, (int)p->nupvals, cap);
   if (cap != fs->capup) {
     UpvalName *un = realloc(fs->upnames, (size_t)cap * sizeof *un);
-    if (!un) base_panic(__FILE__, __LINE__, "out of memory in compiler");
+    if (!un) cg_oom(fs->cg);
     fs->upnames = un;
   }
   fs->capup = cap;
@@ -585,14 +585,14 @@ static void fs_free(FuncState *fs) {
 static void register_proto(Cg *cg, Proto *p) {
   Image *img = cg->img;
   Proto **all = realloc(img->all, (size_t)(img->nall + 1) * sizeof *all);
-  if (!all) base_panic(__FILE__, __LINE__, "out of memory in compiler");
+  if (!all) cg_oom(cg);
   img->all = all;
   all[img->nall++] = p;
 }
 
 static Proto *new_proto(Cg *cg, const char *name, Span span) {
   Proto *p = calloc(1, sizeof *p);
-  if (!p) base_panic(__FILE__, __LINE__, "out of memory in compiler");
+  if (!p) cg_oom(cg);
   p->name = name;
   p->file = span.file;
   p->span = span;
@@ -707,7 +707,7 @@ static int add_type(Cg *cg, const char *name) {
   int existing = cgm_get(&cg->types, name);
   if (existing >= 0) return existing;
   const char **tn = realloc(img->type_names, (size_t)(img->ntypes + 1) * sizeof *tn);
-  if (!tn) base_panic(__FILE__, __LINE__, "out of memory in compiler");
+  if (!tn) cg_oom(cg);
   img->type_names = tn;
   tn[img->ntypes] = name;
   cgm_put(&cg->types, name, img->ntypes);
@@ -718,7 +718,7 @@ static CtorInfo *add_ctor(Cg *cg, const char *name, int type_id, int nfields, co
   Image *img = cg->img;
   CtorInfo *ci = calloc(1, sizeof *ci);
   CtorInfo **cs = realloc(img->ctors, (size_t)(img->nctors + 1) * sizeof *cs);
-  if (!ci || !cs) base_panic(__FILE__, __LINE__, "out of memory in compiler");
+  if (!ci || !cs) cg_oom(cg);
   img->ctors = cs;
   ci->name = name;
   ci->type_name = img->type_names[type_id];
@@ -821,7 +821,7 @@ static void build_scopes(Cg *cg) {
   cg->fdecls = calloc((size_t)(total ? total : 1), sizeof(FuncDecl *));
   cg->fscope = calloc((size_t)(total ? total : 1), sizeof(ModScope *));
   img->funcs = calloc((size_t)(total ? total : 1), sizeof(Proto *));
-  if (!cg->scopes || !cg->fdecls || !cg->fscope || !img->funcs) base_panic(__FILE__, __LINE__, "out of memory");
+  if (!cg->scopes || !cg->fdecls || !cg->fscope || !img->funcs) cg_oom(cg);
   for (int mi = 0; mi < prog->nmodules; mi++) {
     ModScope *s = &cg->scopes[mi];
     s->mod = prog->modules[mi];
@@ -859,7 +859,7 @@ static int trait_method(Cg *cg, const char *name) {
   if (i >= 0) return i;
   Image *img = cg->img;
   TraitTable *t = realloc(img->traits, (size_t)(img->ntraits + 1) * sizeof *t);
-  if (!t) base_panic(__FILE__, __LINE__, "out of memory in compiler");
+  if (!t) cg_oom(cg);
   img->traits = t;
   t[img->ntraits].name = name;
   t[img->ntraits].impl = calloc((size_t)(img->ntypes ? img->ntypes : 1), sizeof(Proto *));
@@ -871,11 +871,12 @@ static int trait_method(Cg *cg, const char *name) {
   return img->ntraits++;
 }
 
-static void add_example(Image *img, bool impl, Proto *fn, Proto *thunk, Span span, const char *qualified) {
+static void add_example(Cg *cg, bool impl, Proto *fn, Proto *thunk, Span span, const char *qualified) {
+  Image *img = cg->img;
   ExampleCase **arr = impl ? &img->impl_examples : &img->examples;
   int *n = impl ? &img->nimpl_examples : &img->nexamples;
   ExampleCase *e = realloc(*arr, (size_t)(*n + 1) * sizeof *e);
-  if (!e) base_panic(__FILE__, __LINE__, "out of memory in compiler");
+  if (!e) cg_oom(cg);
   *arr = e;
   e[*n].fn = fn;
   e[*n].thunk = thunk;
@@ -918,7 +919,7 @@ static void compile_impls(Cg *cg) {
         char *q = arena_alloc(&prog->arena, qlen);
         snprintf(q, qlen, "%s.%s.%s", d->u.impl.type, d->u.impl.trait, f->name);
         for (int e = 0; e < f->nexamples; e++)
-          add_example(cg->img, true, p, example_thunk(cg, &cg->scopes[mi], &f->examples[e]), f->examples[e].span,
+          add_example(cg, true, p, example_thunk(cg, &cg->scopes[mi], &f->examples[e]), f->examples[e].span,
                       q);
       }
     }
@@ -937,10 +938,14 @@ static void compile_impls(Cg *cg) {
 /* Modules whose functions the reference binds into its global table:
  * those imported without an alias, transitively from the entry. Returns a
  * malloc'd flag per module. */
-static bool *reachable_unaliased(Program *prog) {
+static bool *reachable_unaliased(Cg *cg, Program *prog) {
   bool *seen = calloc((size_t)prog->nmodules + 1, sizeof(bool));
-  if (!seen) base_panic(__FILE__, __LINE__, "out of memory in compiler");
+  if (!seen) cg_oom(cg);
   int *stack = calloc((size_t)prog->nmodules + 1, sizeof(int));
+  if (!stack) {
+    free(seen);
+    cg_oom(cg);
+  }
   int top = 0;
   stack[top++] = 0;
   seen[0] = true;
@@ -960,37 +965,30 @@ static bool *reachable_unaliased(Program *prog) {
   return seen;
 }
 
-Image *cg_compile(VM *vm, Program *prog, DiagList *diags) {
-  Cg cg;
-  memset(&cg, 0, sizeof cg);
-  cg.vm = vm;
-  cg.prog = prog;
-  cg.diags = diags;
-  cg.img = calloc(1, sizeof(Image));
-  if (!cg.img) return NULL;
-  Image *img = cg.img;
-  vm->img = img;
-  builtin_adts(&cg);
-  user_types(&cg);
-  build_scopes(&cg);
-  compile_impls(&cg);
+static void compile_program(Cg *cg) {
+  Program *prog = cg->prog;
+  Image *img = cg->img;
+  builtin_adts(cg);
+  user_types(cg);
+  build_scopes(cg);
+  compile_impls(cg);
   for (int i = 0; i < img->nfuncs; i++) {
-    FuncDecl *f = cg.fdecls[i];
-    img->funcs[i] = cg_function(&cg, NULL, cg.fscope[i], f->name, f->span, f->params, f->nparams, &f->body,
+    FuncDecl *f = cg->fdecls[i];
+    img->funcs[i] = cg_function(cg, NULL, cg->fscope[i], f->name, f->span, f->params, f->nparams, &f->body,
                                 NULL, f);
   }
   Module *entry = prog->nmodules ? prog->modules[0] : NULL;
   /* Examples: imported modules' functions first, then the entry's. */
-  bool *reachable = reachable_unaliased(prog);
+  bool *reachable = reachable_unaliased(cg, prog);
   for (int pass = 0; pass < 2; pass++) {
     for (int i = 0; i < img->nfuncs; i++) {
-      ModScope *s = cg.fscope[i];
-      int mi = (int)(s - cg.scopes);
+      ModScope *s = cg->fscope[i];
+      int mi = (int)(s - cg->scopes);
       if ((pass == 0) == (mi == 0)) continue;
-      if (mi != 0 && (!reachable[mi] || !module_visible(s, cg.fdecls[i]))) continue;
-      FuncDecl *f = cg.fdecls[i];
+      if (mi != 0 && (!reachable[mi] || !module_visible(s, cg->fdecls[i]))) continue;
+      FuncDecl *f = cg->fdecls[i];
       for (int e = 0; e < f->nexamples; e++)
-        add_example(img, false, img->funcs[i], example_thunk(&cg, s, &f->examples[e]), f->examples[e].span,
+        add_example(cg, false, img->funcs[i], example_thunk(cg, s, &f->examples[e]), f->examples[e].span,
                     f->name);
     }
   }
@@ -1000,15 +998,15 @@ Image *cg_compile(VM *vm, Program *prog, DiagList *diags) {
     Decl *d = entry->decls[i];
     if (d->kind == D_FUNC) {
       const char *n = d->u.func.name;
-      int idx = cgm_get(&cg.scopes[0].funcs, n);
+      int idx = cgm_get(&cg->scopes[0].funcs, n);
       if (strcmp(n, "main") == 0 && idx >= 0 && !img->main) img->main = img->funcs[idx];
       has_init |= strcmp(n, "init") == 0;
       has_update |= strcmp(n, "update") == 0;
       has_render |= strcmp(n, "render") == 0;
     } else if (d->kind == D_TEST) {
-      Proto *p = cg_function(&cg, NULL, &cg.scopes[0], "test", d->span, NULL, 0, &d->u.test.body, NULL, NULL);
+      Proto *p = cg_function(cg, NULL, &cg->scopes[0], "test", d->span, NULL, 0, &d->u.test.body, NULL, NULL);
       TestCase *t = realloc(img->tests, (size_t)(img->ntests + 1) * sizeof *t);
-      if (!t) base_panic(__FILE__, __LINE__, "out of memory in compiler");
+      if (!t) cg_oom(cg);
       img->tests = t;
       t[img->ntests].name = d->u.test.name;
       t[img->ntests].name_len = d->u.test.name_len;
@@ -1018,18 +1016,43 @@ Image *cg_compile(VM *vm, Program *prog, DiagList *diags) {
     }
   }
   img->app_mode = !img->main && has_init && has_update && has_render;
-  for (int i = 0; i < cg.nscopes; i++) {
-    cgm_free(&cg.scopes[i].funcs);
-    cgm_free(&cg.scopes[i].modules);
+}
+
+Image *cg_compile(VM *vm, Program *prog, DiagList *diags) {
+  /* The state lives on the heap so that it is well defined after a
+   * longjmp from cg_oom. */
+  Cg *cg = calloc(1, sizeof *cg);
+  if (!cg) return NULL;
+  cg->vm = vm;
+  cg->prog = prog;
+  cg->diags = diags;
+  cg->img = calloc(1, sizeof(Image));
+  if (!cg->img) {
+    free(cg);
+    return NULL;
   }
-  free(cg.scopes);
-  free(cg.fdecls);
-  free(cg.fscope);
-  cgm_free(&cg.ctors);
-  cgm_free(&cg.types);
-  cgm_free(&cg.traits);
-  cgm_free(&cg.names);
-  if (cg.failed) {
+  vm->img = cg->img;
+  if (setjmp(cg->oom)) {
+    diag_add(diags, E_RESOURCE, NULL, "Out of memory while compiling the program");
+    cg->failed = true;
+  } else {
+    compile_program(cg);
+  }
+  for (int i = 0; i < cg->nscopes; i++) {
+    cgm_free(&cg->scopes[i].funcs);
+    cgm_free(&cg->scopes[i].modules);
+  }
+  free(cg->scopes);
+  free(cg->fdecls);
+  free(cg->fscope);
+  cgm_free(&cg->ctors);
+  cgm_free(&cg->types);
+  cgm_free(&cg->traits);
+  cgm_free(&cg->names);
+  Image *img = cg->img;
+  bool failed = cg->failed;
+  free(cg);
+  if (failed) {
     vm->img = NULL;
     img_free(img);
     return NULL;
@@ -1066,3 +1089,5 @@ void img_free(Image *img) {
   free(img->tests);
   free(img);
 }
+
+void cg_oom(Cg *cg) { longjmp(cg->oom, 1); }

@@ -28,6 +28,8 @@
 #ifndef GENO_VM_COMPILE_H
 #define GENO_VM_COMPILE_H
 
+#include <setjmp.h>
+
 #include "../lib/builtins.h"
 #include "../syntax/ast.h"
 #include "chunk.h"
@@ -126,6 +128,7 @@ typedef struct Cg {
   CgMap types;        /* ADT name -> type id */
   CgMap traits;       /* method name -> trait method index */
   CgMap names;        /* N[] table */
+  jmp_buf oom;         /* host out of memory: cg_oom jumps to cg_compile */
   FuncDecl **fdecls;   /* by global index */
   ModScope **fscope;   /* scope each function was declared in */
   bool failed;
@@ -139,7 +142,7 @@ int cg_emit_bx(FuncState *fs, OpCode op, int a, int32_t bx);
 int cg_emit_jump(FuncState *fs, OpCode op, int a, int b, int c);
 void cg_patch(FuncState *fs, int at, int target);
 void cg_patch_here(FuncState *fs, int at);
-void cg_jl_add(JumpList *jl, int at);
+void cg_jl_add(FuncState *fs, JumpList *jl, int at);
 void cg_jl_patch_here(FuncState *fs, JumpList *jl);
 void cg_jl_free(JumpList *jl);
 /* Place pending weight before a label. */
@@ -178,6 +181,9 @@ const CtorInfo *cg_find_ctor(Cg *cg, const char *name);
  * promote their arms' Int values then). */
 bool cg_expr_is_float(const Expr *e);
 void cg_error(Cg *cg, const Span *sp, int code, const char *fmt, ...) GENO_PRINTF(4, 5);
+/* The host ran out of memory: abandon the compilation (cg_compile reports
+ * it as a diagnostic; transient compiler buffers are not freed then). */
+GENO_NORETURN void cg_oom(Cg *cg);
 
 /* expressions (compile_expr.c): result in dst, or any register when
  * dst < 0 (possibly a local's own register, which must not be written). */

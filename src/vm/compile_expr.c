@@ -41,7 +41,7 @@ static void load_int_text(FuncState *fs, const char *digits, size_t len, bool ne
   }
   Value v;
   char *tmp = malloc(len + 2);
-  if (!tmp) base_panic(__FILE__, __LINE__, "out of memory in compiler");
+  if (!tmp) cg_oom(fs->cg);
   size_t k = 0;
   if (neg) tmp[k++] = '-';
   memcpy(tmp + k, digits, len);
@@ -56,7 +56,7 @@ static void load_int_text(FuncState *fs, const char *digits, size_t len, bool ne
   } else {
     size_t limbs = mpz_size(z) * sizeof(mp_limb_t);
     ObjBigInt *b = (ObjBigInt *)gc_alloc_perm(fs->cg->vm, T_BIGINT, sizeof(ObjBigInt) + limbs);
-    if (!b) base_panic(__FILE__, __LINE__, "out of memory in compiler");
+    if (!b) cg_oom(fs->cg);
     mpz_init_set(b->z, z);
     v = v_obj((Obj *)b);
   }
@@ -66,7 +66,7 @@ static void load_int_text(FuncState *fs, const char *digits, size_t len, bool ne
 
 static int load_string(FuncState *fs, const char *s, size_t n, int d) {
   Value v;
-  if (!obj_string_perm(fs->cg->vm, s, n, &v)) base_panic(__FILE__, __LINE__, "out of memory in compiler");
+  if (!obj_string_perm(fs->cg->vm, s, n, &v)) cg_oom(fs->cg);
   cg_emit_bx(fs, BC_LOADK, d, cg_const(fs, v));
   return d;
 }
@@ -280,7 +280,7 @@ static void cmp_jump(FuncState *fs, Expr *e, bool when, JumpList *out) {
       case OP_EQ: jop = BC_JEQI; break;
       default: jop = BC_JEQI; k = !when; break; /* NEQ */
     }
-    cg_jl_add(out, cg_emit_jump(fs, jop, rv, (uint16_t)(int16_t)imm, k));
+    cg_jl_add(fs, out, cg_emit_jump(fs, jop, rv, (uint16_t)(int16_t)imm, k));
     return;
   }
   Expr *kexpr = (r->kind == EX_INT || r->kind == EX_FLOAT) ? r : (l->kind == EX_INT || l->kind == EX_FLOAT) ? l : NULL;
@@ -302,7 +302,7 @@ static void cmp_jump(FuncState *fs, Expr *e, bool when, JumpList *out) {
         case OP_EQ: jop = BC_JEQK; break;
         default: jop = BC_JEQK; kk = !when; break;
       }
-      cg_jl_add(out, cg_emit_jump(fs, jop, rv, k, kk));
+      cg_jl_add(fs, out, cg_emit_jump(fs, jop, rv, k, kk));
       return;
     }
     /* a literal too large for the table: compare through registers */
@@ -311,12 +311,12 @@ static void cmp_jump(FuncState *fs, Expr *e, bool when, JumpList *out) {
     at(fs, e);
     int ra = kflip ? rk : rv, rb = kflip ? rv : rk;
     switch (op) {
-      case OP_LT: cg_jl_add(out, cg_emit_jump(fs, BC_JLT, ra, rb, when)); break;
-      case OP_LTE: cg_jl_add(out, cg_emit_jump(fs, BC_JLE, ra, rb, when)); break;
-      case OP_GT: cg_jl_add(out, cg_emit_jump(fs, BC_JLT, rb, ra, when)); break;
-      case OP_GTE: cg_jl_add(out, cg_emit_jump(fs, BC_JLE, rb, ra, when)); break;
-      case OP_EQ: cg_jl_add(out, cg_emit_jump(fs, BC_JEQ, ra, rb, when)); break;
-      default: cg_jl_add(out, cg_emit_jump(fs, BC_JEQ, ra, rb, !when)); break;
+      case OP_LT: cg_jl_add(fs, out, cg_emit_jump(fs, BC_JLT, ra, rb, when)); break;
+      case OP_LTE: cg_jl_add(fs, out, cg_emit_jump(fs, BC_JLE, ra, rb, when)); break;
+      case OP_GT: cg_jl_add(fs, out, cg_emit_jump(fs, BC_JLT, rb, ra, when)); break;
+      case OP_GTE: cg_jl_add(fs, out, cg_emit_jump(fs, BC_JLE, rb, ra, when)); break;
+      case OP_EQ: cg_jl_add(fs, out, cg_emit_jump(fs, BC_JEQ, ra, rb, when)); break;
+      default: cg_jl_add(fs, out, cg_emit_jump(fs, BC_JEQ, ra, rb, !when)); break;
     }
     return;
   }
@@ -325,12 +325,12 @@ static void cmp_jump(FuncState *fs, Expr *e, bool when, JumpList *out) {
   fs->freereg = save;
   at(fs, e);
   switch (op) {
-    case OP_LT: cg_jl_add(out, cg_emit_jump(fs, BC_JLT, ra, rb, when)); break;
-    case OP_LTE: cg_jl_add(out, cg_emit_jump(fs, BC_JLE, ra, rb, when)); break;
-    case OP_GT: cg_jl_add(out, cg_emit_jump(fs, BC_JLT, rb, ra, when)); break;
-    case OP_GTE: cg_jl_add(out, cg_emit_jump(fs, BC_JLE, rb, ra, when)); break;
-    case OP_EQ: cg_jl_add(out, cg_emit_jump(fs, BC_JEQ, ra, rb, when)); break;
-    default: cg_jl_add(out, cg_emit_jump(fs, BC_JEQ, ra, rb, !when)); break;
+    case OP_LT: cg_jl_add(fs, out, cg_emit_jump(fs, BC_JLT, ra, rb, when)); break;
+    case OP_LTE: cg_jl_add(fs, out, cg_emit_jump(fs, BC_JLE, ra, rb, when)); break;
+    case OP_GT: cg_jl_add(fs, out, cg_emit_jump(fs, BC_JLT, rb, ra, when)); break;
+    case OP_GTE: cg_jl_add(fs, out, cg_emit_jump(fs, BC_JLE, rb, ra, when)); break;
+    case OP_EQ: cg_jl_add(fs, out, cg_emit_jump(fs, BC_JEQ, ra, rb, when)); break;
+    default: cg_jl_add(fs, out, cg_emit_jump(fs, BC_JEQ, ra, rb, !when)); break;
   }
 }
 
@@ -344,7 +344,7 @@ void cg_cond_jump(FuncState *fs, Expr *e, bool when, JumpList *out) {
     fs->pending++;
     if (e->u.bool_val == when) {
       at(fs, e);
-      cg_jl_add(out, cg_emit_jump(fs, BC_JMP, 0, 0, 0));
+      cg_jl_add(fs, out, cg_emit_jump(fs, BC_JMP, 0, 0, 0));
     }
     return;
   }
@@ -373,7 +373,7 @@ void cg_cond_jump(FuncState *fs, Expr *e, bool when, JumpList *out) {
   int r = cg_expr(fs, e, -1);
   fs->freereg = save;
   at(fs, e);
-  cg_jl_add(out, cg_emit_jump(fs, when ? BC_JMPIF : BC_JMPIFNOT, r, 0, 0));
+  cg_jl_add(fs, out, cg_emit_jump(fs, when ? BC_JMPIF : BC_JMPIFNOT, r, 0, 0));
 }
 
 /* ---- calls ----------------------------------------------------------------------------- */
@@ -552,7 +552,7 @@ static int call_expr(FuncState *fs, Expr *e, int dst) {
   int n = e->u.call.nargs;
   CallArg stack_args[16];
   CallArg *args = n <= 16 ? stack_args : calloc((size_t)n, sizeof(CallArg));
-  if (!args) base_panic(__FILE__, __LINE__, "out of memory in compiler");
+  if (!args) cg_oom(fs->cg);
   for (int i = 0; i < n; i++) {
     args[i].name = e->u.call.args[i].name;
     args[i].value = e->u.call.args[i].value;
@@ -785,7 +785,7 @@ static int lambda(FuncState *fs, Expr *e, int dst) {
                              e->u.lambda.is_block ? NULL : e->u.lambda.body, NULL);
   Proto *p = fs->p;
   Proto **protos = realloc(p->protos, (size_t)(p->nprotos + 1) * sizeof *protos);
-  if (!protos) base_panic(__FILE__, __LINE__, "out of memory in compiler");
+  if (!protos) cg_oom(fs->cg);
   p->protos = protos;
   protos[p->nprotos] = child;
   int d = target(fs, dst);

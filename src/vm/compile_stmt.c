@@ -37,7 +37,7 @@ void cg_return_reg(FuncState *fs, int r, bool promote) {
   }
   if (fs->result_reg >= 0) {
     if (r != fs->result_reg) cg_emit(fs, BC_MOVE, fs->result_reg, r, 0);
-    cg_jl_add(&fs->to_epilogue, cg_emit_jump(fs, BC_JMP, 0, 0, 0));
+    cg_jl_add(fs, &fs->to_epilogue, cg_emit_jump(fs, BC_JMP, 0, 0, 0));
     return;
   }
   cg_emit_w(fs, BC_RET, r, 0, 0);
@@ -212,10 +212,10 @@ static void pattern(FuncState *fs, Pattern *p, int r, bool r_owned, JumpList *fa
     case PAT_CTOR: {
       const CtorInfo *ci = cg_find_ctor(fs->cg, p->name);
       if (!ci || p->n != ci->nfields) {
-        cg_jl_add(fail, cg_emit_jump(fs, BC_JMP, 0, 0, 0));
+        cg_jl_add(fs, fail, cg_emit_jump(fs, BC_JMP, 0, 0, 0));
         return;
       }
-      cg_jl_add(fail, cg_emit_jump(fs, BC_TESTCTOR, r, 0, ci->id));
+      cg_jl_add(fs, fail, cg_emit_jump(fs, BC_TESTCTOR, r, 0, ci->id));
       for (int i = 0; i < p->n; i++) {
         if (p->items[i]->kind == PAT_WILDCARD) {
           fs->pending++;
@@ -241,18 +241,18 @@ static void pattern(FuncState *fs, Pattern *p, int r, bool r_owned, JumpList *fa
           cg_emit_bx(fs, BC_LOADI, t, (int32_t)x);
         } else {
           if (!obj_int_from_text(fs->cg->vm, p->digits, p->len, true, &k))
-            base_panic(__FILE__, __LINE__, "out of memory in compiler");
+            cg_oom(fs->cg);
           cg_emit_bx(fs, BC_LOADK, t, cg_const(fs, k));
         }
       } else if (p->kind == PAT_FLOAT) {
         cg_emit_bx(fs, BC_LOADK, t, cg_const(fs, v_float(p->fval)));
       } else if (p->kind == PAT_STRING) {
-        if (!obj_string_perm(fs->cg->vm, p->str, p->len, &k)) base_panic(__FILE__, __LINE__, "out of memory");
+        if (!obj_string_perm(fs->cg->vm, p->str, p->len, &k)) cg_oom(fs->cg);
         cg_emit_bx(fs, BC_LOADK, t, cg_const(fs, k));
       } else {
         cg_emit(fs, BC_LOADB, t, p->bval, 0);
       }
-      cg_jl_add(fail, cg_emit_jump(fs, BC_JEQ, r, t, 0));
+      cg_jl_add(fs, fail, cg_emit_jump(fs, BC_JEQ, r, t, 0));
       return;
     }
     case PAT_LIST: {
@@ -264,7 +264,7 @@ static void pattern(FuncState *fs, Pattern *p, int r, bool r_owned, JumpList *fa
         }
       int before = rest < 0 ? p->n : rest;
       int after = rest < 0 ? 0 : p->n - rest - 1;
-      cg_jl_add(fail, cg_emit_jump(fs, BC_TESTLIST, r, before + after, rest >= 0));
+      cg_jl_add(fs, fail, cg_emit_jump(fs, BC_TESTLIST, r, before + after, rest >= 0));
       for (int i = 0; i < before; i++) {
         if (p->items[i]->kind == PAT_WILDCARD) {
           fs->pending++;
@@ -323,7 +323,7 @@ void cg_match(FuncState *fs, Expr *scrutinee, MatchArm *arms, int narms, bool is
     }
     cg_leave(fs);
     at(fs, arm->span);
-    cg_jl_add(&end, cg_emit_jump(fs, BC_JMP, 0, 0, 0));
+    cg_jl_add(fs, &end, cg_emit_jump(fs, BC_JMP, 0, 0, 0));
     cg_jl_patch_here(fs, &fail);
     cg_jl_free(&fail);
   }
@@ -438,7 +438,7 @@ static void try_stmt(FuncState *fs, Stmt *s) {
   if ((int)p->nhandlers >= cap) {
     cap = cap ? cap * 2 : 4;
     Handler *h = realloc(p->handlers, (size_t)cap * sizeof *h);
-    if (!h) base_panic(__FILE__, __LINE__, "out of memory in compiler");
+    if (!h) cg_oom(fs->cg);
     p->handlers = h;
     fs->caphandlers = cap;
   }
@@ -474,7 +474,7 @@ void cg_stmt(FuncState *fs, Stmt *s) {
         fs->pending++; /* the implicit () */
         if (fs->result_reg >= 0 && !fs->in_lambda) {
           cg_emit(fs, BC_LOADU, fs->result_reg, 0, 0);
-          cg_jl_add(&fs->to_epilogue, cg_emit_jump(fs, BC_JMP, 0, 0, 0));
+          cg_jl_add(fs, &fs->to_epilogue, cg_emit_jump(fs, BC_JMP, 0, 0, 0));
         } else {
           cg_emit_w(fs, BC_RETU, 0, 0, 0);
         }
@@ -485,7 +485,7 @@ void cg_stmt(FuncState *fs, Stmt *s) {
       }
       break;
     case ST_BREAK:
-      if (fs->loop) cg_jl_add(&fs->loop->breaks, cg_emit_jump(fs, BC_JMP, 0, 0, 0));
+      if (fs->loop) cg_jl_add(fs, &fs->loop->breaks, cg_emit_jump(fs, BC_JMP, 0, 0, 0));
       break;
     case ST_CONTINUE:
       if (fs->loop) cg_patch(fs, cg_emit_jump(fs, BC_JMP, 0, 0, 0), fs->loop->cont_target);

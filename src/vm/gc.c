@@ -113,9 +113,13 @@ Obj *gc_alloc(VM *vm, ValueTag kind, size_t size) {
   return o;
 }
 
+/* Constants of the compiled program. They are bounded by the size of the
+ * source, not by what the program does, so the heap limit (a limit on the
+ * program's data) does not apply; only a host out of memory fails here. */
 Obj *gc_alloc_perm(VM *vm, ValueTag kind, size_t size) {
-  Obj *o = raw_alloc(vm, size);
+  Obj *o = malloc(size);
   if (!o) return NULL;
+  vm->bytes += size;
   o->kind = (uint8_t)kind;
   o->marked = 0;
   o->perm = 1;
@@ -275,7 +279,8 @@ static void free_object(VM *vm, Obj *o) {
     default: break;
   }
   vm->bytes -= o->size < vm->bytes ? o->size : vm->bytes;
-  block_free(vm, o, o->size);
+  if (o->perm) free(o); /* perm objects come from malloc, not the pools */
+  else block_free(vm, o, o->size);
 }
 
 void gc_collect(VM *vm) {
