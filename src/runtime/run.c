@@ -24,8 +24,15 @@ static void report_error(geno_result *r, VM *vm) {
   VMError *e = &vm->err;
   if (!e->active) return;
   rt_result_add(r, e->code, e->span.line > 0 ? &e->span : NULL, e->msg ? e->msg : "runtime error");
-  for (int i = 0; i < e->ntrace; i++)
-    rt_result_add_trace(r, e->trace[i].name, e->trace[i].span.file, e->trace[i].span.line, e->trace[i].span.col);
+  for (int i = 0; i < e->ntrace; i++) {
+    char gap[64];
+    const char *name = e->trace[i].name;
+    if (strcmp(name, "...") == 0 && e->omitted) {
+      snprintf(gap, sizeof gap, "... %d more calls", e->omitted);
+      name = gap;
+    }
+    rt_result_add_trace(r, name, e->trace[i].span.file, e->trace[i].span.line, e->trace[i].span.col);
+  }
   vm_error_clear(vm);
 }
 

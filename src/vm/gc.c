@@ -153,16 +153,17 @@ void gc_charge(VM *vm, ptrdiff_t bytes) {
 
 /* ---- marking --------------------------------------------------------------- */
 
+/* Push a marked object for scanning. If the mark stack cannot grow (the
+ * host is out of memory), the object stays marked but unscanned and
+ * gc_collect rescans the heap for such objects afterwards, so marking
+ * still completes. */
 static void gray_push(VM *vm, Obj *o) {
   if (vm->ngray == vm->graycap) {
     size_t cap = vm->graycap ? vm->graycap * 2 : 256;
     Obj **g = realloc(vm->gray, cap * sizeof *g);
     if (!g) {
-      /* Cannot grow the mark stack: marking must still be complete, so
-       * fall back to marking this object's children recursively later by
-       * leaving it unmarked and rescanning. This is only reachable when
-       * the host is out of memory; abort rather than free live objects. */
-      base_panic(__FILE__, __LINE__, "out of memory while collecting garbage");
+      vm->gray_overflow = true;
+      return;
     }
     vm->gray = g;
     vm->graycap = cap;
@@ -286,8 +287,18 @@ static void free_object(VM *vm, Obj *o) {
 void gc_collect(VM *vm) {
   if (vm->gc_running) return;
   vm->gc_running = true;
+  vm->gray_overflow = false;
   gc_mark_roots(vm);
   while (vm->ngray > 0) blacken(vm, vm->gray[--vm->ngray]);
+  while (vm->gray_overflow) {
+    /* Rescan every marked object (blackening twice is harmless). */
+    vm->gray_overflow = false;
+    for (Obj *o = vm->objects; o; o = o->next) {
+      if (!o->marked) continue;
+      blacken(vm, o);
+      while (vm->ngray > 0) blacken(vm, vm->gray[--vm->ngray]);
+    }
+  }
   Obj **link = &vm->objects;
   while (*link) {
     Obj *o = *link;

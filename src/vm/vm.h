@@ -28,8 +28,12 @@
  * which calls `map` again...). Each costs a few hundred bytes of C stack;
  * 2,000 keeps a default 8 MiB thread stack far from overflow. */
 #define VM_MAX_NATIVE_DEPTH 2000
-/* Pinned C temporaries (vm_push_root). Builtins pin a handful at most. */
-#define VM_MAX_ROOTS 256
+/* Pinned C temporaries (vm_push_root). A builtin pins a handful at most,
+ * but may hold them while it calls back into Geno, so the stack has room
+ * for ROOTS_PER_LEVEL at every native nesting level; call_impl refuses to
+ * nest further when less than that is left. */
+#define VM_ROOTS_PER_LEVEL 16
+#define VM_MAX_ROOTS (VM_ROOTS_PER_LEVEL * (VM_MAX_NATIVE_DEPTH + 4))
 /* Steps between two deadline polls: reading the clock every 4,096 steps
  * keeps the overshoot past a deadline under a millisecond. */
 #define VM_POLL_INTERVAL 4096
@@ -75,8 +79,10 @@ typedef struct VMError {
   bool catchable;     /* false for limits and contract violations */
   bool thrown;        /* a `throw` of a constructor value */
   Value value;        /* the thrown value (rooted) */
-  TraceLine *trace;   /* malloc'd, outermost first */
+  TraceLine *trace;   /* malloc'd, outermost first; a "..." line stands
+                         for `omitted` frames of a very deep stack */
   int ntrace;
+  int omitted;
 } VMError;
 
 typedef struct VM {
@@ -88,7 +94,8 @@ typedef struct VM {
   size_t heap_limit;     /* E504 when live bytes exceed it (0 = none) */
   Obj **gray;            /* mark stack */
   size_t ngray, graycap;
-  Value *roots[VM_MAX_ROOTS]; /* pinned C temporaries */
+  bool gray_overflow;    /* the mark stack could not grow: rescan (gc.c) */
+  Value **roots;         /* pinned C temporaries (VM_MAX_ROOTS slots) */
   int nroots;
   bool gc_running;
   PoolBlock *pool_free[POOL_CLASSES]; /* free blocks by size class */

@@ -63,7 +63,7 @@ int vm_enter(VM *vm, const Proto *p, ObjFunc *fn, Value *base, int nargs, bool e
 
 static bool call_impl(VM *vm, const Proto *p, Value fnv, const Value *args, int nargs, Value *out,
                       bool force_sync) {
-  if (vm->native_depth >= VM_MAX_NATIVE_DEPTH)
+  if (vm->native_depth >= VM_MAX_NATIVE_DEPTH || vm->nroots + VM_ROOTS_PER_LEVEL > VM_MAX_ROOTS)
     return vm_raise_fatal(vm, E_RECURSION, NULL,
                           "Maximum recursion depth exceeded (%d nested builtin callbacks)", VM_MAX_NATIVE_DEPTH);
   Value *slot = vm->sp;

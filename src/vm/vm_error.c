@@ -25,20 +25,38 @@ void vm_error_clear(VM *vm) {
   vm->err.value = v_unit();
 }
 
-/* The call stack, outermost first: each frame's function and where it
- * was entered (the first frame: its definition). */
+/* Frames kept at each end of a long call stack; the middle is replaced by
+ * one "... N more" line, so a deep recursion does not produce a report of
+ * thousands of lines. */
+#define TRACE_KEEP 20
+
+static void trace_line(VM *vm, int k) {
+  Frame *f = &vm->frames[k];
+  TraceLine *t = &vm->err.trace[vm->err.ntrace++];
+  t->name = f->p->name ? f->p->name : "<anonymous>";
+  /* The outermost frame shows its definition; the others where they were
+   * called from (for a callback, the builtin call that ran it). */
+  if (k == 0) t->span = f->p->span;
+  else t->span = vm_frame_span(vm, &vm->frames[k - 1]);
+}
+
+/* The call stack, outermost first. */
 static void capture_trace(VM *vm) {
   int n = vm->nframes;
-  vm->err.trace = n ? calloc((size_t)n, sizeof(TraceLine)) : NULL;
+  int cap = n > 2 * TRACE_KEEP ? 2 * TRACE_KEEP + 1 : n;
+  vm->err.trace = cap ? calloc((size_t)cap, sizeof(TraceLine)) : NULL;
   vm->err.ntrace = 0;
   if (!vm->err.trace) return;
-  for (int k = 0; k < n; k++) {
-    Frame *f = &vm->frames[k];
-    TraceLine *t = &vm->err.trace[vm->err.ntrace++];
-    t->name = f->p->name ? f->p->name : "<anonymous>";
-    if (k == 0 || f->entry) t->span = f->p->span;
-    else t->span = vm_frame_span(vm, &vm->frames[k - 1]);
+  if (n <= 2 * TRACE_KEEP) {
+    for (int k = 0; k < n; k++) trace_line(vm, k);
+    return;
   }
+  for (int k = 0; k < TRACE_KEEP; k++) trace_line(vm, k);
+  TraceLine *gap = &vm->err.trace[vm->err.ntrace++];
+  gap->name = "...";
+  memset(&gap->span, 0, sizeof gap->span);
+  vm->err.omitted = n - 2 * TRACE_KEEP;
+  for (int k = n - TRACE_KEEP; k < n; k++) trace_line(vm, k);
 }
 
 static bool raise_common(VM *vm, int code, const Span *span, bool catchable, const char *fmt, va_list ap) {

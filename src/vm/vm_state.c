@@ -38,9 +38,11 @@ VM *vm_new(const geno_config *cfg) {
   vm->max_depth = (int)depth;
   vm->max_frames = (int)depth + 2;
   vm->frames = malloc((size_t)vm->max_frames * sizeof(Frame));
-  if (!vm->stack || !vm->frames) {
+  vm->roots = malloc(VM_MAX_ROOTS * sizeof(Value *));
+  if (!vm->stack || !vm->frames || !vm->roots) {
     free(vm->stack);
     free(vm->frames);
+    free(vm->roots);
     free(vm);
     return NULL;
   }
@@ -75,6 +77,7 @@ void vm_free(VM *vm) {
   free(vm->builtin_values);
   free(vm->stack);
   free(vm->frames);
+  free(vm->roots);
   buf_free(&vm->out);
   free(vm);
 }
