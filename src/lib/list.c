@@ -198,7 +198,7 @@ static bool lib_concat(VM *vm, Value *args, int nargs, Value *out) {
   Value *dst = vm_list_items(*out, &len);
   memcpy(dst, vm_list_items(args[0], &len), n1 * sizeof(Value));
   memcpy(dst + n1, vm_list_items(args[1], &len), n2 * sizeof(Value));
-  return vm_charge(vm, n1 + n2);
+  return lib_charge_copy(vm, n1 + n2);
 }
 
 /* set_at(list, index, value) -> List[T]: a copy with one element
@@ -247,7 +247,7 @@ static bool lib_reverse(VM *vm, Value *args, int nargs, Value *out) {
   if (!vm_list(vm, n, out)) return false;
   Value *dst = vm_list_items(*out, &len), *src = vm_list_items(args[0], &len);
   for (size_t i = 0; i < n; i++) dst[i] = src[n - 1 - i];
-  return vm_charge(vm, n);
+  return lib_charge_copy(vm, n);
 }
 
 /* A list of n pairs: (first[i], second[i]), or (i, first[i]) when second
@@ -306,7 +306,7 @@ static bool join_parts(VM *vm, Value parts, size_t n, Value *out) {
     if (k) memcpy(dst, src, k * sizeof(Value));
     dst += k;
   }
-  return vm_charge(vm, total + n);
+  return lib_charge_copy(vm, total + n);
 }
 
 /* list_flatten(lists) -> List[T] */
@@ -358,7 +358,7 @@ static bool lib_list_intersperse(VM *vm, Value *args, int nargs, Value *out) {
     if (i) dst[2 * i - 1] = args[1];
     dst[2 * i] = src[i];
   }
-  return vm_charge(vm, 2 * n);
+  return lib_charge_copy(vm, 2 * n);
 }
 
 /* list_chunk(list, size) -> List[List[T]]: consecutive pieces of `size`
@@ -578,7 +578,7 @@ static bool sort_indices(VM *vm, Value list, size_t n, LibLessFn less, SortCtx *
     size_t len;
     Value *dst = vm_list_items(*out, &len), *src = vm_list_items(list, &len);
     for (size_t i = 0; i < n; i++) dst[i] = src[idx[i]];
-    ok = vm_charge(vm, n);
+    ok = lib_charge_copy(vm, n);
   }
   free(idx);
   return ok;
