@@ -32,7 +32,7 @@ static bool lib_array_new(VM *vm, Value *args, int nargs, Value *out) {
   size_t n;
   Value *items = vm_array_items(*out, &n);
   for (size_t i = 0; i < n; i++) items[i] = args[1];
-  return lib_charge_copy(vm, n);
+  return lib_charge_light(vm, n);
 }
 
 /* A new Array or Vec (kind) holding the elements of a List, Array or Vec. */
@@ -42,7 +42,7 @@ static bool copy_to_array(VM *vm, ValueTag kind, Value from, Value *out) {
   if (!vm_array(vm, kind, n, out)) return false;
   src = from.tag == T_LIST ? vm_list_items(from, &n) : vm_array_items(from, &n);
   if (n) memcpy(vm_array_items(*out, &len), src, n * sizeof(Value));
-  return lib_charge_copy(vm, n);
+  return lib_charge_light(vm, n);
 }
 
 /* array_from_list(list) -> Array[T]: a copy. */
@@ -114,7 +114,7 @@ static bool lib_array_fill(VM *vm, Value *args, int nargs, Value *out) {
   size_t n;
   Value *items = vm_array_items(args[0], &n);
   for (size_t i = 0; i < n; i++) items[i] = args[1];
-  return lib_charge_copy(vm, n);
+  return lib_charge_light(vm, n);
 }
 
 const BuiltinDef lib_array_builtins[] = {

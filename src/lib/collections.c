@@ -38,5 +38,5 @@ bool lib_list_from(VM *vm, Value owner, size_t start, size_t n, Value *out) {
   Value *src = seq_items(owner, &olen); /* fetched after the allocation */
   GENO_ASSERT(start + n <= olen);
   memcpy(dst, src + start, n * sizeof(Value));
-  return lib_charge_copy(vm, n);
+  return lib_charge_light(vm, n);
 }

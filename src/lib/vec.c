@@ -24,7 +24,7 @@ static bool lib_vec_from_list(VM *vm, Value *args, int nargs, Value *out) {
   vm_list_items(args[0], &n);
   if (!vm_array(vm, T_VEC, n, out)) return false;
   if (n) memcpy(vm_array_items(*out, &len), vm_list_items(args[0], &len), n * sizeof(Value));
-  return lib_charge_copy(vm, n);
+  return lib_charge_light(vm, n);
 }
 
 /* vec_push(vec, item) -> Unit: appends in place; one past the size limit
