@@ -164,7 +164,7 @@ GENO_API char *geno_value_to_json(const geno_value *v);
  *              frees it); the program sees a runtime error (E499) with that
  *              text, catchable as a String.
  * Returns the builtin's result (ownership passes to the library), typed as
- * the builtin declares (e.g. Result[String, String] for fs_read_text), or
+ * the builtin declares (e.g. String for fs_read_text; Result[...] where the builtin returns one), or
  * NULL with *error set. A result of the wrong type is a runtime error. */
 typedef geno_value *(*geno_callback_fn)(const char *name, const geno_value *const *args,
                                         size_t nargs, void *userdata, char **error);

@@ -9,6 +9,7 @@ void diag_init(DiagList *d) {
   d->items = NULL;
   d->count = d->cap = 0;
   d->limit = 0;
+  d->dropped = 0;
 }
 
 void diag_free(DiagList *d) {
@@ -45,7 +46,10 @@ void diag_vadd(DiagList *d, int code, const Span *span, const char *fmt, va_list
   }
   if (span) x.span = *span;
   else memset(&x.span, 0, sizeof x.span);
-  if (!x.message || !diag_push(d, &x)) free(x.message);
+  if (!x.message || !diag_push(d, &x)) {
+    free(x.message);
+    d->dropped++;
+  }
 }
 
 void diag_add(DiagList *d, int code, const Span *span, const char *fmt, ...) {
@@ -56,7 +60,7 @@ void diag_add(DiagList *d, int code, const Span *span, const char *fmt, ...) {
 }
 
 int diag_error_count(const DiagList *d) {
-  int n = 0;
+  int n = d->dropped;
   for (int i = 0; i < d->count; i++)
     if (d->items[i].severity == DIAG_ERROR) n++;
   return n;
@@ -64,7 +68,11 @@ int diag_error_count(const DiagList *d) {
 
 void diag_move(DiagList *dst, DiagList *src) {
   for (int i = 0; i < src->count; i++)
-    if (!diag_push(dst, &src->items[i])) free(src->items[i].message);
+    if (!diag_push(dst, &src->items[i])) {
+      free(src->items[i].message);
+      dst->dropped++;
+    }
+  dst->dropped += src->dropped;
   free(src->items);
   diag_init(src);
 }

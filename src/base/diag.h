@@ -80,6 +80,8 @@ typedef struct DiagList {
   int count;
   int cap;
   int limit;   /* stop recording after this many errors (0 = 1000) */
+  int dropped; /* errors not recorded (limit reached or no memory): they
+                  still count, so a list that lost an error never looks clean */
 } DiagList;
 
 void diag_init(DiagList *d);

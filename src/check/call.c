@@ -179,6 +179,19 @@ static void check_arg(Checker *C, Expr *value, Type *expected, int i, bool use_s
   }
 }
 
+/* A call `f(args)`, in the reference's order of checks:
+ * 1. `range` (2 or 3 Ints, positional allowed) and `length` (List, String
+ *    or Array) when the name still means the builtin;
+ * 2. a trait method name: dispatch on the first argument's ADT;
+ * 3. an unknown name: E302 (not E301);
+ * 4. the callee's type must be a function (E305);
+ * 5. arity with defaults (E304), then the named-argument rule: when the
+ *    larger of the argument count and the required-parameter count is 3 or
+ *    more, every argument must be named (one positional is enough for E300);
+ * 6. arguments against parameters, binding the callee's type variables in a
+ *    substitution so that later arguments and the result see them.
+ * Arguments beyond the parameter list are not checked (the reference zips
+ * them away), so their own errors do not appear. */
 Type *chk_call(Checker *C, Expr *e, Scope *s) {
   Expr *callee = e->u.call.callee;
   Arg *args = e->u.call.args;
@@ -308,6 +321,10 @@ Type *chk_call(Checker *C, Expr *e, Scope *s) {
 
 /* ---- pipelines ------------------------------------------------------------------------- */
 
+/* `x |> f(a)`: the piped value fills every `_` placeholder, or is prepended
+ * when there is none. Stage arguments are never named, so the named-argument
+ * rule does not apply; a stage that fails keeps the previous value type or
+ * takes the function's result type, as the reference does. */
 Type *chk_pipeline(Checker *C, Expr *e, Scope *s) {
   Type *cur = chk_expr(C, e->u.pipe.init, s);
   for (int si = 0; si < e->u.pipe.n; si++) {
@@ -366,6 +383,10 @@ Type *chk_pipeline(Checker *C, Expr *e, Scope *s) {
 
 /* ---- constructors ----------------------------------------------------------------------- */
 
+/* `Ctor(args)`: arguments bind the ADT's type parameters (a field typed by
+ * a parameter); other fields are checked strictly (no wildcards). The
+ * result is Option/Result for their constructors, else the ADT with the
+ * bound arguments (fresh variables for unbound ones). */
 Type *chk_ctor_call(Checker *C, Expr *e, Scope *s) {
   const char *cname = e->u.ctor.name;
   const char *tname = chk_pm_get(&C->ctor_to_type, cname);

@@ -307,9 +307,6 @@ const char *chk_ctor_hint(Checker *C, const char *name);
  * type; NULL otherwise (*reported tells whether an error was given).
  * `verb` completes "use pattern matching to ... variant-specific fields". */
 Type *chk_field_type(Checker *C, Type *t, const char *name, Span sp, const char *verb, bool *reported);
-/* The reference records the expected runtime type of a value for Int ->
- * Float promotion; the VM only needs the statement-level marks. */
-bool chk_is_float(Type *t);
 
 /* ---- statements (stmt.c) ------------------------------------------------------ */
 
@@ -321,7 +318,9 @@ void chk_pattern(Checker *C, Pattern *p, Type *expected, Scope *s);
 AdtInfo *chk_pattern_adt(Checker *C, Type *t, const char **tname, Subst *sub);
 AdtVariant *chk_variant(AdtInfo *info, const char *name);
 bool chk_definitely_returns(Block b);
-void chk_function(Checker *C, FuncDecl *f, bool update_signature, bool validate_effects);
+/* Check a function. With recheck false only the effect validation runs
+ * (pass 3 for a function whose pass-2 check cannot change). */
+void chk_function(Checker *C, FuncDecl *f, bool update_signature, bool validate_effects, bool recheck);
 void chk_test_block(Checker *C, Decl *d);
 
 /* ---- effects (effects.c) ------------------------------------------------------ */
@@ -330,12 +329,16 @@ EffectSet chk_effects_of_decl(Checker *C, FuncDecl *f); /* declared `with` set *
 EffectSet chk_infer_block_effects(Checker *C, Block b, Scope *s);
 EffectSet chk_infer_expr_effects(Checker *C, Expr *e, Scope *s);
 EffectSet chk_infer_function_effects(Checker *C, FuncDecl *f);
-void chk_stabilize_effects(Checker *C);
+/* Iterate function effects to a fixpoint. Returns the set of functions
+ * (FuncDecl*) whose check in pass 3 can differ from pass 2: those that
+ * mention a name whose function type gained effects. */
+PtrMap chk_stabilize_effects(Checker *C);
 void chk_bind_pattern_effect_env(Checker *C, Pattern *p, Type *expected, Scope *s);
 
 /* ---- walks (walk.c) ------------------------------------------------------------ */
 
-/* Call fn on every expression of f (defaults, clauses, body), pre-order. */
+/* Call fn on every expression of f (defaults, requires/ensures, examples,
+ * body), pre-order. */
 void chk_walk_function(FuncDecl *f, void (*fn)(void *ud, Expr *e), void *ud);
 
 /* ---- exhaustiveness (exhaust.c) ----------------------------------------------- */

@@ -168,6 +168,9 @@ static bool structural_inv(Checker *C, Type *e, Type *a, bool wild) {
   return structural(C, e, a, wild) && structural(C, a, e, wild);
 }
 
+/* The core relation. Int is accepted for Float at any covariant position;
+ * function types are contravariant in parameters, covariant in result, and
+ * an actual function may have fewer effects than expected, not more. */
 static bool structural(Checker *C, Type *e, Type *a, bool wild) {
   if (e->kind == TY_ERROR || a->kind == TY_ERROR) return true;
   if (a->kind == TY_NEVER) return true;
@@ -238,7 +241,23 @@ static bool subst_inv(Checker *C, Type *e, Type *a, Subst *s) {
   return true;
 }
 
+static bool compat_subst(Checker *C, Type *e, Type *a, Subst *s);
+
+/* The recursion is bounded by the types' depth, except through chains of
+ * bound variables; chk_enter turns a runaway chain into a diagnostic. */
 bool chk_compatible_subst(Checker *C, Type *e, Type *a, Subst *s) {
+  chk_enter(C, (Span){0});
+  bool ok = compat_subst(C, e, a, s);
+  chk_leave(C);
+  return ok;
+}
+
+/* With substitution: a variable on the expected side binds to the actual
+ * type (after an occurs check; `Num` only to Int, Float or a variable); a
+ * variable on the actual side (a polymorphic argument such as `to_string`,
+ * freshened by the caller) binds to the expected type. Invariant positions
+ * try both directions on a copy and keep the bindings only on success. */
+static bool compat_subst(Checker *C, Type *e, Type *a, Subst *s) {
   /* Numeric generics widen to Float whatever the argument order. */
   if (e->kind == TY_VAR && e->name == C->n.num) {
     Type *bound = chk_subst_get(s, e->name);
@@ -342,6 +361,10 @@ static bool noncovariant(Checker *C, Type *t, const char *param) {
   }
 }
 
+/* A type parameter is invariant when some field stores it directly (fields
+ * are assignable), inside a mutable container, or in a function parameter;
+ * otherwise Int may stand for Float in it (Box[Float] <- Box[Int] is still
+ * rejected because Box's field holds the parameter directly). */
 static uint64_t compute_invariant(Checker *C, AdtInfo *info) {
   uint64_t inv = 0;
   for (int p = 0; p < info->nparams && p < 64; p++) {

@@ -187,6 +187,11 @@ static Type *resolve_with_self(Checker *C, TypeExpr *te) {
   return t;
 }
 
+/* `impl Trait for Type`: the trait and the (user ADT) type must exist, a
+ * second impl of the pair is E309, every trait method must be implemented
+ * with matching parameter count and types (Self = the ADT). The first impl
+ * of a trait binds each method name as a dispatch function typed with
+ * Self; calls are resolved by the first argument (call.c). */
 static void check_impl(Checker *C, Decl *d) {
   const char *trait = d->u.impl.trait, *type = d->u.impl.type;
   Decl *td = chk_pm_get(&C->trait_defs, trait);
@@ -270,6 +275,8 @@ static void check_impl(Checker *C, Decl *d) {
 
 /* ---- names called from test blocks ------------------------------------------------- */
 
+/* Functions called by plain name anywhere inside a test block are exempt
+ * from the example requirement (not transitively, not through values). */
 static void tested_expr(Checker *C, Expr *e, int depth);
 
 static void tested_block(Checker *C, Block b, int depth);
@@ -468,19 +475,28 @@ void chk_module_passes(Checker *C) {
 
   /* pass 2 */
   for (int i = 0; i < m->ndecls; i++)
-    if (m->decls[i]->kind == D_FUNC) chk_function(C, &m->decls[i]->u.func, false, false);
+    if (m->decls[i]->kind == D_FUNC) chk_function(C, &m->decls[i]->u.func, false, false, true);
   for (int i = 0; i < m->ndecls; i++)
     if (m->decls[i]->kind == D_IMPL)
-      for (int k = 0; k < m->decls[i]->u.impl.n; k++) chk_function(C, m->decls[i]->u.impl.methods[k], false, false);
+      for (int k = 0; k < m->decls[i]->u.impl.n; k++) chk_function(C, m->decls[i]->u.impl.methods[k], false, false, true);
 
   /* pass 3 */
   if (diag_error_count(&C->errors) == 0) {
-    chk_stabilize_effects(C);
+    /* A body is checked again only when a name it mentions gained effects
+     * (only function types changed since pass 2); every body's effects are
+     * validated. */
+    PtrMap affected = chk_stabilize_effects(C);
     for (int i = 0; i < m->ndecls; i++)
-      if (m->decls[i]->kind == D_FUNC) chk_function(C, &m->decls[i]->u.func, true, true);
+      if (m->decls[i]->kind == D_FUNC) {
+        FuncDecl *f = &m->decls[i]->u.func;
+        chk_function(C, f, true, true, chk_pm_has(&affected, f));
+      }
     for (int i = 0; i < m->ndecls; i++)
       if (m->decls[i]->kind == D_IMPL)
-        for (int k = 0; k < m->decls[i]->u.impl.n; k++) chk_function(C, m->decls[i]->u.impl.methods[k], false, true);
+        for (int k = 0; k < m->decls[i]->u.impl.n; k++) {
+          FuncDecl *f = m->decls[i]->u.impl.methods[k];
+          chk_function(C, f, false, true, chk_pm_has(&affected, f));
+        }
   }
 
   /* pass 4 */

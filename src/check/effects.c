@@ -28,6 +28,8 @@ EffectSet chk_infer_block_effects(Checker *C, Block b, Scope *s) {
   return e;
 }
 
+/* A trait method call has the effects of the implementation its first
+ * argument selects (the dispatch binding itself carries none). */
 static EffectSet trait_dispatch_effects(Checker *C, Expr *call, Scope *s) {
   Expr *callee = call->u.call.callee;
   TraitList *tl = chk_pm_get(&C->trait_methods, callee->u.name);
@@ -59,6 +61,10 @@ static EffectSet arms_effects(Checker *C, Expr *scrutinee, MatchArm *arms, int n
   return e;
 }
 
+/* Effects of evaluating e. A call contributes its callee's function-type
+ * effects, which needs the callee's type: it is re-checked here (so an
+ * undefined callee inside a lambda is reported again, as E301, exactly as
+ * the reference does). */
 EffectSet chk_infer_expr_effects(Checker *C, Expr *e, Scope *s) {
   if (!e) return 0;
   chk_step(C, e->span);
@@ -135,6 +141,9 @@ EffectSet chk_infer_expr_effects(Checker *C, Expr *e, Scope *s) {
   return eff;
 }
 
+/* Effects of a statement; bindings are made in s as checking would, so
+ * later statements see the same types. Every `var` and every assignment is
+ * `mutation` (even of locals); `try` masks `throw` from its body. */
 static EffectSet stmt_effects(Checker *C, Stmt *st, Scope *s) {
   chk_step(C, st->span);
   chk_enter(C, st->span);
@@ -286,12 +295,13 @@ static void collect_ref(void *ud, Expr *e) {
  * set only grows with its callees' sets, so the order of updates does not
  * change the fixpoint: after a first round over every function, only
  * functions that mention a name whose effects changed are inferred again. */
-void chk_stabilize_effects(Checker *C) {
+PtrMap chk_stabilize_effects(Checker *C) {
   Module *m = C->mod;
+  PtrMap affected_fns = {0};
   int n = 0;
   for (int i = 0; i < m->ndecls; i++)
     n += m->decls[i]->kind == D_FUNC ? 1 : m->decls[i]->kind == D_IMPL ? m->decls[i]->u.impl.n : 0;
-  if (n == 0) return;
+  if (n == 0) return affected_fns;
   EffFn *fns = arena_array(C->A, (size_t)n, sizeof(EffFn));
   int k = 0;
   for (int i = 0; i < m->ndecls; i++) {
@@ -312,7 +322,7 @@ void chk_stabilize_effects(Checker *C) {
     RefCollect rc = {C, &fns[i].refs};
     chk_walk_function(fns[i].f, collect_ref, &rc);
   }
-  PtrMap changed = {0}, next = {0};
+  PtrMap changed = {0}, next = {0}, all_changed = {0};
   /* Each round that changes something adds an effect bit to some
    * function, so there are at most n * 32 rounds; the cap only guards
    * against an unforeseen oscillation. */
@@ -335,6 +345,7 @@ void chk_stabilize_effects(Checker *C) {
         if (existing->effects != fe) {
           chk_bind_global(C, ef->f->name, ty_func(&C->tc, existing->n, existing->args, existing->ret, fe));
           chk_pm_put(C->A, &next, ef->f->name, (void *)1);
+          chk_pm_put(C->A, &all_changed, ef->f->name, (void *)1);
           any = true;
         }
       } else {
@@ -344,11 +355,19 @@ void chk_stabilize_effects(Checker *C) {
         if (existing->effects != fe) {
           chk_pm_put(C->A, &ef->impl->methods, ef->f->name, ty_func(&C->tc, existing->n, existing->args, existing->ret, fe));
           chk_pm_put(C->A, &next, ef->f->name, (void *)1);
+          chk_pm_put(C->A, &all_changed, ef->f->name, (void *)1);
           any = true;
         }
       }
     }
-    if (!any) return;
+    if (!any) break;
     changed = next;
   }
+  for (int i = 0; i < n; i++)
+    for (size_t s = 0; s < all_changed.cap; s++)
+      if (all_changed.keys[s] && chk_pm_has(&fns[i].refs, all_changed.keys[s])) {
+        chk_pm_put(C->A, &affected_fns, fns[i].f, (void *)1);
+        break;
+      }
+  return affected_fns;
 }

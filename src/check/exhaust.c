@@ -144,6 +144,10 @@ static void add_prefixed(Ex *X, WitnessList *out, const char *head, WitnessList 
   for (int i = 0; i < sub.n && out->n < limit; i++) wl_push(X->C, out, w_prepend(X->C, head, sub.items[i]));
 }
 
+/* The classic usefulness search over a matrix of pattern rows with one
+ * column per type in `types`: returns up to `limit` pattern vectors no row
+ * matches. Columns are specialised by constructor (Bool values, list
+ * lengths, ADT variants); other types only match through catch-all rows. */
 static WitnessList find_missing(Ex *X, Type **types, int nt, Matrix rows, int limit, int depth) {
   Checker *C = X->C;
   WitnessList out = {NULL, 0, 0};

@@ -4,11 +4,13 @@
  * Expr->type. Messages and codes follow the reference checker. */
 #include "checker.h"
 
-bool chk_is_float(Type *t) { return t && t->kind == TY_FLOAT; }
-
 static TypeCtx *TC(Checker *C) { return &C->tc; }
 static Type *prim(Checker *C, TypeKind k) { return ty_prim(&C->tc, k); }
 
+/* An undefined name is E301 and types as Error, which is compatible with
+ * everything in assignments, returns and arguments. It is *not* accepted by
+ * arithmetic, conditions or `length`, so `1 + zork` also gets an E300: the
+ * reference behaves that way and its error set is the specification. */
 static Type *check_identifier(Checker *C, Expr *e, Scope *s) {
   Type *t = chk_lookup(C, s, e->u.name);
   if (!t) {
@@ -31,6 +33,10 @@ static const char *ctor_hint(Checker *C, const char *name) {
 
 const char *chk_ctor_hint(Checker *C, const char *name) { return ctor_hint(C, name); }
 
+/* A bare capitalised name: a nullary constructor (a generic one gets a
+ * fresh type variable per parameter, bound later by an annotation or a call
+ * site) or an imported module's namespace. A constructor that has fields
+ * is not a value on its own. */
 static Type *check_type_identifier(Checker *C, Expr *e) {
   const char *tname = chk_pm_get(&C->ctor_to_type, e->u.name);
   if (tname) {
@@ -52,6 +58,9 @@ static Type *check_type_identifier(Checker *C, Expr *e) {
   return prim(C, TY_ERROR);
 }
 
+/* `[]` has a fresh element type; otherwise the first element fixes it, so
+ * `[2.5, 1]` is a List[Float] but `[1, 2.5]` is an error (the reference's
+ * rule, deliberately not symmetric). A `throw` element makes it Never. */
 static Type *check_list(Checker *C, Expr *e, Scope *s) {
   int n = e->u.list.n;
   if (n == 0) return ty_unary(TC(C), TY_LIST, chk_fresh_var(C, "elem"));
@@ -88,6 +97,11 @@ static bool orderable(Type *l, Type *r) {
   return l->kind == TY_STRING && r->kind == TY_STRING;
 }
 
+/* Operators. Int with Float is Float; `**` on two Ints is Int even though a
+ * negative exponent yields a Float at run time (the reference's typing);
+ * `==` needs compatibility in either direction; ordering is numbers or
+ * strings only. Errors are located at the left operand, like the
+ * reference's. */
 static Type *check_binary(Checker *C, Expr *e, Scope *s) {
   Type *l = chk_expr(C, e->u.bin.l, s);
   Type *r = chk_expr(C, e->u.bin.r, s);
@@ -153,6 +167,9 @@ static Type *check_unary(Checker *C, Expr *e, Scope *s) {
   return prim(C, TY_ERROR);
 }
 
+/* Indexing reads List, Array, String and Map; Vec, MutableMap and tuples
+ * are not indexable (they are read with vec_get / mutable_map_get /
+ * destructuring), though `v[i] = x` assignment is allowed (stmt.c). */
 static Type *check_index(Checker *C, Expr *e, Scope *s) {
   Type *t = chk_expr(C, e->u.index.target, s);
   Type *i = chk_expr(C, e->u.index.index, s);
@@ -258,6 +275,9 @@ Type *chk_field_type(Checker *C, Type *t, const char *name, Span sp, const char 
   return NULL;
 }
 
+/* `e.f`: a module member, or a field every variant of the ADT has with one
+ * type (otherwise pattern matching is required). Option and Result have no
+ * fields in this sense. */
 static Type *check_field(Checker *C, Expr *e, Scope *s) {
   Type *t = chk_expr(C, e->u.field.target, s);
   const char *name = e->u.field.name;
@@ -289,6 +309,8 @@ static Type *check_field(Checker *C, Expr *e, Scope *s) {
   return prim(C, TY_ERROR);
 }
 
+/* `e?` unwraps an Option in a function returning Option, or a Result in a
+ * function returning a Result with a compatible error type. */
 static Type *check_propagate(Checker *C, Expr *e, Scope *s) {
   Type *t = chk_expr(C, e->u.operand, s);
   Type *ret = C->current_return;
@@ -318,6 +340,8 @@ static Type *check_propagate(Checker *C, Expr *e, Scope *s) {
   return prim(C, TY_ERROR);
 }
 
+/* `e with (f: v)` copies a single-variant ADT value with fields replaced;
+ * an unknown field is E307 and its value is not checked. */
 static Type *check_with(Checker *C, Expr *e, Scope *s) {
   Type *t = chk_expr(C, e->u.with.target, s);
   if (t->kind != TY_ADT) {
@@ -381,6 +405,8 @@ static Type *check_comprehension(Checker *C, Expr *e, Scope *s) {
   return ty_unary(TC(C), TY_LIST, chk_expr(C, e->u.comp.elem, cs));
 }
 
+/* `throw` takes a String or an ADT value and has type Never, which fits
+ * wherever a value is expected (and counts as a return, stmt.c). */
 static Type *check_throw(Checker *C, Expr *e, Scope *s) {
   Type *t = chk_expr(C, e->u.operand, s);
   if (t->kind != TY_STRING && t->kind != TY_ADT)
@@ -389,6 +415,8 @@ static Type *check_throw(Checker *C, Expr *e, Scope *s) {
   return prim(C, TY_NEVER);
 }
 
+/* `await` is allowed in async functions and in main; a type variable or
+ * Error operand passes through to avoid a second error. */
 static Type *check_await(Checker *C, Expr *e, Scope *s) {
   if (!C->in_async && !C->in_main)
     chk_error(C, E_TYPE_MISMATCH, e->span, "'await' can only be used inside an async function or main");
@@ -399,6 +427,10 @@ static Type *check_await(Checker *C, Expr *e, Scope *s) {
   return prim(C, TY_ERROR);
 }
 
+/* Lambdas: parameters are annotated, the result type is inferred (for a
+ * block lambda, from its `return`s, which must agree and cover every path),
+ * and the effects of the body become the function type's effects. The
+ * enclosing loop depth is not reset, as in the reference. */
 Type *chk_lambda(Checker *C, Expr *e, Scope *s) {
   Scope *ls = chk_scope_new(C, s);
   int np = e->u.lambda.nparams;
@@ -443,6 +475,9 @@ Type *chk_lambda(Checker *C, Expr *e, Scope *s) {
   return ty_func(TC(C), np, ps, body, eff);
 }
 
+/* A match expression's type: arms are merged in either direction (so an
+ * Int arm and a Float arm give Float whatever their order); Never arms are
+ * skipped. Exhaustiveness is checked as for the statement form. */
 Type *chk_match_expr(Checker *C, Expr *e, Scope *s) {
   Type *st = chk_expr(C, e->u.match.scrutinee, s);
   Type *result = NULL;
@@ -515,6 +550,8 @@ void chk_memo_reset(Checker *C) {
   if (C->lambda_memo.count) memset(&C->lambda_memo, 0, sizeof C->lambda_memo);
 }
 
+/* Every expression goes through here: the step budget, the recursion
+ * bound, and Expr->type for the compiler. */
 Type *chk_expr(Checker *C, Expr *e, Scope *s) {
   chk_step(C, e->span);
   bool memo = e->kind == EX_LAMBDA && C->steps > CHK_MEMO_AFTER_STEPS;

@@ -12,6 +12,11 @@ static void mark_promotion(Stmt *st, Type *expected) {
 
 /* ---- let / var / destructuring / assignment --------------------------------------- */
 
+/* `let`/`var`: an annotation wins (and marks Int -> Float promotion);
+ * without one the value's type is used, and a type still holding a type
+ * variable or Error is E300 "Cannot infer a concrete type" -- unless this
+ * statement already reported an error, to avoid a cascade. Shadowing in the
+ * same scope is allowed. */
 static void check_let(Checker *C, Stmt *st, Scope *s) {
   bool is_var = st->u.let.is_var;
   const char *kw = is_var ? "var" : "let";
@@ -52,6 +57,8 @@ static void check_destructure(Checker *C, Stmt *st, Scope *s) {
   for (int i = 0; i < st->u.destr.n; i++) chk_bind(C, s, st->u.destr.names[i], declared->args[i], st->u.destr.is_var);
 }
 
+/* `x = e`: the target must exist (E301; the value is then not checked) and
+ * be a `var` (E306). */
 static void check_assign(Checker *C, Stmt *st, Scope *s) {
   const char *name = st->u.assign.name;
   Type *vt = chk_lookup(C, s, name);
@@ -80,6 +87,9 @@ static const char *root_name(Expr *e) {
   return NULL;
 }
 
+/* Index and field assignment need the *root* variable of the target chain
+ * to be a `var`, even for reference types such as Array (mutating builtins
+ * like array_set work on `let` bindings all the same). */
 static bool root_immutable(Checker *C, Scope *s, Expr *target, const char **root) {
   *root = root_name(target);
   return *root && chk_lookup(C, s, *root) && !chk_is_mutable(C, s, *root);
@@ -156,6 +166,9 @@ static void check_match(Checker *C, Stmt *st, Scope *s) {
   chk_exhaustive(C, scrut, st->u.match.arms, st->u.match.n, st->span);
 }
 
+/* `return` outside a function (e.g. in a test block) is E300. Inside a
+ * block lambda the type is collected, not checked, and no promotion is
+ * marked (the reference promotes only the enclosing function's returns). */
 static void check_return(Checker *C, Stmt *st, Scope *s) {
   if (!C->current_return) {
     chk_error(C, E_TYPE_MISMATCH, st->span, "Return outside of function");
@@ -178,6 +191,8 @@ static void check_return(Checker *C, Stmt *st, Scope *s) {
               chk_tstr(C, t));
 }
 
+/* `try ... catch e: T`: T is String (catches every runtime error and
+ * thrown value, as text) or an ADT (catches thrown values of that type). */
 static void check_try(Checker *C, Stmt *st, Scope *s) {
   chk_block(C, st->u.try_.body, chk_scope_new(C, s));
   Type *declared = chk_resolve_type(C, st->u.try_.type, NULL);
@@ -289,6 +304,9 @@ AdtVariant *chk_variant(AdtInfo *info, const char *name) {
   return NULL;
 }
 
+/* Check a pattern against the scrutinee type and bind its variables
+ * (immutable). Sub-patterns of a constructor see its field types with the
+ * scrutinee's type arguments substituted. */
 void chk_pattern(Checker *C, Pattern *p, Type *expected, Scope *s) {
   chk_enter(C, p->span);
   switch (p->kind) {
@@ -349,6 +367,10 @@ void chk_pattern(Checker *C, Pattern *p, Type *expected, Scope *s) {
 
 /* ---- return paths ---------------------------------------------------------------------- */
 
+/* Does the statement return on every path? `return` and a `throw`
+ * statement do; `if` needs both branches (no else: no); `match` every arm;
+ * `try` both the body and the handler. Loops never count, even
+ * `while true`, as in the reference. */
 static bool stmt_returns(Stmt *st, int depth) {
   if (depth > CHK_MAX_DEPTH) return false;
   switch (st->kind) {
@@ -556,6 +578,11 @@ static bool is_valid_effect(Checker *C, const char *name) {
   return false;
 }
 
+/* requires/ensures are Bool (ensures sees `result`); examples are checked
+ * in the global scope (they cannot mention parameters): 0 parameters take
+ * `()`, 1 takes its argument (or `()` when it has a default), more take a
+ * tuple of between required and total arguments, or a single value when
+ * only one parameter is required. Outputs may be Int for a Float result. */
 static void check_specs(Checker *C, FuncDecl *f, Scope *local) {
   for (int i = 0; i < f->nrequires; i++) {
     Type *t = chk_expr(C, f->requires[i].cond, local);
@@ -616,9 +643,28 @@ static void check_specs(Checker *C, FuncDecl *f, Scope *local) {
   }
 }
 
-void chk_function(Checker *C, FuncDecl *f, bool update_signature, bool validate_effects) {
-  const char *name = f->name;
+static void check_function_body(Checker *C, FuncDecl *f);
+static void validate_function_effects(Checker *C, FuncDecl *f, bool update_signature);
+
+void chk_function(Checker *C, FuncDecl *f, bool update_signature, bool validate_effects, bool recheck) {
   chk_memo_reset(C);
+  bool prev_async = C->in_async, prev_main = C->in_main;
+  if (recheck) check_function_body(C, f);
+  /* Inference re-checks expressions, so it runs in the function's context
+   * (return type, async, main) like the reference's. */
+  C->current_return = chk_resolve_type(C, f->ret, NULL);
+  C->in_async = f->is_async;
+  C->in_main = f->name == C->n.main_;
+  if (validate_effects) validate_function_effects(C, f, update_signature);
+  C->current_return = NULL;
+  C->in_async = prev_async;
+  C->in_main = prev_main;
+}
+
+/* Everything but effects: examples, annotations, parameters, defaults,
+ * clauses, body, return paths. */
+static void check_function_body(Checker *C, FuncDecl *f) {
+  const char *name = f->name;
   bool exempt = name == C->n.main_ || name == C->n.init || name == C->n.update || name == C->n.render;
   if (f->nexamples == 0 && !exempt && !C->app_mode && !f->is_async && !f->untested &&
       !chk_pm_has(&C->tested_by_block, name))
@@ -668,8 +714,15 @@ void chk_function(Checker *C, FuncDecl *f, bool update_signature, bool validate_
 
   if (C->current_return->kind != TY_UNIT && !chk_definitely_returns(f->body))
     chk_error(C, E_TYPE_MISMATCH, f->span, "Function '%s' may not return a value on all paths", name);
+  C->in_async = prev_async;
+  C->in_main = prev_main;
+}
 
-  if (validate_effects) {
+/* The `with` annotation against the inferred effects (E310), and the
+ * signature update for functions without one. */
+static void validate_function_effects(Checker *C, FuncDecl *f, bool update_signature) {
+  const char *name = f->name;
+  {
     EffectSet inferred = chk_infer_function_effects(C, f);
     EffectSet final_effects = inferred;
     if (f->neffects) {
@@ -692,10 +745,6 @@ void chk_function(Checker *C, FuncDecl *f, bool update_signature, bool validate_
         chk_bind_global(C, name, ty_func(&C->tc, existing->n, existing->args, existing->ret, final_effects));
     }
   }
-
-  C->current_return = NULL;
-  C->in_async = prev_async;
-  C->in_main = prev_main;
 }
 
 void chk_test_block(Checker *C, Decl *d) {

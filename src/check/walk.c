@@ -139,5 +139,9 @@ void chk_walk_function(FuncDecl *f, void (*fn)(void *ud, Expr *e), void *ud) {
   for (int i = 0; i < f->nparams; i++) walk_expr(&w, f->params[i].def, 0);
   for (int i = 0; i < f->nrequires; i++) walk_expr(&w, f->requires[i].cond, 0);
   for (int i = 0; i < f->nensures; i++) walk_expr(&w, f->ensures[i].cond, 0);
+  for (int i = 0; i < f->nexamples; i++) {
+    walk_expr(&w, f->examples[i].input, 0);
+    walk_expr(&w, f->examples[i].output, 0);
+  }
   walk_block(&w, f->body, 0);
 }

@@ -733,8 +733,10 @@ bool lib_regex_group(const LibRegex *re, int i, size_t *start, size_t *end) {
 /* Replacement                                                              */
 /* ------------------------------------------------------------------------ */
 
-static bool size_ok(size_t total, size_t max_cp, Buf *err) {
+/* The result-size check; *size keeps the failing length for the caller. */
+static bool size_ok(size_t total, size_t max_cp, size_t *size, Buf *err) {
   if (total <= max_cp) return true;
+  *size = total;
   buf_printf(err, "regex_replace: String size exceeds limit (%zu > %zu)", total, max_cp);
   return false;
 }
@@ -752,14 +754,14 @@ static bool decimal_above(const char *s, size_t n, int limit) {
  * counts code points appended so far for this match; before is the
  * result's length before it. */
 static LibRegexStatus expand(LibRegex *re, const char *rep, size_t rn, const char *text, size_t before,
-                             size_t max_cp, size_t *added, Buf *out, Buf *err) {
+                             size_t max_cp, size_t *added, Buf *out, size_t *size, Buf *err) {
   size_t lit = 0; /* start of the pending literal run */
   for (size_t i = 0; i <= rn; i++) {
     bool ref = i + 1 < rn && rep[i] == '\\' && rep[i + 1] >= '1' && rep[i + 1] <= '9';
     if (!ref && i < rn) continue;
     if (i > lit) { /* flush the literal run */
       size_t cp = utf8_length(rep + lit, i - lit);
-      if (!size_ok(before + *added + cp, max_cp, err)) return LIB_RE_TOO_BIG;
+      if (!size_ok(before + *added + cp, max_cp, size, err)) return LIB_RE_TOO_BIG;
       buf_append(out, rep + lit, i - lit);
       *added += cp;
     }
@@ -774,7 +776,7 @@ static LibRegexStatus expand(LibRegex *re, const char *rep, size_t rn, const cha
     size_t gs, ge;
     if (lib_regex_group(re, group, &gs, &ge)) { /* an unmatched group inserts nothing */
       size_t cp = utf8_length(text + gs, ge - gs);
-      if (!size_ok(before + *added + cp, max_cp, err)) return LIB_RE_TOO_BIG;
+      if (!size_ok(before + *added + cp, max_cp, size, err)) return LIB_RE_TOO_BIG;
       buf_append(out, text + gs, ge - gs);
       *added += cp;
     }
@@ -785,23 +787,23 @@ static LibRegexStatus expand(LibRegex *re, const char *rep, size_t rn, const cha
 }
 
 LibRegexStatus lib_regex_replace(LibRegex *re, const char *rep, size_t rn, const char *text, size_t tn,
-                                 size_t max_cp, Buf *out, Buf *err) {
+                                 size_t max_cp, Buf *out, size_t *size, Buf *err) {
   LibRegexIter it = {0, false, false};
   size_t total = 0, last = 0, ms, me;
   int rc;
   while ((rc = lib_regex_next(re, "regex_replace", text, tn, &it, &ms, &me, err)) == 1) {
     size_t prefix = utf8_length(text + last, ms - last);
-    if (!size_ok(total + prefix, max_cp, err)) return LIB_RE_TOO_BIG;
+    if (!size_ok(total + prefix, max_cp, size, err)) return LIB_RE_TOO_BIG;
     buf_append(out, text + last, ms - last);
     size_t added = 0;
-    LibRegexStatus st = expand(re, rep, rn, text, total + prefix, max_cp, &added, out, err);
+    LibRegexStatus st = expand(re, rep, rn, text, total + prefix, max_cp, &added, out, size, err);
     if (st != LIB_RE_OK) return st;
     total += prefix + added;
     last = me;
   }
   if (rc < 0) return LIB_RE_ERROR;
   size_t tail = utf8_length(text + last, tn - last);
-  if (!size_ok(total + tail, max_cp, err)) return LIB_RE_TOO_BIG;
+  if (!size_ok(total + tail, max_cp, size, err)) return LIB_RE_TOO_BIG;
   buf_append(out, text + last, tn - last);
   if (out->failed) {
     buf_printf(err, "regex_replace: out of memory");

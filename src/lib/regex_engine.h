@@ -66,8 +66,9 @@ bool lib_regex_group(const LibRegex *re, int i, size_t *start, size_t *end);
 /* regex_replace: every match of re in text replaced by the expansion of
  * `replacement` (\N inserts group N; everything else is literal), the
  * result appended to out. The result is checked against max_cp code points
- * as it grows, as the reference checks it. */
+ * as it grows, as the reference checks it; on LIB_RE_TOO_BIG *size is the
+ * length that passed the limit. */
 LibRegexStatus lib_regex_replace(LibRegex *re, const char *replacement, size_t rn, const char *text, size_t tn,
-                                 size_t max_cp, Buf *out, Buf *err);
+                                 size_t max_cp, Buf *out, size_t *size, Buf *err);
 
 #endif

@@ -69,6 +69,44 @@ int lib_decimal_value(int32_t c) {
   return (int)((c - first) % 10);
 }
 
+/* Python's repr() of a str: single quotes unless the text has a ' and no
+ * ", backslash escapes for the quote, \\, \n, \r, \t, and \x / \u / \U
+ * for characters Python does not print (controls, separators other than
+ * the space, format, surrogate, private-use and unassigned code points). */
+void lib_py_repr(Buf *b, const char *s, size_t n) {
+  bool sq = memchr(s, '\'', n) != NULL, dq = memchr(s, '"', n) != NULL;
+  char q = sq && !dq ? '"' : '\'';
+  buf_putc(b, q);
+  for (size_t i = 0; i < n;) {
+    size_t at = i;
+    int32_t c = lib_utf8_next(s, n, &i);
+    if (c == q || c == '\\') {
+      buf_putc(b, '\\');
+      buf_putc(b, (char)c);
+    } else if (c == '\n') {
+      buf_puts(b, "\\n");
+    } else if (c == '\r') {
+      buf_puts(b, "\\r");
+    } else if (c == '\t') {
+      buf_puts(b, "\\t");
+    } else if (c < 0x20 || c == 0x7F) {
+      buf_printf(b, "\\x%02x", (unsigned)c);
+    } else if (c < 0x7F) {
+      buf_putc(b, (char)c);
+    } else {
+      utf8proc_category_t cat = utf8proc_category(c);
+      bool printable = !(cat == UTF8PROC_CATEGORY_CC || cat == UTF8PROC_CATEGORY_CF || cat == UTF8PROC_CATEGORY_CS ||
+                         cat == UTF8PROC_CATEGORY_CO || cat == UTF8PROC_CATEGORY_CN || cat == UTF8PROC_CATEGORY_ZL ||
+                         cat == UTF8PROC_CATEGORY_ZP || cat == UTF8PROC_CATEGORY_ZS);
+      if (printable) buf_append(b, s + at, i - at);
+      else if (c <= 0xFF) buf_printf(b, "\\x%02x", (unsigned)c);
+      else if (c <= 0xFFFF) buf_printf(b, "\\u%04x", (unsigned)c);
+      else buf_printf(b, "\\U%08x", (unsigned)c);
+    }
+  }
+  buf_putc(b, q);
+}
+
 bool lib_check_result(VM *vm, const char *fn, size_t n) {
   size_t limit = vm_max_size(vm);
   if (n <= limit) return true;

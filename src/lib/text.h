@@ -53,15 +53,17 @@ bool lib_is_alpha(int32_t cp);
 /* Python's str.isdecimal digit value (0..9) of cp, or -1. */
 int lib_decimal_value(int32_t cp);
 
+/* Python's repr() of a str appended to b ('it', "it's", '\n', '\x01'). */
+void lib_py_repr(Buf *b, const char *s, size_t n);
+
 /* The bytes of a String argument. */
 static inline const char *lib_str(Value v, size_t *n) { return vm_str_bytes(v, n); }
 
-/* "<fn>: Runtime Error: String size exceeds limit (n > limit)" (E499,
- * catchable) when n code points are over the collection limit. The
- * reference nests its own error text in the message, hence the inner
- * "Runtime Error: "; we keep its exact words. */
+/* "<fn>: String size exceeds limit (n > limit)" when n code points are
+ * over the collection limit: an uncatchable limit error (E504), like every
+ * limit in geno-c (docs/compatibility.md, "Limits"). */
 bool lib_check_result(VM *vm, const char *fn, size_t n);
-/* "<Kind> size exceeds limit (n > limit)" (E499), the reference's
+/* "<Kind> size exceeds limit (n > limit)" (E504), the reference's
  * pre-check and post-check message without a function prefix. */
 bool lib_check_count(VM *vm, const char *kind, size_t n);
 /* A new String from a finished Buf (freed here); false after raising

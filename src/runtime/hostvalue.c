@@ -223,3 +223,192 @@ geno_value *geno_value_copy(const geno_value *v) {
   }
   return c;
 }
+
+/* ---- text and JSON of host values (the same forms as the VM's) ---------- */
+
+#include "../vm/render.h"
+
+static void hv_quote(Buf *b, const char *s, size_t n) {
+  buf_putc(b, '"');
+  for (size_t i = 0; i < n; i++) {
+    unsigned char c = (unsigned char)s[i];
+    switch (c) {
+      case '\\': buf_puts(b, "\\\\"); break;
+      case '"': buf_puts(b, "\\\""); break;
+      case '\b': buf_puts(b, "\\b"); break;
+      case '\f': buf_puts(b, "\\f"); break;
+      case '\n': buf_puts(b, "\\n"); break;
+      case '\r': buf_puts(b, "\\r"); break;
+      case '\t': buf_puts(b, "\\t"); break;
+      default:
+        if (c < 0x20) buf_printf(b, "\\u%04x", c);
+        else buf_putc(b, (char)c);
+    }
+  }
+  buf_putc(b, '"');
+}
+
+/* Values nested deeper than this are cut off as "..." (host values are
+ * built by the library from bounded VM values, or by hosts). */
+#define HV_MAX_DEPTH 10000
+
+static void hv_text(Buf *b, const geno_value *v, bool top, int depth) {
+  if (!v) {
+    buf_puts(b, "()");
+    return;
+  }
+  if (depth > HV_MAX_DEPTH) {
+    buf_puts(b, "...");
+    return;
+  }
+  char tmp[64];
+  switch (v->kind) {
+    case GENO_UNIT: buf_puts(b, "()"); return;
+    case GENO_BOOL: buf_puts(b, v->b ? "true" : "false"); return;
+    case GENO_INT: buf_puts(b, v->text ? v->text : "0"); return;
+    case GENO_FLOAT:
+      fmt_float(v->f, tmp, sizeof tmp);
+      buf_puts(b, tmp);
+      return;
+    case GENO_STRING:
+      if (top) buf_append(b, v->text ? v->text : "", v->len);
+      else hv_quote(b, v->text ? v->text : "", v->len);
+      return;
+    case GENO_LIST:
+    case GENO_TUPLE:
+    case GENO_SET: {
+      const char *c = v->container;
+      bool arr = c && (strcmp(c, "Array") == 0 || strcmp(c, "Vec") == 0);
+      if (arr) buf_printf(b, "%s(", c);
+      buf_puts(b, v->kind == GENO_TUPLE ? "(" : v->kind == GENO_SET ? "Set({" : "[");
+      for (size_t i = 0; i < v->count; i++) {
+        if (i) buf_puts(b, ", ");
+        hv_text(b, v->items[i], false, depth + 1);
+      }
+      if (v->kind == GENO_TUPLE && v->count == 1) buf_putc(b, ',');
+      buf_puts(b, v->kind == GENO_TUPLE ? ")" : v->kind == GENO_SET ? "})" : "]");
+      if (arr) buf_putc(b, ')');
+      return;
+    }
+    case GENO_MAP: {
+      bool mm = v->container && strcmp(v->container, "MutableMap") == 0;
+      buf_puts(b, mm ? "MutableMap({" : "{");
+      for (size_t i = 0; i < v->count; i++) {
+        if (i) buf_puts(b, ", ");
+        hv_text(b, v->keys ? v->keys[i] : NULL, false, depth + 1);
+        buf_puts(b, ": ");
+        hv_text(b, v->items[i], false, depth + 1);
+      }
+      buf_puts(b, mm ? "})" : "}");
+      return;
+    }
+    case GENO_CTOR:
+      buf_puts(b, v->name ? v->name : "?");
+      if (!v->count) return;
+      buf_putc(b, '(');
+      for (size_t i = 0; i < v->count; i++) {
+        if (i) buf_puts(b, ", ");
+        buf_printf(b, "%s: ", v->field_names && v->field_names[i] ? v->field_names[i] : "?");
+        hv_text(b, v->items[i], false, depth + 1);
+      }
+      buf_putc(b, ')');
+      return;
+    case GENO_FUNCTION: buf_printf(b, "<function %s>", v->name ? v->name : "anonymous"); return;
+    default: buf_puts(b, v->name ? v->name : "<value>"); return;
+  }
+}
+
+char *geno_value_to_string(const geno_value *v) {
+  Buf b = BUF_INIT;
+  hv_text(&b, v, true, 0);
+  if (b.failed) {
+    buf_free(&b);
+    return NULL;
+  }
+  return buf_take(&b);
+}
+
+static void hv_json(Buf *b, const geno_value *v, int depth) {
+  if (!v || depth > HV_MAX_DEPTH) {
+    buf_puts(b, "null");
+    return;
+  }
+  char tmp[64];
+  switch (v->kind) {
+    case GENO_UNIT: buf_puts(b, "null"); return;
+    case GENO_BOOL: buf_puts(b, v->b ? "true" : "false"); return;
+    case GENO_INT: buf_puts(b, v->text ? v->text : "0"); return;
+    case GENO_FLOAT:
+      if (v->f != v->f) buf_puts(b, "\"NaN\"");
+      else if (v->f > 1.7976931348623157e308) buf_puts(b, "\"Infinity\"");
+      else if (v->f < -1.7976931348623157e308) buf_puts(b, "\"-Infinity\"");
+      else {
+        fmt_float(v->f, tmp, sizeof tmp);
+        buf_puts(b, tmp);
+      }
+      return;
+    case GENO_STRING: buf_json_string(b, v->text ? v->text : "", v->len); return;
+    case GENO_LIST:
+    case GENO_TUPLE:
+    case GENO_SET: {
+      const char *wrap = v->kind == GENO_TUPLE ? "_tuple" : v->kind == GENO_SET ? "_set" : NULL;
+      if (v->container && strcmp(v->container, "Array") == 0) wrap = "_array";
+      if (v->container && strcmp(v->container, "Vec") == 0) wrap = "_vec";
+      if (wrap) buf_printf(b, "{\"%s\": ", wrap);
+      buf_putc(b, '[');
+      for (size_t i = 0; i < v->count; i++) {
+        if (i) buf_puts(b, ", ");
+        hv_json(b, v->items[i], depth + 1);
+      }
+      buf_putc(b, ']');
+      if (wrap) buf_putc(b, '}');
+      return;
+    }
+    case GENO_MAP: {
+      bool mm = v->container && strcmp(v->container, "MutableMap") == 0;
+      if (mm) buf_puts(b, "{\"_mutable_map\": ");
+      buf_putc(b, '{');
+      for (size_t i = 0; i < v->count; i++) {
+        if (i) buf_puts(b, ", ");
+        Buf k = BUF_INIT;
+        hv_text(&k, v->keys ? v->keys[i] : NULL, true, depth + 1);
+        buf_json_string(b, k.data ? k.data : "", k.len);
+        buf_free(&k);
+        buf_puts(b, ": ");
+        hv_json(b, v->items[i], depth + 1);
+      }
+      buf_putc(b, '}');
+      if (mm) buf_putc(b, '}');
+      return;
+    }
+    case GENO_CTOR:
+      buf_puts(b, "{\"_constructor\": ");
+      buf_json_string(b, v->name ? v->name : "", strlen(v->name ? v->name : ""));
+      buf_puts(b, ", \"fields\": {");
+      for (size_t i = 0; i < v->count; i++) {
+        const char *fname = v->field_names && v->field_names[i] ? v->field_names[i] : "";
+        if (i) buf_puts(b, ", ");
+        buf_json_string(b, fname, strlen(fname));
+        buf_puts(b, ": ");
+        hv_json(b, v->items[i], depth + 1);
+      }
+      buf_puts(b, "}}");
+      return;
+    case GENO_FUNCTION:
+      buf_puts(b, "{\"_function\": ");
+      buf_json_string(b, v->name ? v->name : "anonymous", strlen(v->name ? v->name : "anonymous"));
+      buf_putc(b, '}');
+      return;
+    default: buf_json_string(b, v->name ? v->name : "", strlen(v->name ? v->name : "")); return;
+  }
+}
+
+char *geno_value_to_json(const geno_value *v) {
+  Buf b = BUF_INIT;
+  hv_json(&b, v, 0);
+  if (b.failed) {
+    buf_free(&b);
+    return NULL;
+  }
+  return buf_take(&b);
+}

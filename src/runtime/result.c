@@ -63,6 +63,14 @@ void rt_result_add(geno_result *r, int code, const Span *span, const char *messa
 void rt_result_add_diags(geno_result *r, const DiagList *dl) {
   for (int i = 0; i < dl->count; i++)
     rt_result_add(r, dl->items[i].code, &dl->items[i].span, dl->items[i].message);
+  if (dl->dropped) {
+    /* Errors past the list's limit (or lost to memory) still fail the
+     * result; the code of the first recorded one stands for them. */
+    char msg[96];
+    snprintf(msg, sizeof msg, "%d further error%s not shown", dl->dropped, dl->dropped == 1 ? "" : "s");
+    rt_result_add(r, dl->count ? dl->items[0].code : E_RESOURCE, NULL, msg);
+    r->ok = false;
+  }
 }
 
 void rt_result_set_output(geno_result *r, const char *s, size_t n) {

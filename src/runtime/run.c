@@ -212,6 +212,18 @@ geno_result *geno_run(const char *source, size_t len, const char *filename, cons
   vm->prog = &fe.prog;
   vm->builtins = lib_builtins(&vm->nbuiltins);
   vm->host_call = rt_host_call;
+  /* A callback named after a gated builtin that the library implements
+   * itself (print, clock_now, regex_match...) replaces it, as in the
+   * reference: hosts can capture output or fake the clock. The capability
+   * is still checked first. */
+  for (size_t i = 0; i < cfg->ncallbacks && vm->noverrides < (int)ARRAY_LEN(vm->overrides); i++) {
+    const BuiltinDef *d = cfg->callbacks[i].name ? lib_builtin_find(cfg->callbacks[i].name) : NULL;
+    if (d && d->cap && !(d->flags & BF_CALLBACK) && cfg->callbacks[i].fn) {
+      bool seen = false;
+      for (int k = 0; k < vm->noverrides; k++) seen |= vm->overrides[k] == d;
+      if (!seen) vm->overrides[vm->noverrides++] = d;
+    }
+  }
   DiagList cdiags;
   diag_init(&cdiags);
   Image *img = cg_compile(vm, &fe.prog, &cdiags);

@@ -68,6 +68,12 @@ static const int denied[] = {
     SCMP_SYS(sysinfo),    SCMP_SYS(uname),
 };
 
+/* Argument conditions with every field given (libseccomp's SCMP_Ax
+ * macros leave datum_b implicit, which clang's -Wextra rejects). */
+#define ARG_EQ(arg, value) ((struct scmp_arg_cmp){(arg), SCMP_CMP_EQ, (scmp_datum_t)(value), 0})
+#define ARG_MASK_IS(arg, mask, value) \
+  ((struct scmp_arg_cmp){(arg), SCMP_CMP_MASKED_EQ, (scmp_datum_t)(mask), (scmp_datum_t)(value)})
+
 static bool fail(char *err, size_t errlen, const char *what, int rc) {
   snprintf(err, errlen, "seccomp: %s failed (%s)", what, strerror(rc < 0 ? -rc : rc));
   return false;
@@ -87,18 +93,18 @@ bool sbx_filter_install(char *err, size_t errlen) {
   if (rc) goto out_rule;
   /* Memory may be mapped and re-protected, but never executable: no new
    * code can enter the child. */
-  rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(mmap), 1, SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC, 0));
+  rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(mmap), 1, ARG_MASK_IS(2, PROT_EXEC, 0));
   if (rc == 0)
     rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(mprotect), 1,
-                          SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC, 0));
+                          ARG_MASK_IS(2, PROT_EXEC, 0));
   /* Signals only to itself (abort() raises SIGABRT this way). */
   if (rc == 0)
     rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(tgkill), 1,
-                          SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)getpid()));
+                          ARG_EQ(0, getpid()));
   /* Reading its own resource limits (getrlimit), never changing them. */
   if (rc == 0)
-    rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(prlimit64), 2, SCMP_A0(SCMP_CMP_EQ, 0),
-                          SCMP_A2(SCMP_CMP_EQ, 0));
+    rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(prlimit64), 2, ARG_EQ(0, 0),
+                          ARG_EQ(2, 0));
   if (rc) goto out_rule;
   /* No new privileges is required for an unprivileged filter and keeps a
    * set-uid binary from gaining anything (there is no execve anyway). */

@@ -452,7 +452,7 @@ geno_result *geno_run_isolated(const char *source, size_t len, const char *filen
   if (!bad) bad = isolation_invalid(cfg);
   if (bad) {
     r = rt_result_new();
-    if (r) add_diag(r, E_RUNTIME, "Invalid configuration: %s", bad);
+    if (r) add_diag(r, E_RUNTIME, "%s", bad); /* worded as geno_run words it */
     free(bad);
   } else {
     r = sbx_run(source ? source : "", source ? len : 0, filename, cfg, child_run, NULL);

@@ -11,15 +11,24 @@ static bool over_limit(const VM *vm, size_t extra) {
   return vm->heap_limit && vm->bytes + extra > vm->heap_limit;
 }
 
-static void *raw_alloc(VM *vm, size_t size) {
+/* Make room for `size` more bytes: collect when the heap has grown past
+ * next_gc, or would pass the limit. A heap still within 1/16 of its limit
+ * after a full collection counts as exhausted, so a program living at the
+ * limit fails promptly instead of collecting before every allocation. */
+static bool make_room(VM *vm, size_t size) {
 #ifdef GENO_GC_STRESS
   if (!vm->gc_running) gc_collect(vm);
 #endif
-  if (vm->bytes + size > vm->next_gc || over_limit(vm, size)) gc_collect(vm);
+  if (vm->bytes + size > vm->next_gc) gc_collect(vm);
   if (over_limit(vm, size)) {
-    vm_raise_oom(vm);
-    return NULL;
+    gc_collect(vm);
+    if (vm->bytes + size > vm->heap_limit - vm->heap_limit / 16) return vm_raise_oom(vm);
   }
+  return true;
+}
+
+static void *raw_alloc(VM *vm, size_t size) {
+  if (!make_room(vm, size)) return NULL;
   void *p = malloc(size);
   if (!p) {
     gc_collect(vm);
@@ -58,17 +67,7 @@ Obj *gc_alloc_perm(VM *vm, ValueTag kind, size_t size) {
 }
 
 void *gc_realloc_aux(VM *vm, void *ptr, size_t old_bytes, size_t new_bytes) {
-  if (new_bytes > old_bytes) {
-    size_t extra = new_bytes - old_bytes;
-#ifdef GENO_GC_STRESS
-    if (!vm->gc_running) gc_collect(vm);
-#endif
-    if (vm->bytes + extra > vm->next_gc || over_limit(vm, extra)) gc_collect(vm);
-    if (over_limit(vm, extra)) {
-      vm_raise_oom(vm);
-      return NULL;
-    }
-  }
+  if (new_bytes > old_bytes && !make_room(vm, new_bytes - old_bytes)) return NULL;
   void *p = realloc(ptr, new_bytes ? new_bytes : 1);
   if (!p) {
     vm_raise_oom(vm);
@@ -233,6 +232,7 @@ void gc_collect(VM *vm) {
   }
   size_t next = vm->bytes * 2;
   vm->next_gc = next > GC_MIN_THRESHOLD ? next : GC_MIN_THRESHOLD;
+  if (vm->heap_limit && vm->next_gc > vm->heap_limit) vm->next_gc = vm->heap_limit;
   vm->gc_running = false;
 }
 

@@ -35,8 +35,8 @@ static ObjString *string_alloc(VM *vm, size_t inline_bytes, bool perm) {
 }
 
 static bool string_make(VM *vm, const char *src, size_t n, size_t cplen, bool perm, Value *out) {
-  /* Literals of the compiled image (perm) are not program-built data:
-   * the limit applies when the program uses them, not at compile time. */
+  /* Constants (literals in the source) are not held to the limit: the
+   * source size limits them already. */
   if (!perm && cplen > vm->max_collection && !vm_check_collection(vm, "String", cplen)) return false;
   ObjString *s;
   if (n < STR_INLINE_MAX || perm) {

@@ -39,7 +39,9 @@ typedef struct Frame {
   ObjFunc *fn;     /* the closure (upvalues), or NULL for top-level functions */
   const Insn *ip;  /* next instruction (saved while this frame calls out) */
   Value *base;     /* R[0] */
-  Value *top;      /* base + p->nregs */
+  Value *top;      /* max(base + p->nregs, the caller's top): every slot
+                      below it is live or at least initialised, and is a
+                      GC root while this frame runs */
   bool entry;      /* entered from C (vm_call): returning leaves the loop */
 } Frame;
 
@@ -114,6 +116,10 @@ typedef struct VM {
 
   /* host callbacks (BF_CALLBACK builtins); set by the runtime */
   bool (*host_call)(struct VM *vm, const struct BuiltinDef *def, Value *args, int nargs, Value *out);
+  /* Gated builtins the host replaced with its own callback (e.g. print
+   * captured by the host); usually none. Set by the runtime. */
+  const struct BuiltinDef *overrides[8];
+  int noverrides;
   void *host_data;
 
   /* errors */

@@ -51,7 +51,10 @@ int vm_enter(VM *vm, const Proto *p, ObjFunc *fn, Value *base, int nargs, bool e
   f->fn = fn;
   f->ip = p->code;
   f->base = base;
-  f->top = base + p->nregs;
+  /* A callee's registers start inside its caller's window (at the call's
+   * argument slots), so the caller's dead registers above them must stay
+   * covered: top is the highest extent of any active frame. */
+  f->top = base + p->nregs > vm->sp ? base + p->nregs : vm->sp;
   f->entry = entry;
   vm->sp = f->top;
   vm->depth++;
@@ -146,6 +149,8 @@ bool vm_call_builtin(VM *vm, int index, Value *args, int nargs, Value *out) {
   if (d->cap && !(vm->caps & d->cap))
     return vm_raise(vm, E_CAPABILITY, NULL, "Capability denied: '%s' requires a capability that was not granted",
                     d->name);
+  for (int i = 0; i < vm->noverrides; i++)
+    if (vm->overrides[i] == d) return vm->host_call(vm, d, args, nargs, out);
   if (d->flags & BF_CALLBACK) {
     if (!vm->host_call)
       return vm_raise(vm, E_CALLBACK_MISSING, NULL,

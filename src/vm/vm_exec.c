@@ -140,7 +140,7 @@ bool vm_execute(VM *vm, int entry) {
     nf_->fn = (fnobj);                                             \
     nf_->ip = (np)->code;                                          \
     nf_->base = (nb);                                              \
-    nf_->top = (nb) + (np)->nregs;                                 \
+    nf_->top = (nb) + (np)->nregs > vm->sp ? (nb) + (np)->nregs : vm->sp; \
     nf_->entry = false;                                            \
     vm->sp = nf_->top;                                             \
     vm->depth++;                                                   \

@@ -143,6 +143,7 @@ bool vm_err(VM *vm, Value v, Value *out) { return wrap1(vm, CTOR_ERR, v, out); }
 const char *vm_ctor_name(Value v) { return v.tag == T_CTOR ? AS_CTOR(v)->info->name : NULL; }
 int vm_ctor_nfields(Value v) { return v.tag == T_CTOR ? AS_CTOR(v)->info->nfields : 0; }
 Value vm_ctor_field(Value v, int i) { return AS_CTOR(v)->fields[i]; }
+const char *vm_ctor_field_name(Value v, int i) { return AS_CTOR(v)->info->field_names[i]; }
 bool vm_is_ctor(Value v, const char *name) { return v.tag == T_CTOR && strcmp(AS_CTOR(v)->info->name, name) == 0; }
 
 /* ---- tables ---- */
@@ -232,7 +233,11 @@ const struct geno_config *vm_config(const VM *vm) { return vm->cfg; }
 
 bool vm_print(VM *vm, Value v) {
   if (v.tag == T_STRING) {
+    /* The line is written whole or not at all. */
     ObjString *s = AS_STR(v);
+    if (vm->out_chars + s->cplen + 1 > vm->max_output)
+      return vm_raise_fatal(vm, E_OUTPUT, NULL, "Output limit exceeded (%llu characters)",
+                            (unsigned long long)vm->max_output);
     return vm_output(vm, s->data, s->blen) && vm_output(vm, "\n", 1);
   }
   uint64_t left = vm->max_output > vm->out_chars ? vm->max_output - vm->out_chars : 0;

@@ -130,6 +130,8 @@ bool vm_err(VM *vm, Value v, Value *out);
 const char *vm_ctor_name(Value v);
 int vm_ctor_nfields(Value v);
 Value vm_ctor_field(Value v, int i);
+/* Declared name of field i of a constructor value ("value" for Some). */
+const char *vm_ctor_field_name(Value v, int i);
 /* Is v the constructor `name`? */
 bool vm_is_ctor(Value v, const char *name);
 

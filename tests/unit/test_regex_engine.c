@@ -158,10 +158,11 @@ static void reference_cases(void **state) {
     free(all);
     Buf out = BUF_INIT;
     buf_clear(&err);
+    size_t size = 0;
     LibRegexStatus st = LIB_RE_ERROR;
     if (lib_regex_check_arg("regex_replace", "replacement", c->replacement, strlen(c->replacement), &err))
       st = lib_regex_replace(re, c->replacement, strlen(c->replacement), c->text, strlen(c->text), 10000000, &out,
-                             &err);
+                             &size, &err);
     if (strncmp(c->replaced, "ERR:", 4) == 0) {
       assert_int_not_equal(st, LIB_RE_OK);
       if (strcmp(err.data, c->replaced + 4)) fail_msg("case %zu: error '%s', expected '%s'", i, err.data, c->replaced + 4);
@@ -184,18 +185,21 @@ static void replacement_growth_is_bounded(void **state) {
   LibRegex *re = lib_regex_compile("regex_replace", "", 0, &err);
   assert_non_null(re);
   char *text = rep("ab", 5000), *r = rep("xyz", 3000);
-  LibRegexStatus st = lib_regex_replace(re, r, strlen(r), text, strlen(text), 1000000, &out, &err);
+  size_t size = 0;
+  LibRegexStatus st = lib_regex_replace(re, r, strlen(r), text, strlen(text), 1000000, &out, &size, &err);
   assert_int_equal(st, LIB_RE_TOO_BIG);
+  assert_true(size > 1000000);
   assert_true(strncmp(err.data, "regex_replace: String size exceeds limit (", 42) == 0);
   assert_true(out.len <= 1000000 + 9000); /* stopped at the limit, not at the end */
   buf_clear(&out);
   buf_clear(&err);
-  st = lib_regex_replace(re, "-", 1, "abc", 3, 6, &out, &err); /* "-a-b-c-" is 7 > 6 */
+  st = lib_regex_replace(re, "-", 1, "abc", 3, 6, &out, &size, &err); /* "-a-b-c-" is 7 > 6 */
   assert_int_equal(st, LIB_RE_TOO_BIG);
+  assert_int_equal(size, 7);
   assert_string_equal(err.data, "regex_replace: String size exceeds limit (7 > 6)");
   buf_clear(&out);
   buf_clear(&err);
-  st = lib_regex_replace(re, "-", 1, "abc", 3, 7, &out, &err);
+  st = lib_regex_replace(re, "-", 1, "abc", 3, 7, &out, &size, &err);
   assert_int_equal(st, LIB_RE_OK);
   assert_string_equal(out.data, "-a-b-c-");
   free(text);

@@ -1,0 +1,227 @@
+/* Unit tests of geno_run (src/runtime/run.c, src/runtime/hostconv.c and the
+ * VM behind them): results and their JSON, kept output, diagnostics with
+ * call stacks, capabilities, host callbacks, test mode, the heap limit and
+ * result values converted to geno_value. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <string.h>
+#include <stdlib.h>
+
+#include <geno.h>
+
+static geno_result *run_cfg(const char *src, geno_config *cfg) {
+  geno_result *r = geno_run(src, strlen(src), "t.geno", cfg);
+  assert_non_null(r);
+  return r;
+}
+
+static geno_result *run(const char *src) {
+  geno_config cfg;
+  geno_config_init(&cfg);
+  cfg.capabilities_set = true;
+  cfg.capabilities = GENO_CAP_PRINT;
+  return run_cfg(src, &cfg);
+}
+
+static void test_value_and_output(void **state) {
+  (void)state;
+  geno_result *r = run("func main() -> List[Int]\n    print(\"hi\")\n    return [1, 2]\nend func\n");
+  assert_true(geno_result_ok(r));
+  size_t n;
+  assert_string_equal(geno_result_output(r, &n), "hi\n");
+  assert_int_equal(n, 3);
+  assert_string_equal(geno_result_value_json(r), "[1, 2]");
+  assert_string_equal(geno_result_value_text(r), "[1, 2]");
+  const geno_value *v = geno_result_value(r);
+  assert_int_equal(geno_value_type(v), GENO_LIST);
+  assert_string_equal(geno_value_container(v), "List");
+  assert_int_equal(geno_value_count(v), 2);
+  int64_t x = 0;
+  assert_true(geno_value_int(geno_value_item(v, 1), &x));
+  assert_int_equal(x, 2);
+  assert_true(geno_result_steps(r) > 0);
+  geno_result_free(r);
+}
+
+static void test_ctor_value(void **state) {
+  (void)state;
+  geno_result *r = run("type P = P(x: Int, name: String)\nfunc main() -> Option[P]\n"
+                       "    return Some(P(3, \"a\"))\nend func\n");
+  assert_true(geno_result_ok(r));
+  assert_string_equal(geno_result_value_json(r),
+                      "{\"_constructor\": \"Some\", \"fields\": {\"value\": {\"_constructor\": \"P\", "
+                      "\"fields\": {\"x\": 3, \"name\": \"a\"}}}}");
+  const geno_value *v = geno_result_value(r);
+  assert_int_equal(geno_value_type(v), GENO_CTOR);
+  assert_string_equal(geno_value_name(v), "Some");
+  const geno_value *p = geno_value_item(v, 0);
+  assert_string_equal(geno_value_field_name(p, 1), "name");
+  size_t len;
+  assert_string_equal(geno_value_string(geno_value_item(p, 1), &len), "a");
+  char *text = geno_value_to_string(v);
+  if (text) {
+    assert_string_equal(text, "Some(value: P(x: 3, name: \"a\"))");
+    free(text);
+  }
+  geno_result_free(r);
+}
+
+static void test_runtime_error_keeps_output(void **state) {
+  (void)state;
+  geno_result *r = run("func f(n: Int) -> Int\n    example 1 -> -10\n    return 10 / (n - 2)\nend func\n"
+                       "func main() -> Unit\n    print(\"before\")\n    print(f(2))\nend func\n");
+  assert_false(geno_result_ok(r));
+  size_t n;
+  assert_string_equal(geno_result_output(r, &n), "before\n");
+  assert_int_equal(geno_result_diagnostic_count(r), 1);
+  const geno_diagnostic *d = geno_result_diagnostic(r, 0);
+  assert_string_equal(d->code, "E400");
+  assert_int_equal(d->line, 3);
+  assert_int_equal(d->column, 12);
+  const char *file;
+  int line, col;
+  assert_string_equal(geno_result_trace(r, 0, &file, &line, &col), "main");
+  assert_int_equal(line, 5);
+  assert_string_equal(geno_result_trace(r, 1, &file, &line, &col), "f");
+  assert_int_equal(line, 7); /* the call site */
+  assert_null(geno_result_trace(r, 2, NULL, NULL, NULL));
+  geno_result_free(r);
+}
+
+static void test_no_capabilities(void **state) {
+  (void)state;
+  geno_config cfg;
+  geno_config_init(&cfg); /* capabilities_set = false: nothing granted */
+  geno_result *r = run_cfg("func main() -> Unit\n    print(1)\nend func\n", &cfg);
+  assert_false(geno_result_ok(r));
+  assert_string_equal(geno_result_diagnostic(r, 0)->code, "E412");
+  geno_result_free(r);
+}
+
+static int sleeps;
+static int64_t slept_ms;
+
+static geno_value *fake_sleep(const char *name, const geno_value *const *args, size_t nargs, void *ud,
+                              char **error) {
+  (void)ud;
+  (void)error;
+  assert_string_equal(name, "sleep_ms");
+  assert_int_equal(nargs, 1);
+  assert_true(geno_value_int(args[0], &slept_ms));
+  sleeps++;
+  return geno_value_new_unit();
+}
+
+static geno_value *failing_cb(const char *name, const geno_value *const *args, size_t nargs, void *ud,
+                              char **error) {
+  (void)name;
+  (void)args;
+  (void)nargs;
+  (void)ud;
+  *error = strdup("disk on fire");
+  return NULL;
+}
+
+static const char sleep_prog[] = "func main() -> Unit with clock\n    sleep_ms(25)\n    sleep_ms(5)\nend func\n";
+
+static void test_host_callback(void **state) {
+  (void)state;
+  geno_callback cb = {"sleep_ms", fake_sleep, NULL};
+  geno_config cfg;
+  geno_config_init(&cfg);
+  cfg.capabilities_set = true;
+  cfg.capabilities = GENO_CAP_CLOCK;
+  cfg.callbacks = &cb;
+  cfg.ncallbacks = 1;
+  sleeps = 0;
+  geno_result *r = run_cfg(sleep_prog, &cfg);
+  assert_true(geno_result_ok(r));
+  assert_int_equal(sleeps, 2);
+  assert_int_equal(slept_ms, 5);
+  geno_result_free(r);
+
+  /* granted but no callback: E413; not granted: E412 */
+  cfg.callbacks = NULL;
+  cfg.ncallbacks = 0;
+  r = run_cfg(sleep_prog, &cfg);
+  assert_string_equal(geno_result_diagnostic(r, 0)->code, "E413");
+  geno_result_free(r);
+  cfg.capabilities = GENO_CAP_PRINT;
+  r = run_cfg(sleep_prog, &cfg);
+  assert_string_equal(geno_result_diagnostic(r, 0)->code, "E412");
+  geno_result_free(r);
+
+  /* a failing callback is a catchable runtime error with its message */
+  geno_callback bad = {"sleep_ms", failing_cb, NULL};
+  cfg.capabilities = GENO_CAP_CLOCK | GENO_CAP_PRINT;
+  cfg.callbacks = &bad;
+  cfg.ncallbacks = 1;
+  r = run_cfg("func main() -> Unit with clock, io\n    try\n        sleep_ms(1)\n    catch e: String\n"
+              "        print(e)\n    end try\nend func\n",
+              &cfg);
+  assert_true(geno_result_ok(r));
+  assert_string_equal(geno_result_output(r, NULL), "disk on fire\n");
+  geno_result_free(r);
+}
+
+static void test_test_mode(void **state) {
+  (void)state;
+  geno_config cfg;
+  geno_config_init(&cfg);
+  cfg.capabilities_set = true;
+  cfg.capabilities = GENO_CAP_PRINT;
+  cfg.run_tests = true;
+  geno_result *r = run_cfg("func inc(x: Int) -> Int\n    example 1 -> 2\n    example 2 -> 4\n    return x + 1\nend func\n"
+                           "test \"adds\"\n    assert inc(1) == 2\nend test\n"
+                           "test \"fails\"\n    assert inc(1) == 3\nend test\n"
+                           "func main() -> Unit\n    print(\"main does not run\")\nend func\n",
+                           &cfg);
+  assert_string_equal(geno_result_value_json(r), "{\"total\": 4, \"passed\": 2, \"failed\": 2}");
+  assert_int_equal(geno_result_diagnostic_count(r), 2);
+  assert_string_equal(geno_result_diagnostic(r, 0)->code, "E409");
+  assert_int_equal(geno_result_diagnostic(r, 0)->line, 3);
+  assert_non_null(strstr(geno_result_diagnostic(r, 1)->message, "Assertion failed"));
+  assert_string_equal(geno_result_output(r, NULL), "");
+  geno_result_free(r);
+}
+
+static void test_heap_limit(void **state) {
+  (void)state;
+  geno_config cfg;
+  geno_config_init(&cfg);
+  cfg.capabilities_set = true;
+  cfg.max_steps = 0;
+  cfg.memory_bytes = 8u << 20;
+  geno_result *r = run_cfg("func main() -> Int\n    var xs: List[String] = []\n    var i = 0\n"
+                           "    while i < 1000000 do\n        xs = append(xs, to_string(i) + \"........\")\n"
+                           "        i = i + 1\n    end while\n    return length(xs)\nend func\n",
+                           &cfg);
+  assert_false(geno_result_ok(r));
+  assert_string_equal(geno_result_diagnostic(r, 0)->code, "E504");
+  assert_non_null(strstr(geno_result_diagnostic(r, 0)->message, "Memory limit exceeded"));
+  geno_result_free(r);
+}
+
+static void test_result_json(void **state) {
+  (void)state;
+  geno_result *r = run("func main() -> (Int, Float)\n    return (1, 2.5)\nend func\n");
+  char *j = geno_result_to_json(r);
+  assert_non_null(j);
+  assert_non_null(strstr(j, "\"value\": {\"_tuple\": [1, 2.5]}"));
+  assert_non_null(strstr(j, "\"ok\": true"));
+  free(j);
+  geno_result_free(r);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_value_and_output),     cmocka_unit_test(test_ctor_value),
+      cmocka_unit_test(test_runtime_error_keeps_output), cmocka_unit_test(test_no_capabilities),
+      cmocka_unit_test(test_host_callback),        cmocka_unit_test(test_test_mode),
+      cmocka_unit_test(test_heap_limit),           cmocka_unit_test(test_result_json),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
