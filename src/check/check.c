@@ -150,6 +150,7 @@ static void init_builtin_adts(Checker *C) {
         av->ftypes[f] = te ? chk_sig_type(C, te) : ty_prim(&C->tc, TY_ERROR);
       }
       chk_pm_put(C->A, &C->ctor_to_type, av->name, (void *)info->name);
+      chk_pm_put(C->A, &info->vindex, av->name, (void *)(intptr_t)(v + 1));
     }
     chk_pm_put(C->A, &C->type_defs, info->name, info);
   }

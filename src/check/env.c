@@ -92,12 +92,21 @@ void chk_bind(Checker *C, Scope *s, const char *name, Type *t, bool mutable_) {
     return;
   }
   /* Rebinding in the same scope replaces (the reference's dict). */
-  for (int i = s->n - 1; i >= 0; i--)
-    if (s->names[i] == name) {
-      s->types[i] = t;
-      s->mut[i] = mutable_;
-      return;
-    }
+  int at = -1;
+  if (s->index.cap) {
+    at = (int)(intptr_t)chk_pm_get(&s->index, name) - 1;
+  } else {
+    for (int i = s->n - 1; i >= 0; i--)
+      if (s->names[i] == name) {
+        at = i;
+        break;
+      }
+  }
+  if (at >= 0) {
+    s->types[at] = t;
+    s->mut[at] = mutable_;
+    return;
+  }
   if (s->n == s->cap) {
     int nc = s->cap ? s->cap * 2 : 8;
     s->names = arena_grow(C->A, s->names, (size_t)s->n, (size_t)nc, sizeof *s->names);
@@ -109,6 +118,19 @@ void chk_bind(Checker *C, Scope *s, const char *name, Type *t, bool mutable_) {
   s->types[s->n] = t;
   s->mut[s->n] = mutable_;
   s->n++;
+  if (s->index.cap) {
+    chk_pm_put(C->A, &s->index, name, (void *)(intptr_t)s->n);
+  } else if (s->n > CHK_SCOPE_INDEX_AT) {
+    for (int i = 0; i < s->n; i++) chk_pm_put(C->A, &s->index, s->names[i], (void *)(intptr_t)(i + 1));
+  }
+}
+
+/* Slot of `name` in s, or -1. */
+static int scope_slot(const Scope *s, const char *name) {
+  if (s->index.cap) return (int)(intptr_t)chk_pm_get(&s->index, name) - 1;
+  for (int i = s->n - 1; i >= 0; i--)
+    if (s->names[i] == name) return i;
+  return -1;
 }
 
 void chk_bind_global(Checker *C, const char *name, Type *t) { chk_pm_put(C->A, &C->globals, name, t); }
@@ -158,16 +180,18 @@ static Type *lookup_global(Checker *C, const char *name) {
 }
 
 Type *chk_lookup(Checker *C, Scope *s, const char *name) {
-  for (; s && s != C->global_scope; s = s->parent)
-    for (int i = s->n - 1; i >= 0; i--)
-      if (s->names[i] == name) return s->types[i];
+  for (; s && s != C->global_scope; s = s->parent) {
+    int i = scope_slot(s, name);
+    if (i >= 0) return s->types[i];
+  }
   return lookup_global(C, name);
 }
 
 bool chk_is_mutable(Checker *C, Scope *s, const char *name) {
-  for (; s && s != C->global_scope; s = s->parent)
-    for (int i = s->n - 1; i >= 0; i--)
-      if (s->names[i] == name) return s->mut[i] != 0;
+  for (; s && s != C->global_scope; s = s->parent) {
+    int i = scope_slot(s, name);
+    if (i >= 0) return s->mut[i] != 0;
+  }
   return false;
 }
 
@@ -181,12 +205,15 @@ const ParamList *chk_param_names(Checker *C, const char *name) {
 bool chk_resolves_to_builtin(Checker *C, Scope *s, const char *name) {
   if (!builtin_row(C, name) || chk_pm_has(&C->user_defined, name)) return false;
   for (; s && s != C->global_scope; s = s->parent)
-    for (int i = 0; i < s->n; i++)
-      if (s->names[i] == name) return false;
+    if (scope_slot(s, name) >= 0) return false;
   /* A non-function global of the same name (a module namespace) hides it. */
   Type *g = chk_pm_get(&C->globals, name);
   return !g || g == chk_builtin_type(C, name);
 }
+
+/* Past this many errors no suggestion is computed: a flood of undefined
+ * names over a large program would otherwise cost errors x names. */
+#define CHK_SUGGEST_MAX_ERRORS 200
 
 /* ---- suggestions ---------------------------------------------------------------- */
 
@@ -242,12 +269,14 @@ static const char *suggest_result(Checker *C, Suggest *sg) {
 }
 
 const char *chk_suggest(Checker *C, const char *name, const char *const *cands, int n) {
+  if (C->errors.count > CHK_SUGGEST_MAX_ERRORS) return "";
   Suggest sg = {name, NULL, 3};
   for (int i = 0; i < n; i++) consider(&sg, cands[i]);
   return suggest_result(C, &sg);
 }
 
 const char *chk_suggest_in_scope(Checker *C, Scope *s, const char *name) {
+  if (C->errors.count > CHK_SUGGEST_MAX_ERRORS) return "";
   Suggest sg = {name, NULL, 3};
   for (; s && s != C->global_scope; s = s->parent)
     for (int i = 0; i < s->n; i++) consider(&sg, s->names[i]);
