@@ -8,6 +8,9 @@
 
 /* ---- PtrMap --------------------------------------------------------------------- */
 
+/* Keys are interned names (or AST/Type pointers): equal keys are equal
+ * pointers, so the pointer value is the key. The multiply spreads the
+ * low bits, which allocation alignment leaves mostly zero. */
 static size_t ptr_hash(const void *p) {
   uintptr_t x = (uintptr_t)p;
   x ^= x >> 17;
@@ -32,6 +35,7 @@ bool chk_pm_has(const PtrMap *m, const void *key) {
   return m->keys[find_slot(m, key)] != NULL;
 }
 
+/* Grow at 3/4 load; the old arrays stay in the arena (freed with it). */
 void chk_pm_put(Arena *a, PtrMap *m, const void *key, void *val) {
   if (!key) return;
   if ((m->count + 1) * 4 >= m->cap * 3) {
@@ -145,6 +149,11 @@ static const BuiltinDef *builtin_row(Checker *C, const char *name) {
   return b;
 }
 
+/* A builtin's type is built from its table row on first use: the
+ * signature text is parsed with the language's own type parser, optional
+ * (`name?:`) parameters are left out (only `range` has one, and calls to
+ * it are typed in code), and the row's effect becomes the function type's
+ * effect. Its parameter names serve named arguments. */
 Type *chk_builtin_type(Checker *C, const char *name) {
   Type *t = chk_pm_get(&C->builtin_cache, name);
   if (t) return t;
@@ -202,6 +211,9 @@ const ParamList *chk_param_names(Checker *C, const char *name) {
   return NULL;
 }
 
+/* True when `name` here still means the builtin: no user or imported
+ * function of that name (those shadow builtins) and no local binding. Only
+ * then do `range` and `length` get their special typing. */
 bool chk_resolves_to_builtin(Checker *C, Scope *s, const char *name) {
   if (!builtin_row(C, name) || chk_pm_has(&C->user_defined, name)) return false;
   for (; s && s != C->global_scope; s = s->parent)

@@ -65,6 +65,9 @@ static const char *ctor_witness(Checker *C, const char *ctor, const char **field
   return s;
 }
 
+/* A representative missing value of type t when no row constrains it, in
+ * the reference's notation: `<int>`, `Some(_)`, the first variant of an
+ * ADT with `_` fields. */
 static const char *default_witness(Ex *X, Type *t) {
   Checker *C = X->C;
   switch (t->kind) {
@@ -102,6 +105,8 @@ typedef struct Shape {
   int size;
 } Shape;
 
+/* The length class a list pattern covers when its elements are all
+ * catch-alls; patterns that constrain elements cover no whole class. */
 static Shape safe_shape(const Pattern *p) {
   Shape s = {false, false, 0};
   if (catchall(p)) {
@@ -321,6 +326,8 @@ static WitnessList find_missing(Ex *X, Type **types, int nt, Matrix rows, int li
 
 /* Lists: exhaustive with a rest pattern of minimum length k plus exact
  * patterns for every shorter length, all elements catch-all. */
+/* Only list patterns whose elements are all catch-alls count (a literal
+ * element does not cover its length class). */
 static bool lists_exhaustive(Pattern **pats, int n) {
   bool fixed[64] = {false};
   int min_rest = -1;
