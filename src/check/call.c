@@ -391,9 +391,7 @@ Type *chk_ctor_call(Checker *C, Expr *e, Scope *s) {
   const char *cname = e->u.ctor.name;
   const char *tname = chk_pm_get(&C->ctor_to_type, cname);
   AdtInfo *info = tname ? chk_adt(C, tname) : NULL;
-  AdtVariant *v = NULL;
-  for (int i = 0; info && i < info->nvariants; i++)
-    if (info->variants[i].name == cname) v = &info->variants[i];
+  AdtVariant *v = chk_variant(info, cname);
   if (!v) {
     chk_error(C, E_TYPE_MISMATCH, e->span, "Unknown constructor: %s%s", cname, chk_ctor_hint(C, cname));
     return prim(C, TY_ERROR);

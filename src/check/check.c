@@ -150,6 +150,7 @@ static void init_builtin_adts(Checker *C) {
         av->ftypes[f] = te ? chk_sig_type(C, te) : ty_prim(&C->tc, TY_ERROR);
       }
       chk_pm_put(C->A, &C->ctor_to_type, av->name, (void *)info->name);
+      chk_pm_put(C->A, &info->vindex, av->name, (void *)(intptr_t)(v + 1));
     }
     chk_pm_put(C->A, &C->type_defs, info->name, info);
   }
@@ -173,6 +174,11 @@ static void checker_init(Checker *C, Program *prog, Module *m, Module **avail, i
 }
 
 /* Check one module; its errors are appended to diags. */
+/* Each module is checked by a fresh checker that sees the other modules
+ * only through its imports, as the reference checks each module with the
+ * others as its module table. Two long-jump targets: chk_fatal (a type
+ * annotation error, which replaces every other error) and the arena's
+ * exhaustion. */
 static bool check_module(Program *prog, Module *m, Module **avail, int navail, DiagList *diags) {
   Checker *C = arena_alloc(&prog->arena, sizeof *C);
   jmp_buf jb, oom;
@@ -235,6 +241,9 @@ static bool find_cycle(Program *prog, Module *m, Module **stack, int depth, Diag
   return false;
 }
 
+/* Imported modules first: the reference reports the first imported module
+ * with errors and nothing else, and only checks the entry module when all
+ * of them are clean. */
 bool chk_program(Program *prog, DiagList *diags, const ChkOptions *opts) {
   ChkOptions defaults;
   if (!opts) {

@@ -85,6 +85,7 @@ typedef struct AdtInfo {
   int nvariants;
   AdtVariant *variants;
   uint64_t invariant; /* bit i: type parameter i is invariant (compat.c) */
+  PtrMap vindex;      /* variant name -> (intptr_t) index + 1 */
 } AdtInfo;
 
 typedef struct AliasInfo {
@@ -106,6 +107,10 @@ typedef struct Impl {
   PtrMap methods; /* name -> Type* (a TY_FUNC) */
 } Impl;
 
+typedef struct ImplTable {
+  PtrMap by_type; /* type name -> Impl* (one trait's implementations) */
+} ImplTable;
+
 typedef struct TraitList {
   int n, cap;
   const char **traits; /* traits declaring a method of this name, in order */
@@ -126,7 +131,13 @@ typedef struct Scope {
   const char **names;
   Type **types;
   uint8_t *mut;
+  PtrMap index;         /* name -> (intptr_t) slot + 1, once n > CHK_SCOPE_INDEX_AT */
 } Scope;
+
+/* A scope with more bindings than this gets a hash index: a function body
+ * with thousands of `let`s would otherwise make binding and lookup
+ * quadratic. Small scopes (the usual case) stay a short array. */
+#define CHK_SCOPE_INDEX_AT 32
 
 /* Names the checker compares against, interned once per program. */
 typedef struct ChkNames {
@@ -170,8 +181,7 @@ typedef struct Checker {
   PtrMap module_ns;    /* namespace (alias or module name) -> ModuleNs* */
   PtrMap trait_defs;   /* trait name -> Decl* */
   PtrMap trait_methods; /* method name -> TraitList* */
-  Impl *impls;
-  int nimpls, impls_cap;
+  PtrMap impl_index;   /* trait name -> ImplTable* */
   PtrMap tested_by_block; /* names called directly in test blocks: set */
 
   /* annotation resolution */

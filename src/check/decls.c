@@ -14,9 +14,8 @@
 AdtInfo *chk_adt(Checker *C, const char *name) { return chk_pm_get(&C->type_defs, name); }
 
 Impl *chk_find_impl(Checker *C, const char *trait, const char *type) {
-  for (int i = 0; i < C->nimpls; i++)
-    if (C->impls[i].trait == trait && C->impls[i].type == type) return &C->impls[i];
-  return NULL;
+  ImplTable *t = chk_pm_get(&C->impl_index, trait);
+  return t ? chk_pm_get(&t->by_type, type) : NULL;
 }
 
 const ParamList *chk_trait_method_params(Checker *C, const char *trait, const char *method) {
@@ -61,11 +60,13 @@ AdtInfo *chk_build_adt(Checker *C, Decl *d) {
     }
     /* A repeated variant name keeps its first position and its last fields
      * (the reference builds a dict). */
-    int at = -1;
-    for (int k = 0; k < info->nvariants; k++)
-      if (info->variants[k].name == v->name) at = k;
-    if (at >= 0) info->variants[at] = av;
-    else info->variants[info->nvariants++] = av;
+    intptr_t at = (intptr_t)chk_pm_get(&info->vindex, v->name);
+    if (at) {
+      info->variants[at - 1] = av;
+    } else {
+      info->variants[info->nvariants++] = av;
+      chk_pm_put(C->A, &info->vindex, v->name, (void *)(intptr_t)info->nvariants);
+    }
   }
   return info;
 }
@@ -241,15 +242,15 @@ static void check_impl(Checker *C, Decl *d) {
     }
   }
   /* register */
-  if (C->nimpls == C->impls_cap) {
-    int nc = C->impls_cap ? C->impls_cap * 2 : 4;
-    C->impls = arena_grow(C->A, C->impls, (size_t)C->nimpls, (size_t)nc, sizeof(Impl));
-    C->impls_cap = nc;
-  }
-  Impl *impl = &C->impls[C->nimpls++];
-  memset(impl, 0, sizeof *impl);
+  Impl *impl = arena_alloc(C->A, sizeof *impl);
   impl->trait = trait;
   impl->type = type;
+  ImplTable *table = chk_pm_get(&C->impl_index, trait);
+  if (!table) {
+    table = arena_alloc(C->A, sizeof *table);
+    chk_pm_put(C->A, &C->impl_index, trait, table);
+  }
+  chk_pm_put(C->A, &table->by_type, type, impl);
   for (int k = 0; k < d->u.impl.n; k++) {
     FuncDecl *m = d->u.impl.methods[k];
     Type *buf[16];

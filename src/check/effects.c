@@ -291,6 +291,19 @@ static void collect_ref(void *ud, Expr *e) {
   if (e->kind == EX_IDENT) chk_pm_put(rc->C->A, rc->refs, e->u.name, (void *)1);
 }
 
+/* Do two sets share a key? Walks the smaller one (a function mentions few
+ * names; a round may change many). */
+static bool maps_intersect(const PtrMap *a, const PtrMap *b) {
+  if (a->count > b->count) {
+    const PtrMap *t = a;
+    a = b;
+    b = t;
+  }
+  for (size_t i = 0; i < a->cap; i++)
+    if (a->keys[i] && chk_pm_has(b, a->keys[i])) return true;
+  return false;
+}
+
 /* Iterate each function's effects to a fixpoint. A function's inferred
  * set only grows with its callees' sets, so the order of updates does not
  * change the fixpoint: after a first round over every function, only
@@ -332,12 +345,7 @@ PtrMap chk_stabilize_effects(Checker *C) {
     memset(&next, 0, sizeof next);
     for (int i = 0; i < n; i++) {
       EffFn *ef = &fns[i];
-      if (round > 0) {
-        bool affected = false;
-        for (size_t s = 0; s < changed.cap && !affected; s++)
-          if (changed.keys[s] && chk_pm_has(&ef->refs, changed.keys[s])) affected = true;
-        if (!affected) continue;
-      }
+      if (round > 0 && !maps_intersect(&ef->refs, &changed)) continue;
       if (!ef->impl) {
         Type *existing = chk_lookup(C, C->global_scope, ef->f->name);
         if (!existing || existing->kind != TY_FUNC) continue;
@@ -364,10 +372,6 @@ PtrMap chk_stabilize_effects(Checker *C) {
     changed = next;
   }
   for (int i = 0; i < n; i++)
-    for (size_t s = 0; s < all_changed.cap; s++)
-      if (all_changed.keys[s] && chk_pm_has(&fns[i].refs, all_changed.keys[s])) {
-        chk_pm_put(C->A, &affected_fns, fns[i].f, (void *)1);
-        break;
-      }
+    if (maps_intersect(&fns[i].refs, &all_changed)) chk_pm_put(C->A, &affected_fns, fns[i].f, (void *)1);
   return affected_fns;
 }

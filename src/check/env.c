@@ -8,6 +8,9 @@
 
 /* ---- PtrMap --------------------------------------------------------------------- */
 
+/* Keys are interned names (or AST/Type pointers): equal keys are equal
+ * pointers, so the pointer value is the key. The multiply spreads the
+ * low bits, which allocation alignment leaves mostly zero. */
 static size_t ptr_hash(const void *p) {
   uintptr_t x = (uintptr_t)p;
   x ^= x >> 17;
@@ -32,6 +35,7 @@ bool chk_pm_has(const PtrMap *m, const void *key) {
   return m->keys[find_slot(m, key)] != NULL;
 }
 
+/* Grow at 3/4 load; the old arrays stay in the arena (freed with it). */
 void chk_pm_put(Arena *a, PtrMap *m, const void *key, void *val) {
   if (!key) return;
   if ((m->count + 1) * 4 >= m->cap * 3) {
@@ -92,12 +96,21 @@ void chk_bind(Checker *C, Scope *s, const char *name, Type *t, bool mutable_) {
     return;
   }
   /* Rebinding in the same scope replaces (the reference's dict). */
-  for (int i = s->n - 1; i >= 0; i--)
-    if (s->names[i] == name) {
-      s->types[i] = t;
-      s->mut[i] = mutable_;
-      return;
-    }
+  int at = -1;
+  if (s->index.cap) {
+    at = (int)(intptr_t)chk_pm_get(&s->index, name) - 1;
+  } else {
+    for (int i = s->n - 1; i >= 0; i--)
+      if (s->names[i] == name) {
+        at = i;
+        break;
+      }
+  }
+  if (at >= 0) {
+    s->types[at] = t;
+    s->mut[at] = mutable_;
+    return;
+  }
   if (s->n == s->cap) {
     int nc = s->cap ? s->cap * 2 : 8;
     s->names = arena_grow(C->A, s->names, (size_t)s->n, (size_t)nc, sizeof *s->names);
@@ -109,6 +122,19 @@ void chk_bind(Checker *C, Scope *s, const char *name, Type *t, bool mutable_) {
   s->types[s->n] = t;
   s->mut[s->n] = mutable_;
   s->n++;
+  if (s->index.cap) {
+    chk_pm_put(C->A, &s->index, name, (void *)(intptr_t)s->n);
+  } else if (s->n > CHK_SCOPE_INDEX_AT) {
+    for (int i = 0; i < s->n; i++) chk_pm_put(C->A, &s->index, s->names[i], (void *)(intptr_t)(i + 1));
+  }
+}
+
+/* Slot of `name` in s, or -1. */
+static int scope_slot(const Scope *s, const char *name) {
+  if (s->index.cap) return (int)(intptr_t)chk_pm_get(&s->index, name) - 1;
+  for (int i = s->n - 1; i >= 0; i--)
+    if (s->names[i] == name) return i;
+  return -1;
 }
 
 void chk_bind_global(Checker *C, const char *name, Type *t) { chk_pm_put(C->A, &C->globals, name, t); }
@@ -123,6 +149,11 @@ static const BuiltinDef *builtin_row(Checker *C, const char *name) {
   return b;
 }
 
+/* A builtin's type is built from its table row on first use: the
+ * signature text is parsed with the language's own type parser, optional
+ * (`name?:`) parameters are left out (only `range` has one, and calls to
+ * it are typed in code), and the row's effect becomes the function type's
+ * effect. Its parameter names serve named arguments. */
 Type *chk_builtin_type(Checker *C, const char *name) {
   Type *t = chk_pm_get(&C->builtin_cache, name);
   if (t) return t;
@@ -158,16 +189,18 @@ static Type *lookup_global(Checker *C, const char *name) {
 }
 
 Type *chk_lookup(Checker *C, Scope *s, const char *name) {
-  for (; s && s != C->global_scope; s = s->parent)
-    for (int i = s->n - 1; i >= 0; i--)
-      if (s->names[i] == name) return s->types[i];
+  for (; s && s != C->global_scope; s = s->parent) {
+    int i = scope_slot(s, name);
+    if (i >= 0) return s->types[i];
+  }
   return lookup_global(C, name);
 }
 
 bool chk_is_mutable(Checker *C, Scope *s, const char *name) {
-  for (; s && s != C->global_scope; s = s->parent)
-    for (int i = s->n - 1; i >= 0; i--)
-      if (s->names[i] == name) return s->mut[i] != 0;
+  for (; s && s != C->global_scope; s = s->parent) {
+    int i = scope_slot(s, name);
+    if (i >= 0) return s->mut[i] != 0;
+  }
   return false;
 }
 
@@ -178,15 +211,21 @@ const ParamList *chk_param_names(Checker *C, const char *name) {
   return NULL;
 }
 
+/* True when `name` here still means the builtin: no user or imported
+ * function of that name (those shadow builtins) and no local binding. Only
+ * then do `range` and `length` get their special typing. */
 bool chk_resolves_to_builtin(Checker *C, Scope *s, const char *name) {
   if (!builtin_row(C, name) || chk_pm_has(&C->user_defined, name)) return false;
   for (; s && s != C->global_scope; s = s->parent)
-    for (int i = 0; i < s->n; i++)
-      if (s->names[i] == name) return false;
+    if (scope_slot(s, name) >= 0) return false;
   /* A non-function global of the same name (a module namespace) hides it. */
   Type *g = chk_pm_get(&C->globals, name);
   return !g || g == chk_builtin_type(C, name);
 }
+
+/* Past this many errors no suggestion is computed: a flood of undefined
+ * names over a large program would otherwise cost errors x names. */
+#define CHK_SUGGEST_MAX_ERRORS 200
 
 /* ---- suggestions ---------------------------------------------------------------- */
 
@@ -242,12 +281,14 @@ static const char *suggest_result(Checker *C, Suggest *sg) {
 }
 
 const char *chk_suggest(Checker *C, const char *name, const char *const *cands, int n) {
+  if (C->errors.count > CHK_SUGGEST_MAX_ERRORS) return "";
   Suggest sg = {name, NULL, 3};
   for (int i = 0; i < n; i++) consider(&sg, cands[i]);
   return suggest_result(C, &sg);
 }
 
 const char *chk_suggest_in_scope(Checker *C, Scope *s, const char *name) {
+  if (C->errors.count > CHK_SUGGEST_MAX_ERRORS) return "";
   Suggest sg = {name, NULL, 3};
   for (; s && s != C->global_scope; s = s->parent)
     for (int i = 0; i < s->n; i++) consider(&sg, s->names[i]);

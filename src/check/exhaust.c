@@ -65,6 +65,9 @@ static const char *ctor_witness(Checker *C, const char *ctor, const char **field
   return s;
 }
 
+/* A representative missing value of type t when no row constrains it, in
+ * the reference's notation: `<int>`, `Some(_)`, the first variant of an
+ * ADT with `_` fields. */
 static const char *default_witness(Ex *X, Type *t) {
   Checker *C = X->C;
   switch (t->kind) {
@@ -102,6 +105,8 @@ typedef struct Shape {
   int size;
 } Shape;
 
+/* The length class a list pattern covers when its elements are all
+ * catch-alls; patterns that constrain elements cover no whole class. */
 static Shape safe_shape(const Pattern *p) {
   Shape s = {false, false, 0};
   if (catchall(p)) {
@@ -139,6 +144,44 @@ static Matrix mx_new(Checker *C, int cap, int ncols) {
 }
 
 static WitnessList find_missing(Ex *X, Type **types, int nt, Matrix rows, int limit, int depth);
+
+typedef struct IntList {
+  int *items;
+  int n, cap;
+} IntList;
+
+static void il_push(Checker *C, IntList *l, int x) {
+  if (l->n == l->cap) {
+    int nc = l->cap ? l->cap * 2 : 8;
+    l->items = arena_grow(C->A, l->items, (size_t)l->n, (size_t)nc, sizeof(int));
+    l->cap = nc;
+  }
+  l->items[l->n++] = x;
+}
+
+typedef struct RowGroups {
+  IntList catchall; /* rows starting with `_` or a variable */
+  PtrMap by_ctor;   /* constructor name -> IntList* of rows */
+} RowGroups;
+
+static RowGroups group_rows(Checker *C, Matrix rows) {
+  RowGroups g;
+  memset(&g, 0, sizeof g);
+  for (int r = 0; r < rows.nrows; r++) {
+    Pattern *p = rows.rows[r][0];
+    if (catchall(p)) {
+      il_push(C, &g.catchall, r);
+    } else if (p->kind == PAT_CTOR) {
+      IntList *l = chk_pm_get(&g.by_ctor, p->name);
+      if (!l) {
+        l = arena_alloc(C->A, sizeof *l);
+        chk_pm_put(C->A, &g.by_ctor, p->name, l);
+      }
+      il_push(C, l, r);
+    }
+  }
+  return g;
+}
 
 static void add_prefixed(Ex *X, WitnessList *out, const char *head, WitnessList sub, int limit) {
   for (int i = 0; i < sub.n && out->n < limit; i++) wl_push(X->C, out, w_prepend(X->C, head, sub.items[i]));
@@ -231,6 +274,10 @@ static WitnessList find_missing(Ex *X, Type **types, int nt, Matrix rows, int li
                       ? chk_pattern_adt(C, first, &tname, &sub_params)
                       : NULL;
   if (info) {
+    /* Rows grouped by their first constructor (catch-all rows go with
+     * every variant), so a big ADT matched by many arms costs rows +
+     * variants, not rows x variants. Each group keeps the rows' order. */
+    RowGroups g = group_rows(C, rows);
     for (int v = 0; v < info->nvariants; v++) {
       AdtVariant *var = &info->variants[v];
       int arity = var->nfields;
@@ -238,10 +285,13 @@ static WitnessList find_missing(Ex *X, Type **types, int nt, Matrix rows, int li
       Type **ftypes = arena_array(C->A, (size_t)(ncols ? ncols : 1), sizeof(Type *));
       for (int f = 0; f < arity; f++) ftypes[f] = chk_substitute(C, var->ftypes[f], sub_params.n, sub_params.names, sub_params.types);
       for (int k = 1; k < nt; k++) ftypes[arity + k - 1] = types[k];
-      Matrix spec = mx_new(C, rows.nrows, ncols);
-      for (int r = 0; r < rows.nrows; r++) {
+      IntList *own = chk_pm_get(&g.by_ctor, var->name);
+      int nown = own ? own->n : 0, ncatch = g.catchall.n;
+      Matrix spec = mx_new(C, nown + ncatch, ncols);
+      for (int io = 0, ic = 0; io < nown || ic < ncatch;) {
+        int r = (ic >= ncatch || (io < nown && own->items[io] < g.catchall.items[ic])) ? own->items[io++]
+                                                                                        : g.catchall.items[ic++];
         Pattern *p = rows.rows[r][0];
-        if (!catchall(p) && !(p->kind == PAT_CTOR && p->name == var->name)) continue;
         Pattern **row = arena_array(C->A, (size_t)(ncols ? ncols : 1), sizeof(Pattern *));
         for (int f = 0; f < arity; f++) row[f] = (!catchall(p) && f < p->n) ? p->items[f] : X->wildcard;
         for (int k = 1; k < nt; k++) row[arity + k - 1] = rows.rows[r][k];
@@ -276,6 +326,8 @@ static WitnessList find_missing(Ex *X, Type **types, int nt, Matrix rows, int li
 
 /* Lists: exhaustive with a rest pattern of minimum length k plus exact
  * patterns for every shorter length, all elements catch-all. */
+/* Only list patterns whose elements are all catch-alls count (a literal
+ * element does not cover its length class). */
 static bool lists_exhaustive(Pattern **pats, int n) {
   bool fixed[64] = {false};
   int min_rest = -1;

@@ -41,9 +41,7 @@ static Type *check_type_identifier(Checker *C, Expr *e) {
   const char *tname = chk_pm_get(&C->ctor_to_type, e->u.name);
   if (tname) {
     AdtInfo *info = chk_adt(C, tname);
-    AdtVariant *v = NULL;
-    for (int i = 0; info && i < info->nvariants; i++)
-      if (info->variants[i].name == e->u.name) v = &info->variants[i];
+    AdtVariant *v = chk_variant(info, e->u.name);
     if (v && v->nfields == 0) {
       if (info->nparams) {
         Type **args = arena_array(C->A, (size_t)info->nparams, sizeof(Type *));

@@ -134,6 +134,10 @@ static void raise_hidden(Surface *S, const char *kind, const char *name, Span sp
             n != 1 ? "s" : "", list);
 }
 
+/* In a module with explicit exports, exported functions, types and aliases
+ * may only mention types visible to importers: built-in ones, imported
+ * ones, and the module's exported ones (a non-exported alias is looked
+ * through). The first offender is a fatal E300. */
 void chk_validate_export_surface(Checker *C, Module *m, bool has_exports) {
   if (!has_exports) return;
   static const char *const builtin_names[] = {"Int",    "Float", "Bool", "String",     "Unit", "List",  "Array",
@@ -197,6 +201,13 @@ static Module *find_module(Checker *C, const char *name) {
 
 static void resolve_import(Checker *C, ImportState *st, Decl *imp);
 
+/* Bring module m in. Its own imports are resolved first (into this
+ * checker too), then its exported types (installed unless the import is
+ * aliased; constructors are also reachable as M.Ctor symbols) and exported
+ * functions (registered unqualified unless aliased; always in the
+ * namespace). `first` is false when the module was already imported, e.g.
+ * once plainly and once `as` an alias: the reference then applies a
+ * summary, without re-validating or reporting constructor clashes. */
 static void import_module(Checker *C, ImportState *st, Module *m, const char *alias, bool first) {
   bool has_exports = chk_module_has_exports(m);
   bool aliased = alias != NULL;

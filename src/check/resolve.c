@@ -91,6 +91,10 @@ static const char *unknown_type_hint(Checker *C, const char *name) {
   return chk_suggest(C, name, cands, n);
 }
 
+/* An alias resolves transparently: its target is resolved with the alias's
+ * own parameters as type variables, then those are replaced by the
+ * (resolved) arguments. A name met again while it is being resolved is a
+ * recursive alias (fatal), e.g. `type T = List[T]`. */
 static Type *resolve_alias(Checker *C, TypeExpr *te, AliasInfo *al, const ParamList *tp) {
   if (chk_pm_has(&C->resolving_aliases, te->name)) chk_fatal(C, E_TYPE_MISMATCH, te->span, "Recursive type alias '%s'", te->name);
   chk_pm_put(C->A, &C->resolving_aliases, te->name, (void *)1);
@@ -133,6 +137,10 @@ Type *chk_resolve_type(Checker *C, TypeExpr *te, const ParamList *tp) {
   return t;
 }
 
+/* The reference's order of lookups: the enclosing declaration's type
+ * parameters, `Self` (trait signatures only), built-in types (with their
+ * type-argument counts), tuples, aliases, user ADTs; anything else is E303.
+ * Map and Set keys must be hashable (E300, not fatal). */
 static Type *resolve_uncached(Checker *C, TypeExpr *te, const ParamList *tp) {
   TypeCtx *tc = &C->tc;
   chk_enter(C, te->span);

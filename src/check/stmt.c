@@ -299,9 +299,9 @@ AdtInfo *chk_pattern_adt(Checker *C, Type *t, const char **tname, Subst *sub) {
 }
 
 AdtVariant *chk_variant(AdtInfo *info, const char *name) {
-  for (int i = 0; info && i < info->nvariants; i++)
-    if (info->variants[i].name == name) return &info->variants[i];
-  return NULL;
+  if (!info) return NULL;
+  intptr_t at = (intptr_t)chk_pm_get(&info->vindex, name);
+  return at ? &info->variants[at - 1] : NULL;
 }
 
 /* Check a pattern against the scrutinee type and bind its variables

@@ -27,7 +27,9 @@ Type *chk_resolve(Type *t) { return t; }
 Type *ty_prim(TypeCtx *tc, TypeKind k) { return tc->prim[k]; }
 
 /* Fill in flags and depth from the children; a type deeper than the bound
- * becomes Error (and the checker reports it once). */
+ * becomes Error (and the checker reports it once). The flags let the hot
+ * paths skip whole subtrees: substitution and freshening only descend
+ * into types that contain a variable. */
 static Type *finish(TypeCtx *tc, Type *t) {
   int depth = 0;
   uint8_t flags = 0;
@@ -105,6 +107,7 @@ Type *ty_rebuild(TypeCtx *tc, const Type *old, Type **args, Type *ret) {
   return finish(tc, t);
 }
 
+/* Names are interned, so comparing name pointers compares names. */
 bool chk_type_equal(const Type *a, const Type *b) {
   if (a == b) return true;
   if (a->kind != b->kind || a->n != b->n || a->name != b->name || a->effects != b->effects) return false;

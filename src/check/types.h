@@ -3,7 +3,11 @@
  * Contract (for src/vm's compiler, after chk_program returned true):
  * - Every expression the checker visited has `Expr->type` set to its static
  *   type (a `Type *` from this header). Pass it through chk_resolve() before
- *   inspecting it; the result is never NULL for a checked expression.
+ *   inspecting it; the result is never NULL for a checked expression. After
+ *   a successful check that is every expression of every module (std
+ *   modules included) except pipeline placeholders (`_`) and the `where`
+ *   of a typed hole, which is never evaluated (fuzz/fuzz_check.c checks
+ *   this property).
  * - `kind == TY_FLOAT` means "statically Float", TY_INT "statically Int";
  *   TY_VAR (an unbound generic type variable, e.g. the element type of an
  *   empty list literal passed to a generic builtin), TY_ERROR (the error-

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 
@@ -14,6 +15,12 @@
 char *cli_read_file(const char *path, size_t *len) {
   FILE *f = fopen(path, "rb");
   if (!f) return NULL;
+  struct stat st;
+  if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+    fclose(f);
+    errno = EISDIR;
+    return NULL;
+  }
   size_t cap = 4096, n = 0;
   char *buf = malloc(cap + 1);
   if (!buf) {

@@ -32,7 +32,7 @@ static bool lib_array_new(VM *vm, Value *args, int nargs, Value *out) {
   size_t n;
   Value *items = vm_array_items(*out, &n);
   for (size_t i = 0; i < n; i++) items[i] = args[1];
-  return vm_charge(vm, n);
+  return lib_charge_light(vm, n);
 }
 
 /* A new Array or Vec (kind) holding the elements of a List, Array or Vec. */
@@ -42,7 +42,7 @@ static bool copy_to_array(VM *vm, ValueTag kind, Value from, Value *out) {
   if (!vm_array(vm, kind, n, out)) return false;
   src = from.tag == T_LIST ? vm_list_items(from, &n) : vm_array_items(from, &n);
   if (n) memcpy(vm_array_items(*out, &len), src, n * sizeof(Value));
-  return vm_charge(vm, n);
+  return lib_charge_light(vm, n);
 }
 
 /* array_from_list(list) -> Array[T]: a copy. */
@@ -57,23 +57,11 @@ static bool lib_array_copy(VM *vm, Value *args, int nargs, Value *out) {
   return copy_to_array(vm, T_ARRAY, args[0], out);
 }
 
-/* Slot `index` of an Array or Vec, or NULL after raising
- * "<fn> index I out of bounds (length N)" (E499, unlike a[i]'s E401). */
-static Value *slot_at(VM *vm, const char *fn, Value arr, Value index) {
-  size_t n;
-  Value *items = vm_array_items(arr, &n);
-  int64_t i;
-  if (!vm_int_get(index, &i) || i < 0 || (uint64_t)i >= n) {
-    lib_index_error(vm, fn, index, n);
-    return NULL;
-  }
-  return &items[i];
-}
-
-/* array_get(array, index) -> T */
+/* array_get(array, index) -> T: bounds errors are E499 "array_get index
+ * I out of bounds (length N)", unlike a[i]'s E401. */
 static bool lib_array_get(VM *vm, Value *args, int nargs, Value *out) {
   (void)nargs;
-  Value *slot = slot_at(vm, "array_get", args[0], args[1]);
+  Value *slot = lib_array_slot(vm, "array_get", args[0], args[1]);
   if (!slot) return false;
   *out = *slot;
   return true;
@@ -83,7 +71,7 @@ static bool lib_array_get(VM *vm, Value *args, int nargs, Value *out) {
 static bool lib_array_set(VM *vm, Value *args, int nargs, Value *out) {
   (void)nargs;
   (void)out;
-  Value *slot = slot_at(vm, "array_set", args[0], args[1]);
+  Value *slot = lib_array_slot(vm, "array_set", args[0], args[1]);
   if (!slot) return false;
   *slot = args[2];
   return true;
@@ -114,7 +102,7 @@ static bool lib_array_fill(VM *vm, Value *args, int nargs, Value *out) {
   size_t n;
   Value *items = vm_array_items(args[0], &n);
   for (size_t i = 0; i < n; i++) items[i] = args[1];
-  return vm_charge(vm, n);
+  return lib_charge_light(vm, n);
 }
 
 const BuiltinDef lib_array_builtins[] = {

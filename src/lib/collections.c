@@ -14,7 +14,8 @@ int64_t lib_int_sat(Value v) {
   return sign < 0 ? INT64_MIN : INT64_MAX;
 }
 
-bool lib_index_error(VM *vm, const char *fn, Value index, size_t len) {
+/* Raise the bounds error of lib_array_slot; always returns false. */
+static bool index_error(VM *vm, const char *fn, Value index, size_t len) {
   Buf b = BUF_INIT;
   if (!vm_int_text(vm, index, &b)) {
     buf_free(&b);
@@ -23,6 +24,17 @@ bool lib_index_error(VM *vm, const char *fn, Value index, size_t len) {
   vm_error(vm, E_RUNTIME, "%s index %s out of bounds (length %zu)", fn, b.data ? b.data : "?", len);
   buf_free(&b);
   return false;
+}
+
+Value *lib_array_slot(VM *vm, const char *fn, Value arr, Value index) {
+  size_t n;
+  Value *items = vm_array_items(arr, &n);
+  int64_t i;
+  if (!vm_int_get(index, &i) || i < 0 || (uint64_t)i >= n) {
+    index_error(vm, fn, index, n);
+    return NULL;
+  }
+  return &items[i];
 }
 
 /* Elements of a List, Array or Vec. */
@@ -38,5 +50,5 @@ bool lib_list_from(VM *vm, Value owner, size_t start, size_t n, Value *out) {
   Value *src = seq_items(owner, &olen); /* fetched after the allocation */
   GENO_ASSERT(start + n <= olen);
   memcpy(dst, src + start, n * sizeof(Value));
-  return vm_charge(vm, n);
+  return lib_charge_light(vm, n);
 }

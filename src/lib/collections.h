@@ -1,6 +1,6 @@
 /* collections.h -- helpers shared by the collection builtin families
  * (list, array, vec, set, map, mutable_map, option): Int arguments that
- * may be big, error messages naming an Int, and list building. */
+ * may be big, bounds errors, list copies and work charging. */
 #ifndef GENO_LIB_COLLECTIONS_H
 #define GENO_LIB_COLLECTIONS_H
 
@@ -11,10 +11,11 @@
  * would on the exact value. */
 int64_t lib_int_sat(Value v);
 
-/* Raise E499 "<fn> index I out of bounds (length N)", the message of the
- * Array and Vec accessors, with I written in full even when it is big.
- * Always returns false. */
-bool lib_index_error(VM *vm, const char *fn, Value index, size_t len);
+/* Slot `index` of an Array or Vec, or NULL after raising E499
+ * "<fn> index I out of bounds (length N)", the message of the Array and Vec
+ * accessors (fn: array_get, vec_set ...), with I written in full even when
+ * it is big. */
+Value *lib_array_slot(VM *vm, const char *fn, Value arr, Value index);
 
 /* *out = a new List holding elements [start, start+n) of owner, a List,
  * Array or Vec that the caller keeps rooted (an argument, say). */
@@ -28,5 +29,15 @@ bool lib_list_from(VM *vm, Value owner, size_t start, size_t n, Value *out);
 /* In a loop over i: charge a batch of work when i completes one. */
 #define LIB_CHARGE(vm, i) \
   (((i) & (LIB_CHARGE_EVERY - 1)) != LIB_CHARGE_EVERY - 1 || vm_charge((vm), LIB_CHARGE_EVERY))
+
+/* Light per-element work: copying n elements with memcpy (concat,
+ * slices, to_list ...) or comparing plain values (contains) costs far
+ * less than n steps of interpreted work, about 1/16 of what a loop that
+ * calls back or builds values per element costs. Charge it at that
+ * discount: the work stays bounded by the deadline, and a program that
+ * doubles a list or scans one in a loop does not run out of steps long
+ * before the reference (which charges nothing for it) would. */
+#define LIB_LIGHT_DISCOUNT 16
+static inline bool lib_charge_light(VM *vm, size_t n) { return vm_charge(vm, n / LIB_LIGHT_DISCOUNT); }
 
 #endif

@@ -157,22 +157,16 @@ static bool lib_tail(VM *vm, Value *args, int nargs, Value *out) {
   return lib_list_from(vm, args[0], 1, n - 1, out);
 }
 
-/* contains(list, element) -> Bool: by `==` (so 1 and 1.0 match). */
+/* contains(list, element) -> Bool: by `==` (so 1 and 1.0 match). Like
+ * the reference's `in`, the comparisons cost no steps, only the scan's
+ * light work. */
 static bool lib_contains(VM *vm, Value *args, int nargs, Value *out) {
   (void)nargs;
-  size_t n;
-  vm_list_items(args[0], &n);
-  for (size_t i = 0; i < n; i++) {
-    int r = vm_values_equal(vm, vm_list_items(args[0], &n)[i], args[1]);
-    if (r < 0) return false;
-    if (r) {
-      *out = v_bool(true);
-      return true;
-    }
-    if (!LIB_CHARGE(vm, i)) return false;
-  }
-  *out = v_bool(false);
-  return true;
+  size_t n, i;
+  Value *items = vm_list_items(args[0], &n);
+  for (i = 0; i < n && !vm_values_same(items[i], args[1]); i++) {}
+  *out = v_bool(i < n);
+  return lib_charge_light(vm, i);
 }
 
 /* ---- building new lists ---------------------------------------------------- */
@@ -198,7 +192,7 @@ static bool lib_concat(VM *vm, Value *args, int nargs, Value *out) {
   Value *dst = vm_list_items(*out, &len);
   memcpy(dst, vm_list_items(args[0], &len), n1 * sizeof(Value));
   memcpy(dst + n1, vm_list_items(args[1], &len), n2 * sizeof(Value));
-  return vm_charge(vm, n1 + n2);
+  return lib_charge_light(vm, n1 + n2);
 }
 
 /* set_at(list, index, value) -> List[T]: a copy with one element
@@ -247,7 +241,7 @@ static bool lib_reverse(VM *vm, Value *args, int nargs, Value *out) {
   if (!vm_list(vm, n, out)) return false;
   Value *dst = vm_list_items(*out, &len), *src = vm_list_items(args[0], &len);
   for (size_t i = 0; i < n; i++) dst[i] = src[n - 1 - i];
-  return vm_charge(vm, n);
+  return lib_charge_light(vm, n);
 }
 
 /* A list of n pairs: (first[i], second[i]), or (i, first[i]) when second
@@ -306,7 +300,7 @@ static bool join_parts(VM *vm, Value parts, size_t n, Value *out) {
     if (k) memcpy(dst, src, k * sizeof(Value));
     dst += k;
   }
-  return vm_charge(vm, total + n);
+  return lib_charge_light(vm, total + n);
 }
 
 /* list_flatten(lists) -> List[T] */
@@ -358,7 +352,7 @@ static bool lib_list_intersperse(VM *vm, Value *args, int nargs, Value *out) {
     if (i) dst[2 * i - 1] = args[1];
     dst[2 * i] = src[i];
   }
-  return vm_charge(vm, 2 * n);
+  return lib_charge_light(vm, 2 * n);
 }
 
 /* list_chunk(list, size) -> List[List[T]]: consecutive pieces of `size`
@@ -494,17 +488,14 @@ static bool lib_is_sorted(VM *vm, Value *args, int nargs, Value *out) {
   (void)nargs;
   size_t n;
   Value *items = vm_list_items(args[0], &n);
-  for (size_t i = 0; i + 1 < n; i++) {
+  size_t i;
+  for (i = 0; i + 1 < n; i++) {
     int c;
     if (!vm_values_order(vm, items[i], items[i + 1], &c)) return false;
-    if (c > 0) {
-      *out = v_bool(false);
-      return true;
-    }
-    if (!LIB_CHARGE(vm, i)) return false;
+    if (c > 0) break;
   }
-  *out = v_bool(true);
-  return true;
+  *out = v_bool(i + 1 >= n); /* no pair out of order */
+  return lib_charge_light(vm, i);
 }
 
 /* is_permutation(list1, list2) -> Bool: the same elements with the same
@@ -578,7 +569,7 @@ static bool sort_indices(VM *vm, Value list, size_t n, LibLessFn less, SortCtx *
     size_t len;
     Value *dst = vm_list_items(*out, &len), *src = vm_list_items(list, &len);
     for (size_t i = 0; i < n; i++) dst[i] = src[idx[i]];
-    ok = vm_charge(vm, n);
+    ok = lib_charge_light(vm, n);
   }
   free(idx);
   return ok;

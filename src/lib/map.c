@@ -27,7 +27,7 @@ static bool lib_map_insert(VM *vm, Value *args, int nargs, Value *out) {
   (void)nargs;
   if (!vm_table_get(vm, args[0], args[1], NULL) && !vm_check_size(vm, "Map", vm_table_len(args[0]) + 1))
     return false;
-  return vm_table_copy(vm, args[0], T_MAP, out) && vm_charge(vm, vm_table_len(*out)) &&
+  return vm_table_copy(vm, args[0], T_MAP, out) && lib_charge_light(vm, vm_table_len(*out)) &&
          vm_table_set(vm, *out, args[1], args[2]);
 }
 

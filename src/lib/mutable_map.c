@@ -66,7 +66,7 @@ static bool lib_mutable_map_keys(VM *vm, Value *args, int nargs, Value *out) {
   if (!vm_list(vm, n, out)) return false;
   Value *items = vm_list_items(*out, &len), k;
   while (vm_table_next(args[0], &pos, &k, NULL)) items[i++] = k;
-  return vm_charge(vm, n);
+  return lib_charge_light(vm, n);
 }
 
 const BuiltinDef lib_mutable_map_builtins[] = {

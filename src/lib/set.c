@@ -65,7 +65,7 @@ static bool lib_set_to_list(VM *vm, Value *args, int nargs, Value *out) {
   if (!vm_list(vm, n, out)) return false;
   Value *items = vm_list_items(*out, &len), k;
   while (vm_table_next(args[0], &pos, &k, NULL)) items[i++] = k;
-  return vm_charge(vm, n) && vm_values_sort(vm, items, n);
+  return lib_charge_light(vm, n) && vm_values_sort(vm, items, n);
 }
 
 /* set_union(a, b) -> Set[T]: a new set; its size is checked before it is

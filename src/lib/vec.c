@@ -24,7 +24,7 @@ static bool lib_vec_from_list(VM *vm, Value *args, int nargs, Value *out) {
   vm_list_items(args[0], &n);
   if (!vm_array(vm, T_VEC, n, out)) return false;
   if (n) memcpy(vm_array_items(*out, &len), vm_list_items(args[0], &len), n * sizeof(Value));
-  return vm_charge(vm, n);
+  return lib_charge_light(vm, n);
 }
 
 /* vec_push(vec, item) -> Unit: appends in place; one past the size limit
@@ -46,23 +46,10 @@ static bool lib_vec_pop(VM *vm, Value *args, int nargs, Value *out) {
   return vm_some(vm, x, out);
 }
 
-/* Slot `index` of a Vec, or NULL after raising
- * "<fn> index I out of bounds (length N)". */
-static Value *vec_slot(VM *vm, const char *fn, Value vec, Value index) {
-  size_t n;
-  Value *items = vm_array_items(vec, &n);
-  int64_t i;
-  if (!vm_int_get(index, &i) || i < 0 || (uint64_t)i >= n) {
-    lib_index_error(vm, fn, index, n);
-    return NULL;
-  }
-  return &items[i];
-}
-
 /* vec_get(vec, index) -> T */
 static bool lib_vec_get(VM *vm, Value *args, int nargs, Value *out) {
   (void)nargs;
-  Value *slot = vec_slot(vm, "vec_get", args[0], args[1]);
+  Value *slot = lib_array_slot(vm, "vec_get", args[0], args[1]);
   if (!slot) return false;
   *out = *slot;
   return true;
@@ -72,7 +59,7 @@ static bool lib_vec_get(VM *vm, Value *args, int nargs, Value *out) {
 static bool lib_vec_set(VM *vm, Value *args, int nargs, Value *out) {
   (void)nargs;
   (void)out;
-  Value *slot = vec_slot(vm, "vec_set", args[0], args[1]);
+  Value *slot = lib_array_slot(vm, "vec_set", args[0], args[1]);
   if (!slot) return false;
   *slot = args[2];
   return true;

@@ -198,6 +198,7 @@ bool vm_call(VM *vm, Value fn, const Value *args, int nargs, Value *out) {
 /* ---- equality, order, text ---- */
 
 int vm_values_equal(VM *vm, Value a, Value b) { return vm_equal(vm, a, b, false); }
+bool vm_values_same(Value a, Value b) { return vm_key_equal(a, b); }
 bool vm_values_order(VM *vm, Value a, Value b, int *cmp) { return vm_order(vm, a, b, cmp); }
 bool vm_values_sort(VM *vm, Value *items, size_t n) { return vm_sort_values(vm, items, n); }
 

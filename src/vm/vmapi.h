@@ -171,6 +171,10 @@ bool vm_call(VM *vm, Value fn, const Value *args, int nargs, Value *out);
 
 /* Structural equality as `==` (1 == 1.0): 1 or 0, -1 after an error. */
 int vm_values_equal(VM *vm, Value a, Value b);
+/* The same equality without charging steps, as the reference's own
+ * Python-level comparisons do (`x in list`, dict and set lookups): for
+ * builtins that compare many elements per call (contains). */
+bool vm_values_same(Value a, Value b);
 /* The total "sort key" order (sort_by, Sets): *cmp < 0, 0, > 0. */
 bool vm_values_order(VM *vm, Value a, Value b, int *cmp);
 /* Stable sort of values by that order. */
