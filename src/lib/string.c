@@ -71,7 +71,8 @@ static bool substring_impl(VM *vm, Value *args, Value *out) {
   if (stop > len) stop = len;
   if (stop < 0) stop = stop + len < 0 ? 0 : stop + len;
   if (start >= stop) return vm_string(vm, "", 0, out);
-  size_t a = vm_str_offset(args[0], (size_t)start), b = vm_str_offset(args[0], (size_t)stop);
+  size_t a, b;
+  if (!vm_str_seek(vm, args[0], (size_t)start, &a) || !vm_str_seek(vm, args[0], (size_t)stop, &b)) return false;
   return vm_string(vm, s + a, b - a, out);
 }
 

@@ -12,6 +12,8 @@
 
 /* ---- pointer map ------------------------------------------------------------ */
 
+/* Names are interned by the front end, so every map in the compiler is keyed
+ * by pointer identity: a linear-probing table with no string compares. */
 static size_t ptr_hash(const void *p) {
   uintptr_t x = (uintptr_t)p;
   x ^= x >> 17;
@@ -67,12 +69,21 @@ bool cgm_put(CgMap *m, const void *key, int val) {
   return true;
 }
 
-static void cgm_put_new(CgMap *m, const void *key, int val) {
-  if (cgm_get(m, key) < 0) cgm_put(m, key, val);
+/* The compiler's own inserts: a failed growth is a host out-of-memory,
+ * reported as a diagnostic through cg_oom. */
+static void cg_put(Cg *cg, CgMap *m, const void *key, int val) {
+  if (!cgm_put(m, key, val)) cg_oom(cg);
+}
+
+/* First binding wins: a module's own function shadows an imported one of
+ * the same name, and the first declaration of a duplicate is the one used. */
+static void cgm_put_new(Cg *cg, CgMap *m, const void *key, int val) {
+  if (cgm_get(m, key) < 0) cg_put(cg, m, key, val);
 }
 
 /* ---- growable arrays --------------------------------------------------------- */
 
+/* Doubling growth; a failed realloc is a host out-of-memory (cg_oom longjmps). */
 #define GROW(cg, ptr, count, cap)                                               \
   do {                                                                          \
     if ((count) >= (cap)) {                                                     \
@@ -99,10 +110,13 @@ static int emit_raw(FuncState *fs, Insn in) {
   int cap = fs->capcode;
   if ((int)p->ncode >= cap) {
     int ncap = cap ? cap * 2 : 64;
+    /* Store each grown array before checking the other, so the proto never
+     * holds a pointer realloc has already freed when cg_oom unwinds. */
     Insn *code = realloc(p->code, (size_t)ncap * sizeof(Insn));
-    LineInfo *lines = realloc(p->lines, (size_t)ncap * sizeof(LineInfo));
-    if (!code || !lines) cg_oom(fs->cg);
+    if (!code) cg_oom(fs->cg);
     p->code = code;
+    LineInfo *lines = realloc(p->lines, (size_t)ncap * sizeof(LineInfo));
+    if (!lines) cg_oom(fs->cg);
     p->lines = lines;
     fs->capcode = ncap;
   }
@@ -136,6 +150,9 @@ static int take_weight(FuncState *fs) {
   return w;
 }
 
+/* Plain emission carries no step weight: only instructions that can jump,
+ * call or return charge the limit (see take_weight), so straight-line code
+ * runs without touching the step counter. */
 int cg_emit(FuncState *fs, OpCode op, int a, int b, int c) { return emit_raw(fs, mk(op, a, b, c)); }
 
 int cg_emit_bx(FuncState *fs, OpCode op, int a, int32_t bx) {
@@ -150,6 +167,8 @@ int cg_emit_w(FuncState *fs, OpCode op, int a, int b, int c) {
   return emit_raw(fs, in);
 }
 
+/* Instructions whose jump offset does not fit beside their operands; they
+ * are followed by an EXTRA word holding it (sbx), which cg_patch targets. */
 static bool has_extra(OpCode op) {
   switch (op) {
     case BC_JLT:
@@ -187,10 +206,14 @@ int cg_emit_jump(FuncState *fs, OpCode op, int a, int b, int c) {
   return emit_raw(fs, in);
 }
 
+/* Offsets are relative to the instruction after the one patched. */
 void cg_patch(FuncState *fs, int at, int target) { fs->p->code[at].sbx = target - (at + 1); }
 
 int cg_here(FuncState *fs) { return (int)fs->p->ncode; }
 
+/* A jump target must not inherit weight owed by the code before it (the
+ * other path would skip the charge), so pending weight is emitted as a
+ * STEP before a label. */
 void cg_flush(FuncState *fs) {
   if (fs->pending > 0) {
     int w = take_weight(fs);
@@ -226,6 +249,10 @@ void cg_jl_free(JumpList *jl) {
 
 /* ---- registers, scopes, locals --------------------------------------------------- */
 
+/* Registers are a stack above the active locals: expression temporaries are
+ * reserved here and released by resetting freereg (cg_nactive) after each
+ * statement. A function needing more than VM_MAX_REGS is a compile error,
+ * not a crash: the operands are 16-bit. */
 int cg_reserve(FuncState *fs, int n) {
   int r = fs->freereg;
   fs->freereg += n;
@@ -240,6 +267,7 @@ int cg_reserve(FuncState *fs, int n) {
   return r;
 }
 
+/* The first register not held by a live local or parameter. */
 int cg_nactive(FuncState *fs) {
   int base = fs->p->nparams;
   if (fs->nlocals > 0 && fs->locals[fs->nlocals - 1].reg + 1 > base) return fs->locals[fs->nlocals - 1].reg + 1;
@@ -248,6 +276,7 @@ int cg_nactive(FuncState *fs) {
 
 void cg_enter(FuncState *fs) { fs->depth++; }
 
+/* Leaving a block drops its locals; their registers become temporaries again. */
 void cg_leave(FuncState *fs) {
   while (fs->nlocals > 0 && fs->locals[fs->nlocals - 1].depth >= fs->depth) fs->nlocals--;
   fs->depth--;
@@ -320,7 +349,7 @@ int cg_name(Cg *cg, const char *name) {
   if (!names) cg_oom(cg);
   img->names = names;
   names[img->nnames] = name;
-  cgm_put(&cg->names, name, img->nnames);
+  cg_put(cg, &cg->names, name, img->nnames);
   return img->nnames++;
 }
 
@@ -346,6 +375,11 @@ static int add_upval(FuncState *fs, const char *name, bool from_local, int index
   return (int)p->nupvals++;
 }
 
+/* Lexical resolution at compile time: innermost local, then this function's
+ * upvalues, then (recursively) the enclosing function, adding an upvalue at
+ * each level on the way back. Nothing here survives to run time; the VM
+ * only sees register and upvalue indexes. hide_locals makes default
+ * parameter expressions see only the global scope, like the reference. */
 VarRef cg_resolve(FuncState *fs, const char *name) {
   VarRef r = {VAR_NONE, 0, false, false};
   if (fs->hide_locals) return r;
@@ -380,6 +414,7 @@ VarRef cg_resolve(FuncState *fs, const char *name) {
 
 int cg_find_func(FuncState *fs, const char *name) { return cgm_get(&fs->scope->funcs, name); }
 
+/* Builtins are addressed by their row index in the table (lib_builtins). */
 static int builtin_index(const char *name) {
   const BuiltinDef *d = lib_builtin_find(name);
   if (!d) return -1;
@@ -397,6 +432,9 @@ int cg_find_builtin(FuncState *fs, const char *name) {
  * exports. */
 static bool module_visible(const ModScope *s, const FuncDecl *f) { return !s->has_exports || f->exported; }
 
+/* `Mod.f(...)`: returns false when `Mod` is not an imported module (then the
+ * caller treats the expression as a field access); *fidx stays -1 when the
+ * module has no visible function of that name. */
 bool cg_find_qualified(FuncState *fs, const char *mod, const char *name, int *fidx, int *bidx) {
   *fidx = *bidx = -1;
   int mi = cgm_get(&fs->scope->modules, mod);
@@ -418,7 +456,13 @@ const CtorInfo *cg_find_ctor(Cg *cg, const char *name) {
 
 /* ---- captures (which `var`s need cells) --------------------------------------------- */
 
+/* Before a function is compiled, one walk over its body collects every name
+ * mentioned inside a nested lambda. A `var` with such a name is boxed in a
+ * cell (NEWCELL) so that closures and the frame share it; everything else
+ * stays a plain register. Over-approximating (any name, any lambda) only
+ * costs a cell, never correctness. */
 typedef struct CapWalk {
+  Cg *cg;
   CgMap *names;
 } CapWalk;
 
@@ -426,7 +470,7 @@ static void cap_expr(CapWalk *w, Expr *e, bool in_lambda);
 static void cap_block(CapWalk *w, Block *b, bool in_lambda);
 
 static void cap_name(CapWalk *w, const char *name, bool in_lambda) {
-  if (in_lambda && name) cgm_put(w->names, name, 1);
+  if (in_lambda && name) cg_put(w->cg, w->names, name, 1);
 }
 
 static void cap_arms(CapWalk *w, MatchArm *arms, int n, bool in_lambda) {
@@ -509,6 +553,8 @@ static const char *root_name(Expr *e) {
   return NULL;
 }
 
+/* Assignments inside a lambda also count: `xs[i] = v` or `p.f = v` in a
+ * closure writes the captured variable itself. */
 static void cap_stmt(CapWalk *w, Stmt *s, bool in_lambda) {
   switch (s->kind) {
     case ST_LET: cap_expr(w, s->u.let.value, in_lambda); break;
@@ -562,13 +608,16 @@ static void cap_block(CapWalk *w, Block *b, bool in_lambda) {
 }
 
 void cg_collect_captures(FuncState *fs, Block *body, Expr *expr_body) {
-  CapWalk w = {&fs->captured};
+  CapWalk w = {fs->cg, &fs->captured};
   cap_block(&w, body, false);
   cap_expr(&w, expr_body, false);
 }
 
 /* ---- functions -------------------------------------------------------------------- */
 
+/* maxreg is already one past the highest register used; the extra slot is
+ * deliberate slack (16 bytes a frame) so a register the accounting missed
+ * still lies inside the frame the VM clears and the GC scans. */
 static void finish_proto(FuncState *fs) {
   Proto *p = fs->p;
   p->nregs = (uint16_t)(fs->maxreg + 1);
@@ -611,6 +660,12 @@ static void fs_init(FuncState *fs, Cg *cg, FuncState *parent, ModScope *scope, P
   fs->span = p->span;
 }
 
+/* Compiles one function (top-level, impl method, lambda, test body). The
+ * layout is: parameters in registers 0..n-1, then the hidden `result`
+ * register when there are ensures clauses, then locals and temporaries.
+ * Code: default-argument prologue, requires checks, body, and for ensures
+ * an epilogue that every return jumps to (to_epilogue) with `result`
+ * bound. */
 Proto *cg_function(Cg *cg, FuncState *parent, ModScope *scope, const char *name, Span span, Param *params,
                    int nparams, Block *body, Expr *expr_body, FuncDecl *decl) {
   Proto *p = new_proto(cg, name, span);
@@ -619,6 +674,7 @@ Proto *cg_function(Cg *cg, FuncState *parent, ModScope *scope, const char *name,
   p->nparams = (uint16_t)nparams;
   p->is_async = decl && decl->is_async;
   p->param_names = nparams ? calloc((size_t)nparams, sizeof(char *)) : NULL;
+  if (nparams && !p->param_names) cg_oom(cg);
   cg_collect_captures(&fs, body, expr_body);
   for (int i = 0; i < nparams; i++) {
     p->param_names[i] = params[i].name;
@@ -684,6 +740,8 @@ Proto *cg_function(Cg *cg, FuncState *parent, ModScope *scope, const char *name,
 }
 
 /* An example's thunk: evaluates (input, expected) in the module scope. */
+/* The returned (input, expected) tuple is compared by run.c with structural
+ * equality, so an example fails only when the values differ. */
 static Proto *example_thunk(Cg *cg, ModScope *scope, Example *ex) {
   Proto *p = new_proto(cg, "example", ex->span);
   FuncState fs;
@@ -710,22 +768,26 @@ static int add_type(Cg *cg, const char *name) {
   if (!tn) cg_oom(cg);
   img->type_names = tn;
   tn[img->ntypes] = name;
-  cgm_put(&cg->types, name, img->ntypes);
+  cg_put(cg, &cg->types, name, img->ntypes);
   return img->ntypes++;
 }
 
+/* Nullary constructors are one permanent object each (outside the program's
+ * heap limit), so `None` or `Red` allocates nothing at run time. */
 static CtorInfo *add_ctor(Cg *cg, const char *name, int type_id, int nfields, const char **fields) {
   Image *img = cg->img;
-  CtorInfo *ci = calloc(1, sizeof *ci);
   CtorInfo **cs = realloc(img->ctors, (size_t)(img->nctors + 1) * sizeof *cs);
-  if (!ci || !cs) cg_oom(cg);
+  if (!cs) cg_oom(cg);
   img->ctors = cs;
+  CtorInfo *ci = calloc(1, sizeof *ci);
+  if (!ci) cg_oom(cg);
   ci->name = name;
   ci->type_name = img->type_names[type_id];
   ci->type_id = type_id;
   ci->id = img->nctors;
   ci->nfields = nfields;
   ci->field_names = nfields ? calloc((size_t)nfields, sizeof(char *)) : NULL;
+  if (nfields && !ci->field_names) cg_oom(cg);
   for (int i = 0; i < nfields; i++) ci->field_names[i] = fields[i];
   ci->nullary = v_unit();
   if (nfields == 0) {
@@ -736,10 +798,12 @@ static CtorInfo *add_ctor(Cg *cg, const char *name, int type_id, int nfields, co
     }
   }
   cs[img->nctors++] = ci;
-  cgm_put(&cg->ctors, name, ci->id);
+  cg_put(cg, &cg->ctors, name, ci->id);
   return ci;
 }
 
+/* The ADTs the language defines itself; builtins construct and match them
+ * by the ids fixed by this order. */
 static void builtin_adts(Cg *cg) {
   static const struct {
     const char *type, *ctor, *fields;
@@ -782,6 +846,9 @@ static void builtin_adts(Cg *cg) {
   }
 }
 
+/* Imported modules first (the highest index is the deepest import), so a
+ * constructor name declared twice resolves like the reference: the entry
+ * module's declaration is registered last. */
 static void user_types(Cg *cg) {
   Program *prog = cg->prog;
   for (int mi = prog->nmodules - 1; mi >= 0; mi--) {
@@ -792,8 +859,13 @@ static void user_types(Cg *cg) {
         int t = add_type(cg, d->u.adt.name);
         for (int v = 0; v < d->u.adt.n; v++) {
           Variant *var = &d->u.adt.variants[v];
-          const char *fields[256];
-          int nf = var->nfields < 256 ? var->nfields : 256;
+          const char *small[16];
+          const char **fields = small;
+          int nf = var->nfields;
+          if (nf > 16) {
+            fields = arena_alloc(&prog->arena, (size_t)nf * sizeof *fields);
+            if (!fields) cg_oom(cg);
+          }
           for (int f = 0; f < nf; f++) fields[f] = var->fields[f].name;
           add_ctor(cg, var->name, t, nf, fields);
         }
@@ -810,6 +882,9 @@ static int module_index(Program *prog, const char *name) {
   return -1;
 }
 
+/* Each module gets its own function scope: its own functions, then the
+ * visible functions of modules it imports without an alias. Aliased imports
+ * are reachable only as `Alias.f`. */
 static void build_scopes(Cg *cg) {
   Program *prog = cg->prog;
   Image *img = cg->img;
@@ -832,7 +907,7 @@ static void build_scopes(Cg *cg) {
       int idx = img->nfuncs++;
       cg->fdecls[idx] = &d->u.func;
       cg->fscope[idx] = s;
-      cgm_put_new(&s->funcs, d->u.func.name, idx);
+      cgm_put_new(cg, &s->funcs, d->u.func.name, idx);
     }
   }
   for (int mi = 0; mi < prog->nmodules; mi++) {
@@ -843,17 +918,19 @@ static void build_scopes(Cg *cg) {
       const char *name = d->u.import.module, *alias = d->u.import.alias;
       int j = module_index(prog, name);
       if (j < 0) continue;
-      cgm_put(&s->modules, alias ? alias : name, j);
+      cg_put(cg, &s->modules, alias ? alias : name, j);
       if (alias) continue;
       for (int f = 0; f < img->nfuncs; f++)
         if (cg->fscope[f]->mod == prog->modules[j] && module_visible(cg->fscope[f], cg->fdecls[f]))
-          cgm_put_new(&s->funcs, cg->fdecls[f]->name, f);
+          cgm_put_new(cg, &s->funcs, cg->fdecls[f]->name, f);
     }
   }
 }
 
 /* ---- traits -------------------------------------------------------------------------- */
 
+/* Trait methods are dispatched by name: one table per method name, indexed
+ * by type id, so a call compiles to TCALL with that table's index. */
 static int trait_method(Cg *cg, const char *name) {
   int i = cgm_get(&cg->traits, name);
   if (i >= 0) return i;
@@ -863,11 +940,12 @@ static int trait_method(Cg *cg, const char *name) {
   img->traits = t;
   t[img->ntraits].name = name;
   t[img->ntraits].impl = calloc((size_t)(img->ntypes ? img->ntypes : 1), sizeof(Proto *));
+  if (!t[img->ntraits].impl) cg_oom(cg);
   t[img->ntraits].fallback = -1;
   t[img->ntraits].fallback_builtin = -1;
   t[img->ntraits].param_names = NULL;
   t[img->ntraits].nparams = 0;
-  cgm_put(&cg->traits, name, img->ntraits);
+  cg_put(cg, &cg->traits, name, img->ntraits);
   return img->ntraits++;
 }
 
@@ -885,6 +963,8 @@ static void add_example(Cg *cg, bool impl, Proto *fn, Proto *thunk, Span span, c
   (*n)++;
 }
 
+/* Only the entry module's impl examples are verified (qualified names like
+ * Type.Trait.method identify them in E409 messages). */
 static void compile_impls(Cg *cg) {
   Program *prog = cg->prog;
   /* Method names first, so calls anywhere can dispatch. */
@@ -917,6 +997,7 @@ static void compile_impls(Cg *cg) {
         if (mi != 0) continue;
         size_t qlen = strlen(d->u.impl.type) + strlen(d->u.impl.trait) + strlen(f->name) + 3;
         char *q = arena_alloc(&prog->arena, qlen);
+        if (!q) cg_oom(cg);
         snprintf(q, qlen, "%s.%s.%s", d->u.impl.type, d->u.impl.trait, f->name);
         for (int e = 0; e < f->nexamples; e++)
           add_example(cg, true, p, example_thunk(cg, &cg->scopes[mi], &f->examples[e]), f->examples[e].span,
@@ -965,6 +1046,9 @@ static bool *reachable_unaliased(Cg *cg, Program *prog) {
   return seen;
 }
 
+/* Order matters: types before functions (constructor ids are needed by
+ * patterns), scopes before bodies (calls to later functions resolve),
+ * impls before functions (trait calls need their tables). */
 static void compile_program(Cg *cg) {
   Program *prog = cg->prog;
   Image *img = cg->img;

@@ -42,6 +42,14 @@ Image *cg_compile(VM *vm, Program *prog, DiagList *diags);
 
 /* ---- internals shared by compile*.c ------------------------------------- */
 
+/* Depth of an assignment target like a.b[i].c: the containers along the
+ * path live in registers while the path is rebuilt. Real programs use a
+ * handful; deeper targets are a compile error, never a silent truncation. */
+#define CG_MAX_PATH 64
+/* Names one `let (a, b, ...) = t` may bind: GETTUPLE packs the index and
+ * the expected size into one 16-bit operand, a byte each. */
+#define CG_MAX_DESTRUCT 255
+
 /* A pointer-keyed hash map (interned names -> int). */
 typedef struct CgMap {
   const void **keys;

@@ -1,5 +1,6 @@
 /* Expression compilation: literals, variables, operators, calls,
  * pipelines, constructors, lambdas, comprehensions (see compile.h). */
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 
@@ -16,8 +17,12 @@ typedef struct CallArg {
   int reg;
 } CallArg;
 
+/* Register conventions: every cg_expr takes a destination register, or -1
+ * for "anywhere" (then a fresh temporary, or a local's own register when
+ * the expression is just that local, which saves a MOVE). */
 static int target(FuncState *fs, int dst) { return dst >= 0 ? dst : cg_reserve(fs, 1); }
 
+/* Instructions emitted next are attributed to e's source position (for errors). */
 static void at(FuncState *fs, const Expr *e) { fs->span = e->span; }
 
 /* Small Int literal that fits an instruction's 16-bit immediate. */
@@ -32,6 +37,9 @@ static bool small_int_lit(const Expr *e, int *v) {
 
 /* ---- literals --------------------------------------------------------------- */
 
+/* Int literals are kept as digit text by the parser. Up to 9 digits fit the
+ * LOADI immediate; longer ones become a constant, a big Int when they do
+ * not fit 64 bits. */
 static void load_int_text(FuncState *fs, const char *digits, size_t len, bool neg, int d) {
   if (len <= 9) {
     long x = 0;
@@ -64,6 +72,8 @@ static void load_int_text(FuncState *fs, const char *digits, size_t len, bool ne
   cg_emit_bx(fs, BC_LOADK, d, cg_const(fs, v));
 }
 
+/* String literals are permanent objects shared by every evaluation of the
+ * literal: strings are immutable, so sharing is unobservable. */
 static int load_string(FuncState *fs, const char *s, size_t n, int d) {
   Value v;
   if (!obj_string_perm(fs->cg->vm, s, n, &v)) cg_oom(fs->cg);
@@ -79,6 +89,9 @@ static int undefined(FuncState *fs, const char *name, int dst) {
   return d;
 }
 
+/* A name is, in order: a local, a captured variable, a top-level function
+ * of this module's scope, a builtin. Anything else compiles to UNDEF,
+ * which raises only if executed (the checker normally rejects it first). */
 static int ident(FuncState *fs, Expr *e, int dst) {
   const char *name = e->u.name;
   VarRef v = cg_resolve(fs, name);
@@ -159,6 +172,12 @@ static OpCode k_variant(BinOp op) {
   }
 }
 
+/* `and`/`or` short-circuit into the destination register. Arithmetic with a
+ * small literal on the right uses ADDI or a K-operand form; other operators
+ * evaluate both sides left to right into temporaries. `>` and `>=` swap the
+ * operands of LT/LE, which is safe because both are already evaluated.
+ * Steps: each literal folded into an instruction still counts as the
+ * expression it was, so steps_used matches the reference. */
 static int binary(FuncState *fs, Expr *e, int dst) {
   BinOp op = e->u.bin.op;
   Expr *l = e->u.bin.l, *r = e->u.bin.r;
@@ -223,6 +242,8 @@ static int binary(FuncState *fs, Expr *e, int dst) {
   return d;
 }
 
+/* -literal is folded into the constant (so -9223372036854775808 is a valid
+ * Int literal) but still counts the literal's step. */
 static int unary(FuncState *fs, Expr *e, int dst) {
   Expr *x = e->u.un.e;
   if (e->u.un.op == OP_NEG && x->kind == EX_INT) {
@@ -251,6 +272,11 @@ static int unary(FuncState *fs, Expr *e, int dst) {
 
 /* ---- conditions -------------------------------------------------------------------- */
 
+/* A comparison used as a condition compiles to one compare-and-branch
+ * instruction instead of producing a Bool and testing it. A literal on
+ * either side becomes an immediate (16-bit) or a constant operand; when it
+ * is on the left the comparison is mirrored (5 < x is x > 5). `!=` is `==`
+ * with the jump sense inverted. */
 static void cmp_jump(FuncState *fs, Expr *e, bool when, JumpList *out) {
   BinOp op = e->u.bin.op;
   Expr *l = e->u.bin.l, *r = e->u.bin.r;
@@ -334,6 +360,9 @@ static void cmp_jump(FuncState *fs, Expr *e, bool when, JumpList *out) {
   }
 }
 
+/* Jump to `out` when e evaluates to `when`; fall through otherwise. `not`
+ * flips the sense, `and`/`or` become jump chains, so `if a and b < c`
+ * produces no Bool values at all. */
 void cg_cond_jump(FuncState *fs, Expr *e, bool when, JumpList *out) {
   if (e->kind == EX_UNARY && e->u.un.op == OP_NOT) {
     fs->pending++;
@@ -378,10 +407,16 @@ void cg_cond_jump(FuncState *fs, Expr *e, bool when, JumpList *out) {
 
 /* ---- calls ----------------------------------------------------------------------------- */
 
+/* How a call is compiled: CALL on a value in a register, CALLG to a known
+ * top-level function, CALLB to a builtin row, TCALL through a trait table,
+ * or UNDEF when the name means nothing. */
 typedef enum CalleeKind { CK_VALUE, CK_FUNC, CK_BUILTIN, CK_TRAIT, CK_UNDEF } CalleeKind;
 
-/* Parameter names of builtin b from its signature text, interned. */
+/* Parameter names of builtin b from its signature text, interned; with
+ * names NULL only counts them. Returns the count (at most max when
+ * storing). */
 static int builtin_params(FuncState *fs, int b, const char **names, bool *optional, int max) {
+  if (!names) max = INT_MAX;
   size_t n;
   const BuiltinDef *all = lib_builtins(&n);
   const char *s = all[b].sig ? strchr(all[b].sig, '(') : NULL;
@@ -398,8 +433,10 @@ static int builtin_params(FuncState *fs, int b, const char **names, bool *option
     if (in_name && (ch == ':' || ch == '?')) {
       const char *a = start;
       while (*a == ' ') a++;
-      names[count] = intern(&fs->cg->prog->names, a, (size_t)(s - a));
-      optional[count] = ch == '?';
+      if (names) {
+        names[count] = intern(&fs->cg->prog->names, a, (size_t)(s - a));
+        optional[count] = ch == '?';
+      }
       count++;
       in_name = false;
     }
@@ -411,6 +448,13 @@ static int builtin_params(FuncState *fs, int b, const char **names, bool *option
   return count;
 }
 
+/* Call layout: R[base] is the function register (and receives the result),
+ * R[base+1..] the arguments in parameter order. Named arguments are
+ * evaluated in source order, each directly into its parameter's slot, so
+ * side effects happen as written while the callee sees them reordered.
+ * Slots no argument fills get LOADMISS and the callee's TESTARG evaluates
+ * their defaults. A name bound locally shadows functions, traits and
+ * builtins of the same name (it is called as a value). */
 static int call_common(FuncState *fs, Span sp, Expr *callee, CallArg *args, int nargs, int dst) {
   Cg *cg = fs->cg;
   CalleeKind kind = CK_VALUE;
@@ -444,22 +488,43 @@ static int call_common(FuncState *fs, Span sp, Expr *callee, CallArg *args, int 
       fs->pending++; /* the module name */
     }
   }
-  /* Parameter names, for named arguments. */
-  const char *pnames[64];
-  bool popt[64];
+  /* Parameter names, for named arguments. Small calls use the stack; a
+   * call with more arguments or parameters than that takes its scratch
+   * arrays from the program's arena (freed with the program, so a cg_oom
+   * unwind leaks nothing). */
+  enum { SMALL_CALL = 64 };
   int np = -1;
+  if (kind == CK_FUNC) np = cg->fdecls[idx]->nparams;
+  else if (kind == CK_BUILTIN) np = builtin_params(fs, idx, NULL, NULL, 0);
+  else if (kind == CK_TRAIT) np = cg->img->traits[idx].nparams;
+  int room = (np > nargs ? np : nargs) + 1;
+  const char *pnames_s[SMALL_CALL];
+  bool popt_s[SMALL_CALL], used_s[SMALL_CALL], filled_s[SMALL_CALL];
+  int slot_s[SMALL_CALL];
+  const char **pnames = pnames_s;
+  bool *popt = popt_s, *used = used_s, *filled = filled_s;
+  int *slot = slot_s;
+  if (room > SMALL_CALL) {
+    Arena *ar = &cg->prog->arena;
+    pnames = arena_alloc(ar, (size_t)room * sizeof *pnames);
+    popt = arena_alloc(ar, (size_t)room * sizeof *popt);
+    used = arena_alloc(ar, (size_t)room * sizeof *used);
+    filled = arena_alloc(ar, (size_t)room * sizeof *filled);
+    slot = arena_alloc(ar, (size_t)room * sizeof *slot);
+    if (!pnames || !popt || !used || !filled || !slot) cg_oom(cg);
+  }
+  memset(used, 0, (size_t)room * sizeof *used);
+  memset(filled, 0, (size_t)room * sizeof *filled);
   if (kind == CK_FUNC) {
     FuncDecl *f = cg->fdecls[idx];
-    np = f->nparams < 64 ? f->nparams : 64;
     for (int i = 0; i < np; i++) {
       pnames[i] = f->params[i].name;
       popt[i] = f->params[i].def != NULL;
     }
   } else if (kind == CK_BUILTIN) {
-    np = builtin_params(fs, idx, pnames, popt, 64);
+    builtin_params(fs, idx, pnames, popt, np);
   } else if (kind == CK_TRAIT) {
     TraitTable *tm = &cg->img->traits[idx];
-    np = tm->nparams < 64 ? tm->nparams : 64;
     for (int i = 0; i < np; i++) {
       pnames[i] = tm->param_names[i];
       popt[i] = false;
@@ -467,12 +532,11 @@ static int call_common(FuncState *fs, Span sp, Expr *callee, CallArg *args, int 
   }
   bool named = false;
   for (int i = 0; i < nargs; i++) named |= args[i].name != NULL;
-  /* slot[i] = the position argument i fills */
-  int slot[256];
+  /* slot[i] = the parameter position argument i fills: a named argument
+   * goes to its parameter, a positional one (or an unknown name, which the
+   * checker has already reported) to the first free position. */
   int nslots = nargs;
-  if (nargs > 256) nargs = nslots = 256;
   if (named && np >= 0) {
-    bool used[64] = {false};
     int pos = 0, hi = 0;
     for (int i = 0; i < nargs; i++) {
       int s = -1;
@@ -480,10 +544,9 @@ static int call_common(FuncState *fs, Span sp, Expr *callee, CallArg *args, int 
         for (int k = 0; k < np; k++)
           if (pnames[k] == args[i].name) s = k;
       if (s < 0 || used[s]) {
-        while (pos < 64 && used[pos]) pos++;
+        while (pos < room - 1 && used[pos]) pos++;
         s = pos;
       }
-      if (s >= 64) s = 63;
       used[s] = true;
       slot[i] = s;
       if (s + 1 > hi) hi = s + 1;
@@ -497,7 +560,6 @@ static int call_common(FuncState *fs, Span sp, Expr *callee, CallArg *args, int 
   int base = cg_reserve(fs, 1);
   if (kind == CK_VALUE) cg_expr(fs, callee, base);
   else if (kind != CK_TRAIT) fs->pending++; /* the callee name (trait dispatch skips it) */
-  bool filled[256] = {false};
   if (!named) {
     for (int i = 0; i < nargs; i++) {
       fs->freereg = base + 1 + i;
@@ -563,6 +625,9 @@ static int call_expr(FuncState *fs, Expr *e, int dst) {
   return r;
 }
 
+/* `x |> f(a, _, b)`: the piped value fills the `_` slot, or goes first when
+ * the stage has no placeholder. Each stage is an ordinary call whose
+ * argument is the previous stage's result register (CallArg.reg). */
 static int pipeline(FuncState *fs, Expr *e, int dst) {
   int save = fs->freereg;
   int cur = cg_expr(fs, e->u.pipe.init, -1);
@@ -571,28 +636,22 @@ static int pipeline(FuncState *fs, Expr *e, int dst) {
     bool placeholder = false;
     for (int i = 0; i < st->nargs; i++) placeholder |= st->args[i]->kind == EX_PLACEHOLDER;
     int n = st->nargs + (placeholder ? 0 : 1);
-    CallArg args[64];
-    if (n > 64) n = 64;
+    CallArg small[16];
+    CallArg *args = small;
+    if (n > 16) {
+      args = arena_alloc(&fs->cg->prog->arena, (size_t)n * sizeof *args);
+      if (!args) cg_oom(fs->cg);
+    }
     int k = 0;
     if (!placeholder) args[k++] = (CallArg){NULL, NULL, cur};
-    for (int i = 0; i < st->nargs && k < 64; i++) {
+    for (int i = 0; i < st->nargs; i++) {
       if (st->args[i]->kind == EX_PLACEHOLDER) {
         args[k++] = (CallArg){NULL, NULL, cur};
       } else {
         args[k++] = (CallArg){NULL, st->args[i], -1};
       }
     }
-    bool last = s == e->u.pipe.n - 1;
-    int keep = fs->freereg;
-    int r = call_common(fs, st->span, st->fn, args, k, -1);
-    (void)keep;
-    cur = r;
-    if (last) {
-      fs->freereg = save;
-      int d = target(fs, dst);
-      if (d != cur) cg_emit(fs, BC_MOVE, d, cur, 0);
-      return d;
-    }
+    cur = call_common(fs, st->span, st->fn, args, k, -1);
   }
   fs->freereg = save;
   int d = target(fs, dst);
@@ -647,6 +706,7 @@ static int list_lit(FuncState *fs, Expr *e, int dst) {
   return d;
 }
 
+/* The empty tuple `()` is Unit. */
 static int tuple_lit(FuncState *fs, Expr *e, int dst) {
   int n = e->u.list.n;
   if (n == 0) {
@@ -664,6 +724,9 @@ static int tuple_lit(FuncState *fs, Expr *e, int dst) {
   return d;
 }
 
+/* Fields are evaluated in source order into consecutive registers and
+ * NEWCTOR copies them; a missing trailing field (only in an unchecked
+ * program) is Unit rather than garbage. */
 static int ctor_expr(FuncState *fs, Expr *e, int dst) {
   const CtorInfo *ci = cg_find_ctor(fs->cg, e->u.ctor.name);
   if (!ci) return undefined(fs, e->u.ctor.name, dst);
@@ -703,6 +766,9 @@ static int ctor_expr(FuncState *fs, Expr *e, int dst) {
   return d;
 }
 
+/* Interpolated strings: every piece lands in its own register (text pieces
+ * as constants, expressions through TOSTR), then one CONCATN builds the
+ * result with a single allocation. */
 static int fstring(FuncState *fs, Expr *e, int dst) {
   int n = e->u.fstr.n;
   int save = fs->freereg;
@@ -736,6 +802,8 @@ static int fstring(FuncState *fs, Expr *e, int dst) {
   return d;
 }
 
+/* `Mod.f` without a call is the function value; anything else is a field
+ * read by interned name. */
 static int field_expr(FuncState *fs, Expr *e, int dst) {
   Expr *t = e->u.field.target;
   if (t->kind == EX_TYPE_IDENT) {
@@ -759,6 +827,10 @@ static int field_expr(FuncState *fs, Expr *e, int dst) {
   return d;
 }
 
+/* `t with {f: v}` copies t, then sets fields on the copy. When the
+ * caller names a destination register (a local in `p = p with {...}`),
+ * the copy is built in a temporary and moved last, so field values that
+ * read the local still see its old value. */
 static int with_expr(FuncState *fs, Expr *e, int dst) {
   int save = fs->freereg;
   int r = cg_expr(fs, e->u.with.target, -1);
@@ -779,6 +851,8 @@ static int with_expr(FuncState *fs, Expr *e, int dst) {
   return d;
 }
 
+/* A lambda is compiled as a child proto of the enclosing function;
+ * CLOSURE captures its upvalues from the current frame at run time. */
 static int lambda(FuncState *fs, Expr *e, int dst) {
   Proto *child = cg_function(fs->cg, fs, fs->scope, NULL, e->span, e->u.lambda.params, e->u.lambda.nparams,
                              e->u.lambda.is_block ? &e->u.lambda.block : NULL,
@@ -794,10 +868,12 @@ static int lambda(FuncState *fs, Expr *e, int dst) {
   return d;
 }
 
+/* `[elem for x in iter if cond]` is a for loop appending to a fresh list.
+ * The loop's three registers (list, index, element) are hidden locals so
+ * the body's temporaries cannot overwrite them. */
 static int comprehension(FuncState *fs, Expr *e, int dst) {
   int save = fs->freereg;
   int d = target(fs, dst);
-  int keep = fs->freereg;
   int base = cg_reserve(fs, 3);
   cg_expr(fs, e->u.comp.iter, base);
   at(fs, e);
@@ -824,11 +900,13 @@ static int comprehension(FuncState *fs, Expr *e, int dst) {
   int back = cg_emit_jump(fs, BC_JMP, 0, 0, 0);
   cg_patch(fs, back, top);
   cg_patch_here(fs, exit);
-  (void)keep;
   fs->freereg = dst >= 0 ? save : d + 1;
   return d;
 }
 
+/* `e?`: PROP jumps past the early return when e is Some/Ok (leaving the
+ * payload in d); otherwise the None/Err value in d is returned from the
+ * function (through the ensures epilogue when there is one). */
 static int propagate(FuncState *fs, Expr *e, int dst) {
   int save = fs->freereg;
   int r = cg_expr(fs, e->u.operand, -1);
@@ -843,6 +921,8 @@ static int propagate(FuncState *fs, Expr *e, int dst) {
 
 /* ---- the dispatcher ----------------------------------------------------------------- */
 
+/* Every expression node visited is one step of pending weight (the
+ * reference counts each evaluated expression). */
 int cg_expr(FuncState *fs, Expr *e, int dst) {
   fs->pending++;
   switch (e->kind) {
@@ -883,6 +963,8 @@ int cg_expr(FuncState *fs, Expr *e, int dst) {
     case EX_LIST: return list_lit(fs, e, dst);
     case EX_TUPLE: return tuple_lit(fs, e, dst);
     case EX_LIST_COMP: return comprehension(fs, e, dst);
+    /* `throw` is an expression of any type; the LOADU only gives the
+     * destination register a defined value for the (unreachable) fall-through. */
     case EX_THROW: {
       int save = fs->freereg;
       int r = cg_expr(fs, e->u.operand, -1);
@@ -946,6 +1028,8 @@ int cg_expr(FuncState *fs, Expr *e, int dst) {
 
 /* ---- static types ---------------------------------------------------------------------- */
 
+/* True when the checker typed e as Float; unchecked programs carry no types
+ * and never promote. */
 bool cg_expr_is_float(const Expr *e) {
   if (!e || !e->type) return false;
   const Type *t = chk_resolve(e->type);

@@ -7,6 +7,7 @@
 #include "compile.h"
 #include "object.h"
 
+/* Instructions emitted next are attributed to this source position. */
 static void at(FuncState *fs, Span sp) { fs->span = sp; }
 
 /* Expressions that write their destination before they finish reading
@@ -30,6 +31,9 @@ static int own_reg(FuncState *fs, int r) {
   return t;
 }
 
+/* A return with a value: promote when the function returns Float and the
+ * checker marked the statement; with ensures clauses, park the value in
+ * the `result` register and jump to the shared epilogue that checks them. */
 void cg_return_reg(FuncState *fs, int r, bool promote) {
   if (promote) {
     r = own_reg(fs, r);
@@ -43,10 +47,14 @@ void cg_return_reg(FuncState *fs, int r, bool promote) {
   cg_emit_w(fs, BC_RET, r, 0, 0);
 }
 
+/* Set by the checker on let/var/assign/return statements that convert Int to Float. */
 static bool promotes(const Stmt *s) { return (s->aux & CHK_AUX_PROMOTE_FLOAT) != 0; }
 
 /* ---- bindings and assignment ------------------------------------------------------------ */
 
+/* A binding takes the next free register and keeps it for the rest of the
+ * block, so reading a local is a register operand, never a lookup. A `var`
+ * that closures mention is boxed right after its first value is stored. */
 static void let_stmt(FuncState *fs, Stmt *s) {
   int want = fs->freereg;
   int got = cg_expr(fs, s->u.let.value, -1);
@@ -62,6 +70,9 @@ static void let_stmt(FuncState *fs, Stmt *s) {
   if (l->is_cell) cg_emit(fs, BC_NEWCELL, want, 0, 0);
 }
 
+/* `let (a, b) = t`: the tuple stays in a hidden local and each name gets
+ * its element; GETTUPLE checks the tuple's size (a runtime type error on
+ * a mismatch). */
 static void destructure(FuncState *fs, Stmt *s) {
   int t = fs->freereg;
   int got = cg_expr(fs, s->u.destr.value, -1);
@@ -70,7 +81,13 @@ static void destructure(FuncState *fs, Stmt *s) {
   cg_reserve(fs, 1);
   if (got != t) cg_emit(fs, BC_MOVE, t, got, 0);
   cg_add_local(fs, NULL, t, false);
-  int n = s->u.destr.n < 255 ? s->u.destr.n : 255;
+  int n = s->u.destr.n;
+  if (n > CG_MAX_DESTRUCT) {
+    cg_error(fs->cg, &s->span, E_RESOURCE,
+             "Tuple destructuring binds %d names; at most %d are supported (match on the tuple instead)", n,
+             CG_MAX_DESTRUCT);
+    return;
+  }
   for (int i = 0; i < n; i++) {
     int r = cg_reserve(fs, 1);
     cg_emit(fs, BC_GETTUPLE, r, t, i | (n << 8));
@@ -79,6 +96,9 @@ static void destructure(FuncState *fs, Stmt *s) {
   }
 }
 
+/* `x = e` on a plain local evaluates e straight into x's register, except
+ * for the expressions of unsafe_direct (they would clobber x while still
+ * reading it). Cells and captured variables go through SETCELL/SETUPVC. */
 static void assign(FuncState *fs, Stmt *s) {
   VarRef v = cg_resolve(fs, s->u.assign.name);
   Expr *val = s->u.assign.value;
@@ -111,15 +131,22 @@ static void assign(FuncState *fs, Stmt *s) {
  * get updated copies, so only the assigned variable sees the change. */
 static void store_path(FuncState *fs, Stmt *s, Expr *chain, bool leaf_field, const char *leaf_name,
                        Expr *leaf_index, Expr *value) {
-  Expr *nodes[64];
+  Expr *nodes[CG_MAX_PATH];
   int n = 0;
   Expr *e = chain;
-  while ((e->kind == EX_FIELD || e->kind == EX_INDEX) && n < 64) {
+  while (e->kind == EX_FIELD || e->kind == EX_INDEX) {
+    if (n == CG_MAX_PATH) {
+      cg_error(fs->cg, &s->span, E_RESOURCE,
+               "Assignment target is nested too deeply: more than %d field or index steps; assign through a "
+               "local variable instead",
+               CG_MAX_PATH);
+      return;
+    }
     nodes[n++] = e;
     e = e->kind == EX_FIELD ? e->u.field.target : e->u.index.target;
   }
   /* nodes[n-1] is applied to the root first. */
-  int c[65], idx[64];
+  int c[CG_MAX_PATH + 1], idx[CG_MAX_PATH];
   VarRef root = {VAR_NONE, 0, false, false};
   if (e->kind == EX_IDENT) root = cg_resolve(fs, e->u.name);
   if (root.kind == VAR_LOCAL && !root.is_cell) {
@@ -298,6 +325,11 @@ static void pattern(FuncState *fs, Pattern *p, int r, bool r_owned, JumpList *fa
   }
 }
 
+/* Arms are tried in order; each arm's pattern and guard jump to the next
+ * arm on failure (the `fail` list), and a successful arm jumps to `end`.
+ * When no arm matches, NOMATCH raises. The scrutinee is pinned as a hidden
+ * local so arm bodies cannot reuse its register while later arms still
+ * need it. Arm bindings are scoped to their arm (cg_enter/cg_leave). */
 void cg_match(FuncState *fs, Expr *scrutinee, MatchArm *arms, int narms, bool is_expr, int dst, Span span,
               bool promote) {
   int save = fs->freereg;
@@ -337,6 +369,8 @@ void cg_match(FuncState *fs, Expr *scrutinee, MatchArm *arms, int narms, bool is
 
 /* ---- control flow ------------------------------------------------------------------------ */
 
+/* The condition jumps straight to the else part (or past the if) when
+ * false; see cg_cond_jump. */
 static void if_stmt(FuncState *fs, Stmt *s) {
   JumpList els = {0};
   cg_cond_jump(fs, s->u.if_.cond, false, &els);
@@ -372,6 +406,8 @@ static void loop_pop(FuncState *fs, LoopCtx *l) {
   fs->loop = l->outer;
 }
 
+/* The backward JMP carries the loop body's step weight, so every iteration
+ * is charged (and polls the deadline) even when the body has no call. */
 static void while_stmt(FuncState *fs, Stmt *s) {
   cg_flush(fs);
   int top = cg_here(fs);
@@ -386,6 +422,10 @@ static void while_stmt(FuncState *fs, Stmt *s) {
   loop_pop(fs, &l);
 }
 
+/* Registers base..base+2 are the iterated list, the index and the loop
+ * variable. The loop variable is a fresh binding each iteration: it is
+ * never a cell, so a closure made in the body captures that iteration's
+ * value (the reference's semantics). */
 static void for_stmt(FuncState *fs, Stmt *s) {
   cg_enter(fs);
   int base = cg_reserve(fs, 3);
@@ -410,6 +450,12 @@ static void for_stmt(FuncState *fs, Stmt *s) {
   cg_leave(fs);
 }
 
+/* try/catch compiles to straight code plus a handler-table entry: the
+ * instruction range [start, end) of the body, the catch block's start, the
+ * register receiving the caught value, and the type it accepts (-1: a
+ * String, which catches runtime errors as their message; otherwise a
+ * type id whose thrown constructor values it catches). The unwinder
+ * (vm_error.c) consults the table; no instructions run on entry. */
 static void try_stmt(FuncState *fs, Stmt *s) {
   cg_flush(fs);
   int start = cg_here(fs);
@@ -450,6 +496,8 @@ static void try_stmt(FuncState *fs, Stmt *s) {
   h->type_id = type_id;
 }
 
+/* Each statement is one step. Temporaries die at the end of a statement:
+ * freereg drops back to the first register not held by a local. */
 void cg_stmt(FuncState *fs, Stmt *s) {
   fs->pending++;
   at(fs, s->span);
@@ -484,6 +532,8 @@ void cg_stmt(FuncState *fs, Stmt *s) {
         cg_return_reg(fs, r, promotes(s));
       }
       break;
+    /* break/continue outside a loop cannot pass the checker; compiling nothing
+     * keeps the compiler total for unchecked input. */
     case ST_BREAK:
       if (fs->loop) cg_jl_add(fs, &fs->loop->breaks, cg_emit_jump(fs, BC_JMP, 0, 0, 0));
       break;

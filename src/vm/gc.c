@@ -288,6 +288,7 @@ void gc_collect(VM *vm) {
   if (vm->gc_running) return;
   vm->gc_running = true;
   vm->gray_overflow = false;
+  vm->scur_str = NULL;
   gc_mark_roots(vm);
   while (vm->ngray > 0) blacken(vm, vm->gray[--vm->ngray]);
   while (vm->gray_overflow) {

@@ -1,6 +1,7 @@
 /* Heap object constructors: strings, lists, tuples, constructor values,
  * arrays, closures, cells and Ints (see object.h). */
 #include "object.h"
+#include "vmapi.h"
 
 #include "../base/intern.h"
 #include "../base/utf8.h"
@@ -162,9 +163,53 @@ size_t obj_string_offset(const ObjString *s, size_t idx) {
   return i;
 }
 
+bool obj_string_seek(VM *vm, const ObjString *s, size_t idx, size_t *off) {
+  if (str_is_ascii(s)) {
+    *off = idx;
+    return true;
+  }
+  /* Walk from the nearest known position: the start, the end, or where
+   * the previous lookup in this string ended (UTF-8 can be walked both
+   * ways). Sequential access either way is then O(1) per lookup; the
+   * code points walked are charged as work, so random access into a long
+   * non-ASCII string cannot run unbounded between deadline polls. Walks
+   * of up to 64 code points are free, so short strings cost what the
+   * reference charges. */
+  size_t cp = 0, i = 0;
+  if (s->cplen - idx < idx) {
+    cp = s->cplen;
+    i = s->blen;
+  }
+  if (vm->scur_str == s) {
+    size_t dc = vm->scur_cp > idx ? vm->scur_cp - idx : idx - vm->scur_cp;
+    size_t best = cp > idx ? cp - idx : idx - cp;
+    if (dc < best) {
+      cp = vm->scur_cp;
+      i = vm->scur_off;
+    }
+  }
+  size_t walked = cp > idx ? cp - idx : idx - cp;
+  while (cp < idx) {
+    i++;
+    while (i < s->blen && ((unsigned char)s->data[i] & 0xC0) == 0x80) i++;
+    cp++;
+  }
+  while (cp > idx) {
+    i--;
+    while (i > 0 && ((unsigned char)s->data[i] & 0xC0) == 0x80) i--;
+    cp--;
+  }
+  vm->scur_str = s;
+  vm->scur_cp = cp;
+  vm->scur_off = i;
+  *off = i;
+  return walked <= 64 || vm_charge(vm, walked);
+}
+
 bool obj_string_char(VM *vm, Value sv, size_t idx, Value *out) {
   ObjString *s = AS_STR(sv);
-  size_t off = obj_string_offset(s, idx);
+  size_t off;
+  if (!obj_string_seek(vm, s, idx, &off)) return false;
   size_t end = off + 1;
   while (end < s->blen && ((unsigned char)s->data[end] & 0xC0) == 0x80) end++;
   char tmp[8];

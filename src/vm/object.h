@@ -23,6 +23,10 @@ uint32_t obj_string_hash(ObjString *s);
 /* Byte offset of code point `idx` (0 <= idx <= cplen). */
 size_t obj_string_offset(const ObjString *s, size_t idx);
 static inline bool str_is_ascii(const ObjString *s) { return s->blen == s->cplen; }
+/* Byte offset of code point idx (0 <= idx <= length) through the VM's
+ * string cursor (see VM.scur_str); charges long walks as work, so it can
+ * fail with E503/E501. */
+bool obj_string_seek(VM *vm, const ObjString *s, size_t idx, size_t *off);
 /* The one-code-point string at index idx. */
 bool obj_string_char(VM *vm, Value s, size_t idx, Value *out);
 

@@ -135,6 +135,13 @@ typedef struct VM {
   uint64_t max_output;
   uint64_t out_chars;    /* code points written so far */
 
+  /* Where the last code-point lookup in a non-ASCII string ended, so a
+   * loop reading s[i], s[i+1], ... scans forward from there instead of
+   * from the start each time (linear, not quadratic). Cleared by every
+   * collection, since the string may be freed and its address reused. */
+  const struct ObjString *scur_str;
+  size_t scur_cp, scur_off;
+
   /* host */
   const geno_config *cfg;
   unsigned caps;          /* granted capabilities */

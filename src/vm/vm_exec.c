@@ -14,6 +14,9 @@
 #include "object.h"
 #include "render.h"
 
+/* Int -> Float for PROMOTE. A big Int goes through the arithmetic slow path
+ * (x * 1.0) so that the overflow rule for huge values ("int too large to
+ * convert to float") lives in one place, vm_arith. */
 static bool promote(VM *vm, Value *v) {
   if (v->tag == T_INT) {
     *v = v_float((double)v->as.i);
@@ -25,6 +28,9 @@ static bool promote(VM *vm, Value *v) {
   return true;
 }
 
+/* Raised when no arm of a match fits. The message quotes the value the way
+ * the reference does; rendering is capped so a huge value cannot turn the
+ * error message itself into an out-of-memory. */
 static bool no_match(VM *vm, Value v, bool is_expr) {
   Buf t = BUF_INIT;
   if (vm_render(vm, v, RENDER_QUOTED, &t, 100000, LIMIT_STRING, NULL))
@@ -34,6 +40,8 @@ static bool no_match(VM *vm, Value v, bool is_expr) {
   return false;
 }
 
+/* Postconditions are fatal (uncatchable), like preconditions: a broken
+ * contract is a bug in the program, not a recoverable condition. */
 static bool ensures_failed(VM *vm, const char *fname, Value result) {
   Buf t = BUF_INIT;
   if (vm_render(vm, result, RENDER_QUOTED, &t, 100000, LIMIT_STRING, NULL))
@@ -44,6 +52,9 @@ static bool ensures_failed(VM *vm, const char *fname, Value result) {
   return false;
 }
 
+/* throw of a String is a runtime error whose code is recovered from the
+ * message (a rethrown "E400: ..." keeps E400); throw of a constructor value
+ * carries the value itself so `catch e: T` can match it. */
 static bool throw_value(VM *vm, Value v) {
   if (v.tag == T_STRING) {
     ObjString *s = AS_STR(v);
@@ -65,6 +76,8 @@ static bool prop_error(VM *vm, Value v) {
   return vm_raise(vm, E_RT_TYPE, NULL, "'?' requires Option or Result value, got %s", vm_tag_name(v.tag));
 }
 
+/* for-in over a List uses three consecutive registers: the list, the next
+ * index (a small Int the loop updates in place) and the loop variable. */
 static bool for_prep(VM *vm, Value *r) {
   if (r[0].tag == T_ARRAY) {
     /* Iterate over a snapshot: array_set inside the loop does not change
@@ -79,6 +92,9 @@ static bool for_prep(VM *vm, Value *r) {
   return true;
 }
 
+/* A trait method called on a value with no impl. Non-constructor values
+ * reach here only when there is no fallback function or builtin of the same
+ * name, which is what the reference reports as an undefined name. */
 static bool trait_error(VM *vm, const TraitTable *tm, Value first) {
   if (first.tag == T_CTOR)
     return vm_raise(vm, E_RT_UNDEFINED_VAR, NULL, "No trait implementation of '%s' for type '%s'", tm->name,
@@ -92,6 +108,8 @@ bool vm_execute(VM *vm, int entry) {
 #include "opcodes.h"
 #undef OPCODE
   };
+  /* The entry frame was pushed by the caller (vm_call_value / run.c); this loop
+   * runs until that frame returns or an error unwinds past it. */
   Frame *f = &vm->frames[vm->nframes - 1];
   Value *R = f->base;
   const Value *K = f->p->k;
@@ -126,6 +144,8 @@ bool vm_execute(VM *vm, int entry) {
     K = f->p->k;                         \
     ip = f->ip;                          \
   } while (0)
+/* A result fits inline when it is inside max_integer_bits; beyond that it
+ * goes through vm_arith, which makes a big Int or raises E504. */
 #define SMALL(x) ((x) <= smax && (x) >= -smax)
 /* The common call: every parameter passed (none defaulted), not async,
  * within the depth limit and the stack. vm_enter handles the rest. */
@@ -198,12 +218,17 @@ L_CLOSURE: {
 L_GETUPV:
   R[i.a] = f->fn->up[i.b];
   DISPATCH();
+/* A `var` that some nested lambda mentions lives in a Cell shared by every
+ * closure and the defining frame (capture by reference: assignments are
+ * seen both ways); `let` bindings cannot change and are copied into the
+ * closure (GETUPV). */
 L_GETUPVC:
   R[i.a] = AS_CELL(f->fn->up[i.b])->v;
   DISPATCH();
 L_SETUPVC:
   AS_CELL(f->fn->up[i.b])->v = R[i.a];
   DISPATCH();
+/* Boxes a local the first time it is defined, so closures made later share it. */
 L_NEWCELL: {
   SAVE();
   Value c;
@@ -217,6 +242,9 @@ L_GETCELL:
 L_SETCELL:
   AS_CELL(R[i.a])->v = R[i.b];
   DISPATCH();
+/* Emitted by the compiler where the language converts Int to Float: a let,
+ * var or assignment with a Float type, a return from a Float function, a
+ * match-expression arm typed Float. Nowhere else. */
 L_PROMOTE:
   if (R[i.a].tag == T_INT) R[i.a] = v_float((double)R[i.a].as.i);
   else if (R[i.a].tag == T_BIGINT) {
@@ -283,6 +311,8 @@ L_MOD:
   DIVMOD_BODY(BC_MOD, R[i.c], %)
 L_MODK:
   DIVMOD_BODY(BC_MOD, K[i.c], %)
+/* x + small constant: the loop counter increment. The constant is a signed
+ * 16-bit immediate in c. */
 L_ADDI: {
   Value b = R[i.b];
   int64_t k = (int16_t)i.c;
@@ -300,6 +330,8 @@ L_ADDI: {
   TRY(vm_arith(vm, BC_ADD, b, v_int(k), &R[i.a]));
   DISPATCH();
 }
+/* Powers, shifts and ~ have enough special cases (negative exponents give Float,
+ * shift counts are bounded) that they always take the slow path. */
 L_POW:
   SAVE();
   TRY(vm_arith(vm, BC_POW, R[i.b], R[i.c], &R[i.a]));
@@ -346,9 +378,14 @@ L_BNOT:
   SAVE();
   TRY(vm_unary(vm, BC_BNOT, R[i.b], &R[i.a]));
   DISPATCH();
+/* Conditions are Bool in checked programs; vm_truthy is a defensive
+ * fallback (a checker gap must not crash the VM) with the reference's
+ * truthiness. */
 L_NOT:
   R[i.a] = v_bool(R[i.b].tag == T_BOOL ? !R[i.b].as.b : !vm_truthy(R[i.b]));
   DISPATCH();
+/* Structural equality: only Int == Int is inline; 1 == 1.0 and containers go to
+ * vm_equal, which returns -1 on an error (too deep a value). */
 L_EQ:
 L_NE: {
   Value b = R[i.b], c = R[i.c];
@@ -377,6 +414,7 @@ L_LE: {
   R[i.a] = v_bool(r);
   DISPATCH();
 }
+/* Interpolation parts: a String part is used as is, anything else rendered. */
 L_TOSTR: {
   Value v = R[i.b];
   if (v.tag == T_STRING) {
@@ -387,12 +425,15 @@ L_TOSTR: {
   TRY(vm_to_string_value(vm, v, &R[i.a]));
   DISPATCH();
 }
+/* One allocation for a whole interpolated string or a chain of ++. */
 L_CONCATN:
   SAVE();
   TRY(vm_concat_n(vm, &R[i.b], i.c, &R[i.a]));
   DISPATCH();
 
   /* ---- control flow ---- */
+/* Charges the pending step weight where no jump or call follows (for
+ * example at the end of a function body that falls through to RETU). */
 L_STEP:
   CHARGE();
   DISPATCH();
@@ -408,6 +449,9 @@ L_JMPIFNOT: {
   if (t == (i.op == BC_JMPIF)) ip += i.sbx;
   DISPATCH();
 }
+/* Compare-and-branch: the next instruction is an EXTRA carrying the jump
+ * offset, so a taken branch jumps relative to it (JUMPX) and a failed one
+ * skips it (SKIPX). c says on which outcome to jump. */
 L_JLT:
 L_JLE: {
   CHARGE();
@@ -438,6 +482,7 @@ L_JEQ: {
   else SKIPX();
   DISPATCH();
 }
+/* Compare with a 16-bit immediate in b (loop bounds like `i < 10`). */
 L_JLTI:
 L_JLEI:
 L_JGTI:
@@ -474,6 +519,7 @@ L_JEQI: {
   else SKIPX();
   DISPATCH();
 }
+/* Compare with a constant (a larger Int or a Float literal). */
 L_JLTK:
 L_JLEK:
 L_JGTK:
@@ -520,6 +566,8 @@ L_FORPREP:
   SAVE();
   TRY(for_prep(vm, &R[i.a]));
   DISPATCH();
+/* The list register is always a List here (FORPREP converted or rejected
+ * anything else) and the index a small Int, so no tag checks are needed. */
 L_FORITER: {
   CHARGE();
   ObjList *l = AS_LIST(R[i.a]);
@@ -533,10 +581,14 @@ L_FORITER: {
   }
   DISPATCH();
 }
+/* Operand carrier for the instruction before it; never executed in normal flow. */
 L_EXTRA:
   DISPATCH();
 
   /* ---- calls ---- */
+/* Calls: the callee's registers start right after the function register,
+ * so the arguments the caller evaluated into R[a+1..] are already the
+ * callee's parameters (no copying). The result is written to R[a]. */
 L_CALL: {
   CHARGE();
   SAVE();
@@ -560,6 +612,7 @@ L_CALL: {
   vm_raise(vm, E_RT_NOT_CALLABLE, NULL, "Cannot call non-function: %s", vm_tag_name(fnv.tag));
   goto error;
 }
+/* A call to a top-level function known at compile time: no closure to look at. */
 L_CALLG: {
   CHARGE();
   SAVE();
@@ -598,6 +651,8 @@ L_CALLB: {
   TRY(vm_call_builtin(vm, i.c, &R[i.a + 1], i.b, &R[i.a]));
   DISPATCH();
 }
+/* Trait method call: the implementation is chosen by the constructor type of
+ * the first argument, through a per-trait table indexed by type id. */
 L_TCALL: {
   CHARGE();
   SAVE();
@@ -632,6 +687,8 @@ L_RET:
 L_RETU:
   CHARGE();
   ret = v_unit();
+/* The result goes to the slot just below the callee's base, which is the
+ * caller's function register R[a] of the CALL. */
 do_return : {
   f->base[-1] = ret;
   bool was_entry = f->entry;
@@ -642,10 +699,14 @@ do_return : {
   vm->sp = f->top;
   DISPATCH();
 }
+/* Default parameters: a parameter not passed holds the MISSING marker; if it
+ * was passed, skip the code that evaluates its default (evaluated at call
+ * time, in the callee, like the reference). */
 L_TESTARG:
   CHARGE();
   if (R[i.a].tag != T_MISSING) ip += i.sbx;
   DISPATCH();
+/* await runs the task synchronously (see vm_await); async is sequential. */
 L_AWAIT:
   CHARGE();
   SAVE();
@@ -660,6 +721,7 @@ L_NEWLIST: {
   R[i.a] = t;
   DISPATCH();
 }
+/* Constructors and tuples copy their fields from consecutive registers. */
 L_NEWTUPLE: {
   SAVE();
   Value t;
@@ -681,6 +743,8 @@ L_APPEND:
   SAVE();
   TRY(obj_list_append(vm, &R[i.a], R[i.b]));
   DISPATCH();
+/* Field names are interned by the compiler, so a pointer comparison finds
+ * the field; records of other shapes and built-in fields go to vm_get_field. */
 L_GETFIELD: {
   Value t = R[i.b];
   const char *name = vm->img->names[i.c];
@@ -696,6 +760,9 @@ L_GETFIELD: {
   TRY(vm_get_field(vm, t, name, &R[i.a]));
   DISPATCH();
 }
+/* `v with {f: x}` copies the constructor value; the SETFIELDs that follow
+ * write into the fresh copy, so the original value is unchanged. The same
+ * pair implements `p.x = e` on a variable (value semantics). */
 L_WITHCOPY: {
   SAVE();
   Value src = R[i.b];
@@ -727,6 +794,7 @@ L_SETFIELD: {
   AS_CTOR(t)->fields[k] = R[i.b];
   DISPATCH();
 }
+/* List indexing inline, negative indexes from the end; the rest in vm_index. */
 L_INDEX: {
   Value t = R[i.b], x = R[i.c];
   if (t.tag == T_LIST && x.tag == T_INT) {
@@ -745,6 +813,7 @@ L_SETINDEX:
   SAVE();
   TRY(vm_set_index(vm, &R[i.a], R[i.b], R[i.c]));
   DISPATCH();
+/* c packs the element index (low byte) and the expected tuple size. */
 L_GETTUPLE: {
   Value t = R[i.b];
   int idx = i.c & 0xff, n = i.c >> 8;
@@ -758,6 +827,9 @@ L_GETTUPLE: {
 }
 
   /* ---- patterns ---- */
+/* Pattern instructions: the compiler has already checked the shape with a
+ * TEST* instruction before it emits the unchecked GETFLDI / GETLI / GETLE
+ * reads, so those need no tag checks. */
 L_TESTCTOR: {
   CHARGE();
   Value v = R[i.a];
@@ -784,6 +856,7 @@ L_GETLE: {
   R[i.a] = l->items[l->len - i.c];
   DISPATCH();
 }
+/* The rest of a list pattern `[a, ..rest, z]`: from c to len minus EXTRA's bx. */
 L_LSLICE: {
   SAVE();
   ObjList *l = AS_LIST(R[i.b]);
@@ -804,6 +877,8 @@ L_THROW:
   SAVE();
   throw_value(vm, R[i.a]);
   goto error;
+/* `e?`: Some(x)/Ok(x) unwraps and jumps on; None/Err(_) leaves the value in
+ * R[a] and falls into the early-return code the compiler placed after it. */
 L_PROP: {
   CHARGE();
   Value v = R[i.b];
@@ -837,6 +912,7 @@ L_ASSERT:
   SAVE();
   vm_raise(vm, E_RUNTIME, NULL, "Assertion failed");
   goto error;
+/* Contracts are fatal: try/catch cannot swallow a failed requires/ensures. */
 L_CHECKREQ:
   if (R[i.a].tag == T_BOOL ? R[i.a].as.b : vm_truthy(R[i.a])) DISPATCH();
   SAVE();
@@ -849,6 +925,9 @@ L_CHECKENS:
   ensures_failed(vm, f->p->name, R[i.b]);
   goto error;
 
+/* Every failing instruction lands here with vm->err set. vm_unwind pops
+ * frames down to the nearest try handler inside this activation (then the
+ * loop continues in the catch block) or returns false to the caller. */
 error:
   if (vm_unwind(vm, entry)) {
     RELOAD();

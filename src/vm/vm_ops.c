@@ -31,6 +31,9 @@ static const char *op_text(int op) {
 
 static const char *type_name(Value v) { return vm_tag_name(v.tag); }
 
+/* E400 names both operands as the program wrote them (quoted strings,
+ * Floats in repr form), e.g. "cannot compute 7 / 0"; rendering is capped
+ * because an operand may be huge. */
 static bool div_zero(VM *vm, int op, Value a, Value b) {
   Buf x = BUF_INIT, y = BUF_INIT;
   bool ok = vm_render(vm, a, RENDER_QUOTED, &x, 1000, LIMIT_STRING, NULL) &&
@@ -43,6 +46,8 @@ static bool div_zero(VM *vm, int op, Value a, Value b) {
   return false;
 }
 
+/* Only reachable in unchecked code or through a checker gap: a well-typed
+ * program never applies an operator to the wrong types. */
 static bool bad_operands(VM *vm, int op, Value a, Value b) {
   return vm_raise(vm, E_RT_TYPE, NULL, "Cannot apply '%s' to %s and %s", op_text(op), type_name(a), type_name(b));
 }
@@ -64,6 +69,7 @@ static bool int_to_double(VM *vm, Value v, double *out) {
   return true;
 }
 
+/* Mixed Int/Float arithmetic is done in Float, the Int converted exactly like Python's float(). */
 static bool to_double(VM *vm, Value v, double *out) {
   if (v.tag == T_FLOAT) {
     *out = v.as.f;
@@ -72,6 +78,11 @@ static bool to_double(VM *vm, Value v, double *out) {
   return int_to_double(vm, v, out);
 }
 
+/* Float arithmetic with Python's rules: x / 0.0 and x % 0.0 are E400, not
+ * inf/NaN; % truncates toward zero like the Int %, so the sign follows the
+ * dividend; ** refuses a negative base with a fractional exponent (Python
+ * would give a complex number) and an overflowing finite result. A Float
+ * operand that is already inf/NaN propagates silently, as in Python. */
 static bool float_op(VM *vm, int op, Value a, Value b, Value *out) {
   double x, y;
   if (!to_double(vm, a, &x) || !to_double(vm, b, &y)) {
@@ -116,6 +127,10 @@ static bool float_op(VM *vm, int op, Value a, Value b, Value *out) {
 }
 
 /* Int op Int through GMP (one operand big, or a small-Int overflow). */
+/* Addition and subtraction grow by at most one bit, so checking the result
+ * (obj_int_from_mpz) suffices; a product can be far larger than its
+ * operands, so it is refused before GMP is asked to allocate it. The limit
+ * errors are fatal (E504): a program cannot catch its way past them. */
 static bool big_op(VM *vm, int op, Value a, Value b, Value *out) {
   mpz_t x, y, r;
   mpz_init(x);
@@ -154,6 +169,10 @@ static bool big_op(VM *vm, int op, Value a, Value b, Value *out) {
   return ok;
 }
 
+/* Int ** Int. Bases 0, 1 and -1 are answered directly (any exponent, even
+ * a big one); otherwise the result's size is estimated as bits(base) * exp
+ * and refused before computing when it exceeds max_integer_bits, so
+ * `10 ** 10000000000` fails fast instead of exhausting memory. */
 static bool int_pow(VM *vm, Value a, Value b, Value *out) {
   bool neg_exp = b.tag == T_INT ? b.as.i < 0 : mpz_sgn(AS_BIG(b)->z) < 0;
   if (neg_exp) {
@@ -198,6 +217,10 @@ static bool int_pow(VM *vm, Value a, Value b, Value *out) {
   return ok;
 }
 
+/* Shifts are arithmetic on unbounded Ints (x >> n rounds toward minus
+ * infinity, like Python). A shift count larger than max_integer_bits is
+ * refused even for >> where the result would be 0 or -1, matching the
+ * reference's message; << checks the result size before GMP builds it. */
 static bool shift(VM *vm, int op, Value a, Value b, Value *out) {
   if (!IS_INTLIKE(a) || !IS_INTLIKE(b)) return bad_operands(vm, op, a, b);
   bool neg = b.tag == T_INT ? b.as.i < 0 : mpz_sgn(AS_BIG(b)->z) < 0;
@@ -250,6 +273,10 @@ static bool shift(VM *vm, int op, Value a, Value b, Value *out) {
   return ok;
 }
 
+/* The one entry for binary arithmetic slow paths: Int x Int (small, then
+ * big), then mixed/Float, then String + String and List + List (the only
+ * non-numeric `+` the language has). Int % -1 is 0 without dividing
+ * (INT64_MIN % -1 traps in C). */
 bool vm_arith(VM *vm, int op, Value a, Value b, Value *out) {
   if (op == BC_SHL || op == BC_SHR) return shift(vm, op, a, b, out);
   if (IS_INTLIKE(a) && IS_INTLIKE(b)) {
@@ -301,6 +328,8 @@ bool vm_arith(VM *vm, int op, Value a, Value b, Value *out) {
   return bad_operands(vm, op, a, b);
 }
 
+/* Python truthiness, used only when a condition is not a Bool (not in
+ * well-typed programs). */
 bool vm_truthy(Value v) {
   switch ((ValueTag)v.tag) {
     case T_UNIT: return false;
@@ -358,6 +387,9 @@ bool vm_unary(VM *vm, int op, Value a, Value *out) {
   return vm_raise(vm, E_RT_TYPE, NULL, "Cannot apply '~' to %s", type_name(a));
 }
 
+/* < and <= : numbers compare by value across Int/Float/big Int (NaN is
+ * unordered: every comparison false), Strings by code point. Other types
+ * are not ordered by these operators. */
 bool vm_less(VM *vm, Value a, Value b, bool or_equal, bool *out) {
   if (IS_NUM(a) && IS_NUM(b)) {
     int c = vm_num_cmp(a, b);
@@ -376,6 +408,8 @@ bool vm_less(VM *vm, Value a, Value b, bool or_equal, bool *out) {
 
 /* ---- indexing and fields --------------------------------------------------------- */
 
+/* Python-style index: negative counts from the end. A big-Int index is
+ * simply out of bounds (E401 with its digits). */
 static bool index_of(VM *vm, Value index, size_t len, const char *what, size_t *out) {
   if (index.tag != T_INT) {
     if (index.tag == T_BIGINT) {
@@ -403,6 +437,8 @@ static bool key_not_found(VM *vm, Value key) {
   return false;
 }
 
+/* Reading by index: Lists, Arrays, Strings (by code point, an O(1) step
+ * for ASCII strings) and Maps (by key; a missing key is an error). */
 bool vm_index(VM *vm, Value t, Value index, Value *out) {
   size_t i;
   switch ((ValueTag)t.tag) {
@@ -427,6 +463,11 @@ bool vm_index(VM *vm, Value t, Value index, Value *out) {
   }
 }
 
+/* Writing by index. Array/Vec/MutableMap change in place (shared mutable
+ * objects); a List or Map in the middle of a path gets an updated copy
+ * written back to *target, so the update reaches only the variable the
+ * assignment names (value semantics). Unlike reads, the mutable
+ * containers take no negative index, as in the reference. */
 bool vm_set_index(VM *vm, Value *target, Value index, Value v) {
   Value t = *target;
   switch ((ValueTag)t.tag) {
@@ -484,6 +525,8 @@ bool vm_get_field(VM *vm, Value t, const char *name, Value *out) {
 
 /* ---- text ------------------------------------------------------------------------------ */
 
+/* Text of a value as interpolation and to_string produce it: top-level
+ * strings raw, nested ones quoted. Capped at max_collection code points. */
 bool vm_to_string_value(VM *vm, Value v, Value *out) {
   if (v.tag == T_STRING) {
     *out = v;
@@ -501,6 +544,8 @@ bool vm_concat(VM *vm, Value a, Value b, Value *out) {
   return obj_string_concat(vm, a, b, out);
 }
 
+/* Sizes first (the code-point count is known from each part's cache), so
+ * the limit is checked before anything is copied. */
 bool vm_concat_n(VM *vm, const Value *parts, int n, Value *out) {
   size_t bytes = 0, cps = 0;
   for (int i = 0; i < n; i++) {

@@ -84,6 +84,7 @@ const char *vm_str_bytes(Value s, size_t *nbytes) {
 
 size_t vm_str_len(Value s) { return AS_STR(s)->cplen; }
 size_t vm_str_offset(Value s, size_t i) { return obj_string_offset(AS_STR(s), i); }
+bool vm_str_seek(VM *vm, Value s, size_t i, size_t *off) { return obj_string_seek(vm, AS_STR(s), i, off); }
 bool vm_str_char(VM *vm, Value s, size_t i, Value *out) { return obj_string_char(vm, s, i, out); }
 
 /* ---- Lists, tuples ---- */

@@ -98,8 +98,13 @@ bool vm_string(VM *vm, const char *s, size_t n, Value *out);
 const char *vm_str_bytes(Value s, size_t *nbytes);
 /* Length in code points (cached). */
 size_t vm_str_len(Value s);
-/* Byte offset of code point index i (0 <= i <= length). O(1) for ASCII. */
+/* Byte offset of code point index i (0 <= i <= length). O(1) for ASCII;
+ * for other strings it walks from the start: prefer vm_str_seek in loops. */
 size_t vm_str_offset(Value s, size_t i);
+/* Byte offset of code point index i (0 <= i <= length), walking from the
+ * nearest of start, end and the previous lookup (sequential access is
+ * O(1)); long walks are charged as work, so it may fail (E503/E501). */
+bool vm_str_seek(VM *vm, Value s, size_t i, size_t *off);
 /* The one-code-point String at index i (0 <= i < length). */
 bool vm_str_char(VM *vm, Value s, size_t i, Value *out);
 
