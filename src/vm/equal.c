@@ -5,6 +5,7 @@
 
 #include "../base/intern.h"
 #include "object.h"
+#include "vmapi.h"
 
 /* ---- numbers -------------------------------------------------------------- */
 
@@ -224,18 +225,31 @@ static uint32_t hash_mpz(const mpz_t z) {
   return h;
 }
 
-/* Deeper parts of a value do not contribute to its hash (still
- * consistent with equality, just coarser). */
+/* A hash looks at a bounded part of a value, so hashing a huge list used
+ * as a Map key or Set element costs O(1), not O(size): at most
+ * HASH_MAX_DEPTH levels and HASH_BUDGET nodes, visited in a fixed order
+ * (equal values have the same shape, so they visit the same nodes and
+ * get the same hash). Lengths are always mixed in. Maps and Sets are the
+ * exception to "same shape": equal Maps may differ in insertion order,
+ * so a Map contributes its size and, when small, the order-independent
+ * sum of its keys' stored hashes, never a budget-dependent walk.
+ * Coarser hashes only mean more equality checks, which are charged. */
 #define HASH_MAX_DEPTH 6
+#define HASH_BUDGET 256
+#define HASH_MAP_KEYS 256
 
-static uint32_t hash_rec(Value v, int depth) {
+static uint32_t hash_rec(Value v, int depth, int *budget) {
   switch ((ValueTag)v.tag) {
     case T_UNIT: return 0x1234u;
-    case T_BOOL: return v.as.b ? 1u : 0u; /* like Python: hash(True) == hash(1) */
+    case T_BOOL: return v.as.b ? 0x5678u : 0x9abcu; /* never equal to an Int */
     case T_INT: return hash_i64(v.as.i);
     case T_FLOAT: {
+      /* An integral Float equals the Int of the same value, so it must
+       * hash like that Int: as an int64 inside that range (exact bounds:
+       * -2^63 is representable, 2^63 is not an int64), as a big Int
+       * outside it. */
       double d = v.as.f;
-      if (d == floor(d) && d >= -9.2e18 && d <= 9.2e18) return hash_i64((int64_t)d);
+      if (d == floor(d) && d >= -9223372036854775808.0 && d < 9223372036854775808.0) return hash_i64((int64_t)d);
       if (d == floor(d) && !isinf(d)) {
         mpz_t z;
         mpz_init_set_d(z, d);
@@ -251,40 +265,48 @@ static uint32_t hash_rec(Value v, int depth) {
     case T_STRING: return obj_string_hash(AS_STR(v));
     default: break;
   }
-  if (depth >= HASH_MAX_DEPTH) return (uint32_t)v.tag * 31u;
   uint32_t h = (uint32_t)v.tag * 0x01000193u;
   switch ((ValueTag)v.tag) {
     case T_LIST: {
       ObjList *l = AS_LIST(v);
+      h = mix(h, (uint32_t)l->len);
       Value *it = list_items(l);
-      for (size_t i = 0; i < l->len; i++) h = mix(h, hash_rec(it[i], depth + 1));
+      for (size_t i = 0; i < l->len && depth < HASH_MAX_DEPTH && *budget > 0; i++, (*budget)--)
+        h = mix(h, hash_rec(it[i], depth + 1, budget));
       return h;
     }
     case T_TUPLE: {
       ObjTuple *t = AS_TUPLE(v);
-      for (uint32_t i = 0; i < t->n; i++) h = mix(h, hash_rec(t->items[i], depth + 1));
+      h = mix(h, t->n);
+      for (uint32_t i = 0; i < t->n && depth < HASH_MAX_DEPTH && *budget > 0; i++, (*budget)--)
+        h = mix(h, hash_rec(t->items[i], depth + 1, budget));
       return h;
     }
     case T_CTOR: {
       ObjCtor *c = AS_CTOR(v);
       h = mix(h, hash_bytes(c->info->name, strlen(c->info->name)));
-      for (int i = 0; i < c->info->nfields; i++) h = mix(h, hash_rec(c->fields[i], depth + 1));
+      for (int i = 0; i < c->info->nfields && depth < HASH_MAX_DEPTH && *budget > 0; i++, (*budget)--)
+        h = mix(h, hash_rec(c->fields[i], depth + 1, budget));
       return h;
     }
     case T_MAP: {
-      /* Order-independent: sum of entry hashes. */
       HTable *t = &AS_MAP(v)->t;
+      h = mix(h, (uint32_t)t->live);
+      if (t->live > HASH_MAP_KEYS) return h;
       uint32_t sum = 0;
       size_t pos = 0;
       HEntry *e;
-      while (tbl_next(t, &pos, &e)) sum += mix(e->hash, hash_rec(e->val, depth + 1));
+      while (tbl_next(t, &pos, &e)) sum += e->hash;
       return mix(h, sum);
     }
     default: return (uint32_t)(uintptr_t)v.as.o; /* identity for mutable values */
   }
 }
 
-uint32_t vm_hash(Value v) { return hash_rec(v, 0); }
+uint32_t vm_hash(Value v) {
+  int budget = HASH_BUDGET;
+  return hash_rec(v, 0, &budget);
+}
 
 /* ---- ordering ------------------------------------------------------------------ */
 
@@ -311,6 +333,7 @@ static int rank(Value v) {
 typedef struct OrdCtx {
   VM *vm;
   bool failed;
+  uint64_t work; /* nodes compared, charged by vm_order at the work rate */
 } OrdCtx;
 
 static int ord(OrdCtx *c, Value a, Value b, int depth);
@@ -331,11 +354,18 @@ static int str_cmp(ObjString *x, ObjString *y) {
   return (x->blen > y->blen) - (x->blen < y->blen);
 }
 
-/* Entries of a table sorted by key order, for comparing Maps and Sets. */
+/* Entries of a table sorted by key order, for comparing Maps and Sets:
+ * records of `stride` Values (the key, then the value for Maps), sorted
+ * with a bottom-up merge sort (O(n log n): a Set of a million elements
+ * compared by order must not be quadratic). Keys in one table are
+ * distinct, so stability does not matter here. */
 static Value *sorted_keys(OrdCtx *c, HTable *t, bool with_values, size_t *n) {
-  size_t cnt = t->live * (with_values ? 2 : 1);
+  size_t stride = with_values ? 2 : 1, m = t->live, cnt = m * stride;
   Value *arr = malloc((cnt ? cnt : 1) * sizeof(Value));
-  if (!arr) {
+  Value *tmp = malloc((cnt ? cnt : 1) * sizeof(Value));
+  if (!arr || !tmp) {
+    free(arr);
+    free(tmp);
     vm_raise_oom(c->vm);
     c->failed = true;
     return NULL;
@@ -346,30 +376,41 @@ static Value *sorted_keys(OrdCtx *c, HTable *t, bool with_values, size_t *n) {
     arr[k++] = e->key;
     if (with_values) arr[k++] = e->val;
   }
-  /* insertion sort by key (pairs move together): tables compared by order
-   * are rare and small */
-  size_t stride = with_values ? 2 : 1, m = t->live;
-  for (size_t i = 1; i < m; i++) {
-    for (size_t j = i; j > 0; j--) {
-      int r = ord(c, arr[(j - 1) * stride], arr[j * stride], 0);
-      if (c->failed) {
-        free(arr);
-        return NULL;
+  Value *src = arr, *dst = tmp;
+  for (size_t width = 1; width < m; width *= 2) {
+    for (size_t lo = 0; lo < m; lo += 2 * width) {
+      size_t mid = lo + width < m ? lo + width : m;
+      size_t hi = lo + 2 * width < m ? lo + 2 * width : m;
+      size_t i = lo, j = mid, o = lo;
+      while (i < mid && j < hi) {
+        int r = ord(c, src[j * stride], src[i * stride], 0);
+        if (c->failed) {
+          free(arr);
+          free(tmp);
+          return NULL;
+        }
+        size_t from = r < 0 ? j++ : i++;
+        memcpy(&dst[o++ * stride], &src[from * stride], stride * sizeof(Value));
       }
-      if (r <= 0) break;
-      for (size_t s = 0; s < stride; s++) {
-        Value tmp = arr[(j - 1) * stride + s];
-        arr[(j - 1) * stride + s] = arr[j * stride + s];
-        arr[j * stride + s] = tmp;
+      if (i < mid) {
+        memcpy(&dst[o * stride], &src[i * stride], (mid - i) * stride * sizeof(Value));
+        o += mid - i;
       }
+      if (j < hi) memcpy(&dst[o * stride], &src[j * stride], (hi - j) * stride * sizeof(Value));
     }
+    Value *sw = src;
+    src = dst;
+    dst = sw;
   }
+  if (src != arr) memcpy(arr, src, cnt * sizeof(Value));
+  free(tmp);
   *n = cnt;
   return arr;
 }
 
 static int ord(OrdCtx *c, Value a, Value b, int depth) {
   if (c->failed) return 0;
+  c->work++;
   if (depth > VM_MAX_VALUE_DEPTH) {
     vm_raise_fatal(c->vm, E_RECURSION, NULL, "Value nested too deeply to compare (more than %d levels)",
                    VM_MAX_VALUE_DEPTH);
@@ -431,10 +472,14 @@ static int ord(OrdCtx *c, Value a, Value b, int depth) {
   }
 }
 
+/* Comparing two scalars is free; comparing big structures (long lists,
+ * Sets) is charged as work, so sorting a list of huge values cannot run
+ * unbounded between limit checks. */
 bool vm_order(VM *vm, Value a, Value b, int *cmp) {
-  OrdCtx c = {vm, false};
+  OrdCtx c = {vm, false, 0};
   *cmp = ord(&c, a, b, 0);
-  return !c.failed;
+  if (c.failed) return false;
+  return c.work <= 64 || vm_charge(vm, c.work);
 }
 
 /* Bottom-up merge sort: stable, O(n log n), one scratch array. */
@@ -462,7 +507,12 @@ bool vm_sort_values(VM *vm, Value *items, size_t n) {
     Value *t = src;
     src = dst;
     dst = t;
-    vm->steps += n / 64; /* charge the work at a reduced rate */
+    /* Each pass moves n values: charged as work (the comparisons charge
+     * themselves in vm_order when they are expensive). */
+    if (!vm_charge(vm, n)) {
+      free(tmp);
+      return false;
+    }
   }
   if (src != items) memcpy(items, src, n * sizeof(Value));
   free(tmp);
