@@ -19,6 +19,7 @@ static bool make_room(VM *vm, size_t size) {
 #ifdef GENO_GC_STRESS
   if (!vm->gc_running) gc_collect(vm);
 #endif
+  if ((vm->alloc_since_poll += size) > VM_ALLOC_POLL_BYTES && !vm_alloc_poll(vm)) return false;
   if (vm->bytes + size > vm->next_gc) gc_collect(vm);
   if (over_limit(vm, size)) {
     gc_collect(vm);

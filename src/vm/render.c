@@ -310,6 +310,11 @@ typedef struct JCtx {
 
 static bool json(JCtx *c, Value v, int depth);
 
+/* qsort order of C strings (Set elements by their JSON text). Equal texts
+ * are identical strings, so the unstable sort cannot reorder anything
+ * visibly. */
+static int cmp_text(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
 static bool json_seq(JCtx *c, const Value *items, size_t n, int depth) {
   buf_putc(c->out, '[');
   for (size_t i = 0; i < n; i++) {
@@ -418,12 +423,7 @@ static bool json(JCtx *c, Value v, int depth) {
           texts[k++] = ok ? buf_take(&one) : NULL;
           buf_free(&one);
         }
-        for (size_t i = 1; ok && i < n; i++)
-          for (size_t j = i; j > 0 && strcmp(texts[j - 1], texts[j]) > 0; j--) {
-            char *t2 = texts[j];
-            texts[j] = texts[j - 1];
-            texts[j - 1] = t2;
-          }
+        if (ok) qsort(texts, n, sizeof *texts, cmp_text);
         buf_puts(o, "{\"_set\": [");
         for (size_t i = 0; ok && i < n; i++) {
           if (i) buf_puts(o, ", ");

@@ -37,6 +37,11 @@
 /* Steps between two deadline polls: reading the clock every 4,096 steps
  * keeps the overshoot past a deadline under a millisecond. */
 #define VM_POLL_INTERVAL 4096
+/* Bytes allocated between two deadline polls made by the allocator. One
+ * step may do O(size) work that allocates (copying a long string or
+ * list); polling by volume too bounds the overshoot by ~8 MB of copying
+ * (a few milliseconds) however much each step does. */
+#define VM_ALLOC_POLL_BYTES ((size_t)8 << 20)
 
 /* Small-object pools (gc.c): blocks of up to POOL_CLASSES * POOL_GRAIN
  * bytes, in POOL_GRAIN steps; 256 bytes covers every fixed-size object and
@@ -127,6 +132,7 @@ typedef struct VM {
   uint64_t step_check;   /* next step count at which vm_step_slow runs */
   uint64_t work_carry;   /* builtin work units not yet turned into steps */
   uint64_t next_poll;    /* next deadline poll */
+  size_t alloc_since_poll; /* bytes allocated since the allocator last polled */
   double deadline_ms;    /* monotonic ms; 0 = none */
   double timeout_s;
   uint64_t max_collection;
@@ -193,6 +199,9 @@ bool vm_deadline_passed(VM *vm);
 /* Called when steps reach step_check: polls the deadline, enforces
  * max_steps. False with an error raised. */
 bool vm_step_slow(VM *vm);
+/* Called by the allocator every VM_ALLOC_POLL_BYTES: E501 when the
+ * deadline has passed (not while an error is already being raised). */
+bool vm_alloc_poll(VM *vm);
 /* Integer-size and collection-size checks (E504). */
 bool vm_check_bits_big(VM *vm, const mpz_t z);
 bool vm_check_collection(VM *vm, const char *kind, size_t n);

@@ -86,18 +86,27 @@ void vm_free(VM *vm) {
 
 bool vm_deadline_passed(VM *vm) { return vm->deadline_ms > 0 && now_ms() > vm->deadline_ms; }
 
+/* E501 with the position of the running instruction, like the reference. */
+static bool timed_out(VM *vm) {
+  char t[32];
+  fmt_float(vm->timeout_s, t, sizeof t);
+  Span sp = vm->nframes ? vm_frame_span(vm, &vm->frames[vm->nframes - 1]) : (Span){0};
+  if (sp.line > 0)
+    return vm_raise_fatal(vm, E_TIMEOUT, NULL, "Execution timed out after %s seconds at %s:%d:%d", t,
+                          sp.file ? sp.file : "<input>", sp.line, sp.col);
+  return vm_raise_fatal(vm, E_TIMEOUT, NULL, "Execution timed out after %s seconds", t);
+}
+
+bool vm_alloc_poll(VM *vm) {
+  vm->alloc_since_poll = 0;
+  if (vm->deadline_ms > 0 && !vm->err.active && now_ms() > vm->deadline_ms) return timed_out(vm);
+  return true;
+}
+
 bool vm_step_slow(VM *vm) {
   if (vm->deadline_ms > 0 && vm->steps >= vm->next_poll) {
     vm->next_poll = vm->steps + VM_POLL_INTERVAL;
-    if (now_ms() > vm->deadline_ms) {
-      char t[32];
-      fmt_float(vm->timeout_s, t, sizeof t);
-      Span sp = vm->nframes ? vm_frame_span(vm, &vm->frames[vm->nframes - 1]) : (Span){0};
-      if (sp.line > 0)
-        return vm_raise_fatal(vm, E_TIMEOUT, NULL, "Execution timed out after %s seconds at %s:%d:%d", t,
-                              sp.file ? sp.file : "<input>", sp.line, sp.col);
-      return vm_raise_fatal(vm, E_TIMEOUT, NULL, "Execution timed out after %s seconds", t);
-    }
+    if (now_ms() > vm->deadline_ms) return timed_out(vm);
   }
   if (vm->max_steps && vm->steps > vm->max_steps) {
     Span sp = vm->nframes ? vm_frame_span(vm, &vm->frames[vm->nframes - 1]) : (Span){0};

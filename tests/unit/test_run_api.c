@@ -216,12 +216,48 @@ static void test_result_json(void **state) {
   geno_result_free(r);
 }
 
+/* Set elements in the JSON value come sorted by their JSON text (the
+ * reference's order), whatever the insertion order. */
+static void test_set_json_order(void **state) {
+  (void)state;
+  geno_result *r = run("func main() -> Set[String] with mutation\n    let s: Set[String] = set_new()\n"
+                       "    set_add(s, \"b\")\n    set_add(s, \"\u00e9\")\n    set_add(s, \"B\")\n"
+                       "    set_add(s, \"ab\")\n    set_add(s, \"a\")\n    return s\nend func\n");
+  assert_true(geno_result_ok(r));
+  assert_string_equal(geno_result_value_json(r), "{\"_set\": [\"B\", \"a\", \"ab\", \"b\", \"\u00e9\"]}");
+  geno_result_free(r);
+}
+
+/* A loop whose every step copies a 30 MB string runs few steps per
+ * second: polling the clock only every 4,096 steps would let it copy for
+ * seconds past the deadline (about 700 copies). The allocator's
+ * volume-based poll stops it within a few copies of the deadline. */
+static void test_deadline_by_allocation(void **state) {
+  (void)state;
+  geno_config cfg;
+  geno_config_init(&cfg);
+  cfg.capabilities_set = true;
+  cfg.capabilities = GENO_CAP_PRINT;
+  cfg.timeout_s = 0.3;
+  cfg.max_steps = 0;
+  cfg.max_collection_size = 40000000;
+  geno_result *r = run_cfg("func main() -> Unit with mutation\n    let big = repeat_string(\"x\", 30000000)\n"
+                           "    var n = 0\n    while true do\n        let t = big + \"y\"\n"
+                           "        n = n + length(t)\n    end while\nend func\n",
+                           &cfg);
+  assert_false(geno_result_ok(r));
+  assert_string_equal(geno_result_diagnostic(r, 0)->code, "E501");
+  assert_true(geno_result_timing(r).run_ms < 1500);
+  geno_result_free(r);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_value_and_output),     cmocka_unit_test(test_ctor_value),
       cmocka_unit_test(test_runtime_error_keeps_output), cmocka_unit_test(test_no_capabilities),
       cmocka_unit_test(test_host_callback),        cmocka_unit_test(test_test_mode),
       cmocka_unit_test(test_heap_limit),           cmocka_unit_test(test_result_json),
+      cmocka_unit_test(test_set_json_order),       cmocka_unit_test(test_deadline_by_allocation),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
