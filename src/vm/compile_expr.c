@@ -25,9 +25,38 @@ static int target(FuncState *fs, int dst) { return dst >= 0 ? dst : cg_reserve(f
 /* Instructions emitted next are attributed to e's source position (for errors). */
 static void at(FuncState *fs, const Expr *e) { fs->span = e->span; }
 
+/* Bit length of the Int written as decimal digits (Python's
+ * int.bit_length of the literal's magnitude). */
+static size_t digits_bits(const char *digits, size_t len) {
+  if (len <= 18) {
+    uint64_t x = 0;
+    for (size_t i = 0; i < len; i++) x = x * 10 + (uint64_t)(digits[i] - '0');
+    return x ? 64 - (size_t)__builtin_clzll(x) : 0;
+  }
+  char *tmp = malloc(len + 1);
+  if (!tmp) return SIZE_MAX;
+  memcpy(tmp, digits, len);
+  tmp[len] = '\0';
+  mpz_t z;
+  mpz_init_set_str(z, tmp, 10);
+  free(tmp);
+  size_t bits = mpz_sgn(z) ? mpz_sizeinbase(z, 2) : 0;
+  mpz_clear(z);
+  return bits;
+}
+
+/* A literal larger than max_integer_bits is an error when evaluated (the
+ * reference checks every Int it makes, literals included), so such a
+ * literal is never folded into an instruction: load_int_text loads it
+ * and checks it with CHKBITS. */
+static bool lit_too_big(const FuncState *fs, const char *digits, size_t len) {
+  return digits_bits(digits, len) > fs->cg->vm->max_int_bits;
+}
+
 /* Small Int literal that fits an instruction's 16-bit immediate. */
-static bool small_int_lit(const Expr *e, int *v) {
+static bool small_int_lit(const FuncState *fs, const Expr *e, int *v) {
   if (!e || e->kind != EX_INT || e->u.int_lit.len > 5) return false;
+  if (lit_too_big(fs, e->u.int_lit.digits, e->u.int_lit.len)) return false;
   long x = 0;
   for (size_t i = 0; i < e->u.int_lit.len; i++) x = x * 10 + (e->u.int_lit.digits[i] - '0');
   if (x > 32767) return false;
@@ -37,10 +66,24 @@ static bool small_int_lit(const Expr *e, int *v) {
 
 /* ---- literals --------------------------------------------------------------- */
 
+static void load_int_value(FuncState *fs, const char *digits, size_t len, bool neg, int d);
+
 /* Int literals are kept as digit text by the parser. Up to 9 digits fit the
  * LOADI immediate; longer ones become a constant, a big Int when they do
  * not fit 64 bits. */
 static void load_int_text(FuncState *fs, const char *digits, size_t len, bool neg, int d) {
+  if (lit_too_big(fs, digits, len)) {
+    /* Load the magnitude and check it, as the reference evaluates the
+     * literal before any minus in front of it. */
+    load_int_value(fs, digits, len, false, d);
+    cg_emit(fs, BC_CHKBITS, d, 0, 0);
+    if (neg) cg_emit(fs, BC_NEG, d, d, 0);
+    return;
+  }
+  load_int_value(fs, digits, len, neg, d);
+}
+
+static void load_int_value(FuncState *fs, const char *digits, size_t len, bool neg, int d) {
   if (len <= 9) {
     long x = 0;
     for (size_t i = 0; i < len; i++) x = x * 10 + (digits[i] - '0');
@@ -151,7 +194,7 @@ static bool is_compare(BinOp op) { return op >= OP_EQ && op <= OP_GTE; }
 static int literal_const(FuncState *fs, const Expr *e) {
   if (!e) return -1;
   int k = -1;
-  if (e->kind == EX_INT && e->u.int_lit.len <= 18) {
+  if (e->kind == EX_INT && e->u.int_lit.len <= 18 && !lit_too_big(fs, e->u.int_lit.digits, e->u.int_lit.len)) {
     int64_t x = 0;
     for (size_t i = 0; i < e->u.int_lit.len; i++) x = x * 10 + (e->u.int_lit.digits[i] - '0');
     k = cg_const(fs, v_int(x));
@@ -194,7 +237,7 @@ static int binary(FuncState *fs, Expr *e, int dst) {
   }
   int save = fs->freereg;
   int imm;
-  if ((op == OP_ADD || op == OP_SUB) && small_int_lit(r, &imm)) {
+  if ((op == OP_ADD || op == OP_SUB) && small_int_lit(fs, r, &imm)) {
     int ra = cg_expr(fs, l, -1);
     fs->pending++; /* the literal */
     fs->freereg = save;
@@ -285,8 +328,8 @@ static void cmp_jump(FuncState *fs, Expr *e, bool when, JumpList *out) {
   int imm;
   bool flip = false;
   Expr *var = l;
-  bool use_imm = small_int_lit(r, &imm);
-  if (!use_imm && small_int_lit(l, &imm)) {
+  bool use_imm = small_int_lit(fs, r, &imm);
+  if (!use_imm && small_int_lit(fs, l, &imm)) {
     use_imm = true;
     flip = true;
     var = r;

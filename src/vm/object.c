@@ -17,6 +17,9 @@ const char *vm_tag_name(int tag) { return tag >= 0 && tag < T__COUNT ? tag_names
 
 /* ---- strings -------------------------------------------------------------- */
 
+/* Strings are valid UTF-8 by construction (the lexer and every builtin
+ * produce only valid text), so counting non-continuation bytes counts code
+ * points. */
 static size_t count_code_points(const char *s, size_t n) {
   size_t cp = 0;
   for (size_t i = 0; i < n; i++) cp += ((unsigned char)s[i] & 0xC0) != 0x80;
@@ -35,6 +38,9 @@ static ObjString *string_alloc(VM *vm, size_t inline_bytes, bool perm) {
   return s;
 }
 
+/* Short strings (< STR_INLINE_MAX bytes) live inline in their header: one
+ * allocation, one cache line for most identifiers and words. Longer ones get
+ * a separate growable buffer, which obj_string_concat can extend in place. */
 static bool string_make(VM *vm, const char *src, size_t n, size_t cplen, bool perm, Value *out) {
   /* Constants (literals in the source) are not held to the limit: the
    * source size limits them already. */
@@ -81,6 +87,10 @@ bool obj_string_perm(VM *vm, const char *s, size_t n, Value *out) {
   return string_make(vm, s, n, count_code_points(s, n), true, out);
 }
 
+/* a + b. Three cases: extend a's buffer in place when a is the longest
+ * string using it (s = s + piece in a loop is then amortised O(1) per
+ * byte, like a string builder); build a short result inline; or start a
+ * fresh buffer with room to double, so the next append can extend it. */
 bool obj_string_concat(VM *vm, Value a, Value b, Value *out) {
   ObjString *x = AS_STR(a), *y = AS_STR(b);
   if (y->blen == 0) {
@@ -144,6 +154,8 @@ bool obj_string_concat(VM *vm, Value a, Value b, Value *out) {
   return true;
 }
 
+/* Computed on first use and cached (0 means "not yet", so a real hash of 0
+ * is stored as 1). */
 uint32_t obj_string_hash(ObjString *s) {
   if (s->hash == 0) {
     uint32_t h = hash_bytes(s->data, s->blen);
@@ -152,6 +164,8 @@ uint32_t obj_string_hash(ObjString *s) {
   return s->hash;
 }
 
+/* Byte offset of code point idx by a walk from the start; for loops use
+ * obj_string_seek, which resumes from the VM's cursor. */
 size_t obj_string_offset(const ObjString *s, size_t idx) {
   if (str_is_ascii(s)) return idx;
   size_t cp = 0, i = 0;
@@ -232,6 +246,8 @@ static ObjListBuf *listbuf_alloc(VM *vm, size_t cap) {
   return b;
 }
 
+/* A list of n Units with inline storage; the caller fills it before any
+ * other allocation can expose it to the collector half-initialised. */
 bool obj_list(VM *vm, size_t n, Value *out) {
   if (n > vm->max_collection && !vm_check_collection(vm, "List", n)) return false;
   if (n > (SIZE_MAX - sizeof(ObjList)) / sizeof(Value)) return vm_raise_oom(vm);
@@ -251,6 +267,12 @@ bool obj_list_from(VM *vm, const Value *items, size_t n, Value *out) {
   return true;
 }
 
+/* append(xs, x) -> a new list; xs is unchanged (the language's value
+ * semantics). When xs is the longest list viewing its shared buffer and
+ * the buffer has room, x is written after it and the new list views one
+ * more element: amortised O(1). Otherwise the elements move to a new buffer
+ * of twice the size. Lists that share a buffer never see each other's
+ * appends because each views only its own prefix (len). */
 bool obj_list_append(VM *vm, Value *list, Value x) {
   ObjList *l = AS_LIST(*list);
   size_t n = l->len + 1;
@@ -329,6 +351,9 @@ int obj_ctor_field_index(const CtorInfo *info, const char *name) {
 
 /* ---- arrays and vecs -------------------------------------------------------- */
 
+/* Arrays and Vecs keep their elements in a separately allocated, growable
+ * block (gc_realloc_aux counts it in the heap): they are mutable and shared
+ * by reference, so growth must not move the object itself. */
 bool obj_array(VM *vm, ValueTag kind, size_t n, Value *out) {
   if (n > vm->max_collection && !vm_check_collection(vm, kind == T_VEC ? "Vec" : "Array", n)) return false;
   ObjArray *a = (ObjArray *)gc_alloc(vm, kind, sizeof(ObjArray));
@@ -374,6 +399,8 @@ bool obj_array_push(VM *vm, Value arr, Value x) {
 
 /* ---- functions, cells, async ---------------------------------------------- */
 
+/* Upvalues start as Unit so the collector can scan a closure at any time;
+ * CLOSURE fills them right after. */
 bool obj_func(VM *vm, struct Proto *p, uint32_t nup, bool perm, Value *out) {
   size_t size = sizeof(ObjFunc) + nup * sizeof(Value);
   ObjFunc *f = (ObjFunc *)(perm ? gc_alloc_perm(vm, T_FUNC, size) : gc_new(vm, T_FUNC, size));
@@ -396,6 +423,8 @@ bool obj_cell(VM *vm, Value v, Value *out) {
   return true;
 }
 
+/* The deferred call of an async function: the function and a copy of its
+ * arguments, run by await. */
 bool obj_async(VM *vm, Value fn, const Value *args, uint32_t nargs, Value *out) {
   ObjAsync *a = (ObjAsync *)gc_alloc(vm, T_ASYNC, sizeof(ObjAsync) + nargs * sizeof(Value));
   if (!a) return false;
@@ -408,6 +437,10 @@ bool obj_async(VM *vm, Value fn, const Value *args, uint32_t nargs, Value *out) 
 
 /* ---- Ints ----------------------------------------------------------------- */
 
+/* The single place every Int result passes: values inside 64 bits (and
+ * max_integer_bits) stay inline; anything larger is checked against
+ * max_integer_bits (E504) and boxed. The limb bytes are counted as part of
+ * the object so the heap limit sees big Ints too. */
 bool obj_int_from_mpz(VM *vm, const mpz_t z, Value *out) {
   if (mpz_fits_slong_p(z) && sizeof(long) == 8) {
     int64_t i = (int64_t)mpz_get_si(z);
@@ -431,6 +464,9 @@ void obj_int_to_mpz(Value v, mpz_t z) {
   else mpz_set(z, AS_BIG(v)->z);
 }
 
+/* Int literal text -> value. perm literals (program constants) are not
+ * held to max_integer_bits at compile time: the reference raises only when
+ * such a value takes part in arithmetic. */
 bool obj_int_from_text(VM *vm, const char *digits, size_t len, bool perm, Value *out) {
   if (len <= 18) {
     int64_t x = 0;

@@ -129,3 +129,5 @@ OPCODE(UNDEF, "ABx", 0)     /* error: undefined name N[bx] (only in unchecked pr
 OPCODE(ASSERT, "A", 0)      /* error "Assertion failed" unless R[a] */
 OPCODE(CHECKREQ, "A", 0)    /* contract: E407 unless R[a] */
 OPCODE(CHECKENS, "AB", 0)   /* contract: E408 unless R[a] (R[b] = result) */
+OPCODE(CHKBITS, "A", 0)     /* E504 unless the Int literal in R[a] fits max_integer_bits (only emitted for
+                               literals the compiler found too large for the run's limit) */

@@ -7,6 +7,13 @@
 #include "object.h"
 #include "render.h"
 
+/* Pushes a frame for p with its arguments already at base[0..nargs-1] and
+ * base[-1] the slot that receives the result. Returns 1 when a frame was
+ * pushed (the caller continues in it), 2 when the call completed without
+ * one (an async call produced its handle in base[-1]), 0 on error. The
+ * slow path of every call: defaults (MISSING markers), arity, async and
+ * the depth limit. The 16 slots of headroom keep the fast-path checks in
+ * vm_exec.c simple (a builtin called from the new frame can use them). */
 int vm_enter(VM *vm, const Proto *p, ObjFunc *fn, Value *base, int nargs, bool entry, bool force_sync) {
   if (base + p->nregs + 16 > vm->stack_end || base + nargs + 16 > vm->stack_end) {
     vm_raise_fatal(vm, E_RECURSION, NULL,
@@ -61,6 +68,11 @@ int vm_enter(VM *vm, const Proto *p, ObjFunc *fn, Value *base, int nargs, bool e
   return 1;
 }
 
+/* Calls a function from C (builtins' callbacks, examples, tests, main):
+ * places the function and arguments at the top of the stack and runs a
+ * nested dispatch loop that returns when the entry frame returns. Nesting
+ * is bounded separately (VM_MAX_NATIVE_DEPTH) because each level also uses
+ * C stack and root-stack space. */
 static bool call_impl(VM *vm, const Proto *p, Value fnv, const Value *args, int nargs, Value *out,
                       bool force_sync) {
   if (vm->native_depth >= VM_MAX_NATIVE_DEPTH || vm->nroots + VM_ROOTS_PER_LEVEL > VM_MAX_ROOTS)
@@ -104,6 +116,8 @@ bool vm_call_proto(VM *vm, const Proto *p, const Value *args, int nargs, Value *
   return call_impl(vm, p, v_unit(), args, nargs, out, false);
 }
 
+/* await runs the deferred call to completion right here (async is
+ * sequential in Geno); awaiting a non-Async value yields it unchanged. */
 bool vm_await(VM *vm, Value v, Value *out) {
   if (v.tag != T_ASYNC) {
     *out = v;
@@ -117,6 +131,8 @@ bool vm_await(VM *vm, Value v, Value *out) {
   return ok;
 }
 
+/* A top-level function used as a value is one permanent closure without
+ * upvalues, made on first use and shared afterwards. */
 bool vm_fn_value(VM *vm, Proto *p, Value *out) {
   if (!p->fn_value) {
     Value v;
@@ -144,6 +160,10 @@ bool vm_builtin_value(VM *vm, int index, Value *out) {
 
 const char *vm_builtin_name(const ObjBuiltin *b) { return b->def->name; }
 
+/* The capability gate sits here, at call time: a program may mention a
+ * gated builtin freely and fails (E412) only if it actually calls it
+ * without the capability. Host overrides and callbacks (BF_CALLBACK) go to
+ * the host; a row without an implementation is a clean error, not a crash. */
 bool vm_call_builtin(VM *vm, int index, Value *args, int nargs, Value *out) {
   const BuiltinDef *d = &vm->builtins[index];
   if (d->cap && !(vm->caps & d->cap))
@@ -166,6 +186,9 @@ bool vm_call_builtin(VM *vm, int index, Value *args, int nargs, Value *out) {
   return ok;
 }
 
+/* The code a rethrown error message stands for: `throw e` of the String a
+ * catch block received keeps the original error's code where the message
+ * identifies it. */
 int vm_code_for_message(const char *msg) {
   if (strncmp(msg, "Division by zero", 16) == 0) return E_DIV_ZERO;
   if (strncmp(msg, "Index ", 6) == 0 && strstr(msg, " out of bounds ")) return E_INDEX;
@@ -195,6 +218,12 @@ static bool handler_catches(VM *vm, const Handler *h, Value *caught) {
   return true;
 }
 
+/* Error propagation. Handlers of a proto are listed innermost first (a
+ * nested try is compiled, and registered, before the try around it), so
+ * the first handler whose range covers the failing instruction wins.
+ * Fatal errors (limits, contracts) are not catchable and unwind straight
+ * through. Unwinding stops at the entry frame of the current dispatch
+ * loop; the C caller of that loop propagates further. */
 bool vm_unwind(VM *vm, int entry) {
   while (vm->nframes - 1 >= entry && vm->nframes > 0) {
     Frame *f = &vm->frames[vm->nframes - 1];

@@ -928,6 +928,18 @@ L_CHECKENS:
 /* Every failing instruction lands here with vm->err set. vm_unwind pops
  * frames down to the nearest try handler inside this activation (then the
  * loop continues in the catch block) or returns false to the caller. */
+L_CHKBITS: {
+  SAVE();
+  Value v = R[i.a];
+  mpz_t z;
+  mpz_init(z);
+  obj_int_to_mpz(v, z);
+  bool ok = vm_check_bits_big(vm, z);
+  mpz_clear(z);
+  TRY(ok);
+  DISPATCH();
+}
+
 error:
   if (vm_unwind(vm, entry)) {
     RELOAD();
