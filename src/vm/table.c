@@ -6,6 +6,7 @@
  * order is always insertion order of the live keys. */
 #include "equal.h"
 #include "object.h"
+#include "vmapi.h"
 
 /* The index stays at most 2/3 full. */
 #define TBL_MIN_INDEX 8
@@ -63,8 +64,22 @@ static inline uint32_t key_hash(Value key) {
   return vm_hash(key);
 }
 
+/* Work for a probe sequence longer than this is charged: normal tables
+ * probe one or two slots, and only keys crafted to collide make chains
+ * long enough to matter. */
+#define TBL_FREE_PROBES 8
+
+/* Long probe chains are added to the step count without a limit check
+ * (this function cannot fail); the next checking instruction or
+ * vm_charge call sees the total and enforces steps and the deadline. */
+static void charge_probes(VM *vm, size_t probes) {
+  if (!vm || probes <= TBL_FREE_PROBES) return;
+  uint64_t total = vm->work_carry + probes;
+  vm->steps += total / VM_WORK_PER_STEP;
+  vm->work_carry = total % VM_WORK_PER_STEP;
+}
+
 HEntry *tbl_find(VM *vm, HTable *t, Value key) {
-  (void)vm;
   if (t->live == 0) return NULL;
   uint32_t h = key_hash(key);
   if (t->icap == 0) {
@@ -74,15 +89,21 @@ HEntry *tbl_find(VM *vm, HTable *t, Value key) {
     }
     return NULL;
   }
-  size_t mask = t->icap - 1, slot = h & mask;
-  for (;;) {
+  size_t mask = t->icap - 1, slot = h & mask, probes = 0;
+  for (;; probes++) {
     HIndex ix = t->index[slot];
-    if (!ix.pos) return NULL;
+    if (!ix.pos) {
+      charge_probes(vm, probes);
+      return NULL;
+    }
     if (ix.hash == h) {
       HEntry *e = &t->entries[ix.pos - 1];
       /* the same object (or the same small value) is equal at once */
-      if (e->key.tag == key.tag && e->key.as.i == key.as.i) return e;
-      if (e->key.tag != T_MISSING && vm_key_equal(e->key, key)) return e;
+      if ((e->key.tag == key.tag && e->key.as.i == key.as.i) ||
+          (e->key.tag != T_MISSING && vm_key_equal(e->key, key))) {
+        charge_probes(vm, probes);
+        return e;
+      }
     }
     slot = (slot + 1) & mask;
   }
