@@ -50,6 +50,8 @@ int vm_num_cmp(Value a, Value b) {
   return (c > 0) - (c < 0);
 }
 
+/* Examples compare Floats approximately (math.isclose with rel 1e-9 and
+ * abs 1e-12 in the reference), so `example 0.1 + 0.2 -> 0.3` holds. */
 static bool isclose(double a, double b) {
   if (a == b) return true;
   if (isinf(a) || isinf(b) || isnan(a) || isnan(b)) return false;
@@ -66,6 +68,12 @@ static double num_to_double(Value v) {
 
 /* ---- equality ------------------------------------------------------------- */
 
+/* Equality walks both values in step. With a VM it is `==` in the program:
+ * every node compared costs a step (the reference charges each recursive
+ * comparison), so comparing huge values respects the limits. Without a VM
+ * it is key equality inside hash tables: free, and never fails. Mutable
+ * containers may be cyclic, so pairs already being compared on the current
+ * path count as equal (the usual coinductive rule). */
 typedef struct EqCtx {
   VM *vm;          /* NULL: key equality (no steps) */
   bool approx;
@@ -93,6 +101,8 @@ static bool eq_seq(EqCtx *c, const Value *x, const Value *y, size_t n, int depth
   return true;
 }
 
+/* Maps and Sets are equal when they have the same keys (and, for Maps,
+ * equal values per key) regardless of insertion order. */
 static bool eq_tables(EqCtx *c, ObjMap *x, ObjMap *y, int depth) {
   if (x->t.live != y->t.live) return false;
   size_t pos = 0;
@@ -310,6 +320,9 @@ uint32_t vm_hash(Value v) {
 
 /* ---- ordering ------------------------------------------------------------------ */
 
+/* The total order used by sort_by keys, Set printing and comparisons of
+ * mixed values: first by kind (this rank), then within a kind. Numbers of
+ * all three representations share one rank and compare by value. */
 static int rank(Value v) {
   switch ((ValueTag)v.tag) {
     case T_UNIT: return 0;

@@ -8,6 +8,12 @@
 #include "equal.h"
 #include "object.h"
 
+/* Rendering is one recursive walk writing into a Buf. It stops early once
+ * the text passes byte_cap (the caller's limit, in bytes): a program
+ * printing a huge value fails fast with E504/E505 instead of building
+ * gigabytes of text first. Mutable containers can contain themselves, so
+ * the ones on the current path are remembered and a repeat prints as
+ * "...", like Python's repr of a self-containing list. */
 typedef struct RCtx {
   VM *vm;
   Buf *out;
@@ -117,6 +123,7 @@ static void quote_python(RCtx *c, const ObjString *s) {
   put(c, &q, 1);
 }
 
+/* Elements separated by ", "; nested strings are quoted (top = false). */
 static bool render_seq(RCtx *c, const Value *items, size_t n, int depth) {
   for (size_t i = 0; i < n && !c->over; i++) {
     if (i) put(c, ", ", 2);
@@ -125,6 +132,7 @@ static bool render_seq(RCtx *c, const Value *items, size_t n, int depth) {
   return true;
 }
 
+/* Map entries in insertion order, the order the reference prints. */
 static bool render_table(RCtx *c, HTable *t, bool with_values, int depth) {
   size_t pos = 0, k = 0;
   HEntry *e;
@@ -140,6 +148,8 @@ static bool render_table(RCtx *c, HTable *t, bool with_values, int depth) {
 }
 
 /* Set elements in the ordering-key order. */
+/* A Set prints its elements sorted by the total order (the reference sorts
+ * by its ordering key), so output does not depend on insertion order. */
 static bool render_set(RCtx *c, HTable *t, int depth) {
   size_t n = t->live;
   Value *items = malloc((n ? n : 1) * sizeof(Value));
@@ -159,6 +169,10 @@ static bool on_path(RCtx *c, const Obj *o) {
   return false;
 }
 
+/* The canonical text of a value (print, to_string, interpolation, `=>`
+ * lines), or Python's repr in RENDER_REPR mode (used where the reference
+ * shows a Python repr: messages about map keys, thrown values caught as
+ * text). Floats always print in shortest round-trip form (fmt_float). */
 static bool render(RCtx *c, Value v, bool top, int depth) {
   if (c->over) return true;
   if (depth > VM_MAX_VALUE_DEPTH)
@@ -272,6 +286,9 @@ static bool render(RCtx *c, Value v, bool top, int depth) {
   }
 }
 
+/* The limit is in code points, as the reference counts string length;
+ * exceeding it is E505 for output and E504 for strings, both fatal. On
+ * failure the partial text is removed from out. */
 bool vm_render(VM *vm, Value v, RenderMode mode, Buf *out, size_t max_cp, RenderLimit limit,
                const char *what) {
   RCtx c;
@@ -301,6 +318,10 @@ bool vm_render(VM *vm, Value v, RenderMode mode, Buf *out, size_t max_cp, Render
 
 /* ---- JSON ------------------------------------------------------------------ */
 
+/* The RunResult encoding of values (the reference's JSON form): Lists as
+ * arrays, Maps as objects with str() keys, tuples as {"_tuple": [...]},
+ * constructor values as {"_constructor": name, "fields": {...}}, Unit as
+ * null, non-finite Floats as strings, mutable containers tagged by kind. */
 typedef struct JCtx {
   VM *vm;
   Buf *out;

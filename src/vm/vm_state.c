@@ -8,12 +8,16 @@
 #include "gc.h"
 #include "render.h"
 
+/* Monotonic: the deadline must not move when the wall clock is adjusted. */
 static double now_ms(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (double)ts.tv_sec * 1000.0 + (double)ts.tv_nsec / 1e6;
 }
 
+/* The dispatch loop compares the step counter against one number only:
+ * the nearer of "one past max_steps" and "time to poll the clock". Both
+ * limits therefore cost a single compare per charged instruction. */
 static void update_step_check(VM *vm) {
   uint64_t check = UINT64_MAX;
   if (vm->max_steps) check = vm->max_steps + 1;
@@ -21,6 +25,10 @@ static void update_step_check(VM *vm) {
   vm->step_check = check;
 }
 
+/* The value stack is reserved at its full size once (16 MB of address
+ * space; the OS backs only the pages used), so frames never move and
+ * pointers into the stack stay valid across calls. The frame array is
+ * sized by max_recursion_depth, capped at VM_HARD_MAX_DEPTH. */
 VM *vm_new(const geno_config *cfg) {
   VM *vm = calloc(1, sizeof *vm);
   if (!vm) return NULL;
@@ -119,6 +127,7 @@ bool vm_step_slow(VM *vm) {
   return true;
 }
 
+/* Python's int.bit_length of |z| against max_integer_bits. */
 bool vm_check_bits_big(VM *vm, const mpz_t z) {
   size_t bits = mpz_sgn(z) == 0 ? 0 : mpz_sizeinbase(z, 2);
   if (bits > vm->max_int_bits)
