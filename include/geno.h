@@ -251,6 +251,21 @@ typedef struct geno_config {
                                     0). Exceeding it: E501. */
   uint64_t max_source_bytes;     /* per module. Default 1 MiB. E204 beyond. */
   uint64_t max_total_source_bytes; /* all modules. Default 8 MiB. */
+  /* Target-aware checking (geno_check only; spec 4.2). Names of the
+   * execution targets the program is meant for (borrowed): "python-cli",
+   * "node-cli", "browser", "python-hosted". Each target withholds the
+   * builtins it does not provide (process builtins exist only on
+   * python-cli, the HTTP server only on the Python targets, files and the
+   * environment not in the browser, canvas drawing and input only there)
+   * and rejects names its backend cannot represent safely (record fields
+   * that are Python or JavaScript keywords, names reserved by the emitted
+   * runtime, ...); the browser also checks an app's init/update/render
+   * lifecycle. Every target is checked; with more than one, each
+   * diagnostic's message starts with "[target] ". Repeated names count
+   * once. Default none (ntargets 0): no target rules. An unknown name is a
+   * configuration error (geno_config_validate; geno_check reports E204). */
+  const char *const *targets;
+  size_t ntargets;
 } geno_config;
 
 /* [-] Fill `cfg` with the defaults documented above. */

@@ -229,7 +229,7 @@ Type *chk_call(Checker *C, Expr *e, Scope *s) {
     }
   }
 
-  if (ident && !chk_lookup(C, s, ident)) {
+  if (ident && !chk_lookup(C, s, ident) && chk_target_has_builtin(C->target, ident)) {
     chk_error(C, E_UNDEFINED_FUNC, e->span, "Undefined function: %s%s", ident, chk_suggest_in_scope(C, s, ident));
     return prim(C, TY_ERROR);
   }

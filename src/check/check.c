@@ -8,7 +8,10 @@
 #include "checker.h"
 
 
-void chk_options_init(ChkOptions *o) { o->check_imported_bodies = true; }
+void chk_options_init(ChkOptions *o) {
+  o->check_imported_bodies = true;
+  o->target = CHK_TARGET_NONE;
+}
 
 /* ---- errors ------------------------------------------------------------------------ */
 
@@ -156,8 +159,9 @@ static void init_builtin_adts(Checker *C) {
   }
 }
 
-static void checker_init(Checker *C, Program *prog, Module *m, Module **avail, int navail) {
+static void checker_init(Checker *C, Program *prog, Module *m, Module **avail, int navail, ChkTarget target) {
   memset(C, 0, sizeof *C);
+  C->target = target;
   C->prog = prog;
   C->mod = m;
   C->avail = avail;
@@ -179,11 +183,12 @@ static void checker_init(Checker *C, Program *prog, Module *m, Module **avail, i
  * others as its module table. Two long-jump targets: chk_fatal (a type
  * annotation error, which replaces every other error) and the arena's
  * exhaustion. */
-static bool check_module(Program *prog, Module *m, Module **avail, int navail, DiagList *diags) {
+static bool check_module(Program *prog, Module *m, Module **avail, int navail, ChkTarget target,
+                         DiagList *diags) {
   Checker *C = arena_alloc(&prog->arena, sizeof *C);
   jmp_buf jb, oom;
   jmp_buf *saved_oom = prog->arena.oom;
-  checker_init(C, prog, m, avail, navail);
+  checker_init(C, prog, m, avail, navail, target);
   C->fatal = &jb;
   C->start_bytes = prog->arena.total;
   prog->arena.oom = &oom;
@@ -264,9 +269,11 @@ bool chk_program(Program *prog, DiagList *diags, const ChkOptions *opts) {
       int k = 0;
       for (int j = 1; j < n; j++)
         if (j != i) others[k++] = prog->modules[j];
-      if (!check_module(prog, m, others, k, diags)) return false;
+      if (!check_module(prog, m, others, k, opts->target, diags)) return false;
     }
   }
   for (int j = 1; j < n; j++) others[j - 1] = prog->modules[j];
-  return check_module(prog, prog->modules[0], others, n - 1, diags);
+  if (!check_module(prog, prog->modules[0], others, n - 1, opts->target, diags)) return false;
+  /* The target's backend rules apply to a program that checked clean. */
+  return chk_target_validate(prog, opts->target, diags);
 }

@@ -14,10 +14,32 @@
 #include "../base/diag.h"
 #include "../syntax/ast.h"
 
+/* Execution targets (spec 4.2, the reference's targets.toml). A target
+ * restricts the builtins to those it provides and adds its backend's
+ * rules: names the emitted Python or JavaScript cannot represent safely. */
+typedef enum ChkTarget {
+  CHK_TARGET_NONE,
+  CHK_TARGET_PYTHON_CLI,
+  CHK_TARGET_NODE_CLI,
+  CHK_TARGET_BROWSER,
+  CHK_TARGET_PYTHON_HOSTED,
+  CHK_TARGET__COUNT
+} ChkTarget;
+
+/* The target named `name` ("python-cli", ...), or CHK_TARGET_NONE. */
+ChkTarget chk_target_from_name(const char *name);
+/* The name of a target (NULL for CHK_TARGET_NONE). */
+const char *chk_target_name(ChkTarget t);
+/* "browser, node-cli, python-cli, python-hosted", for messages. */
+#define CHK_TARGET_NAMES "browser, node-cli, python-cli, python-hosted"
+
 typedef struct ChkOptions {
   /* Check the bodies of imported modules too (as the reference does), not
    * only the signatures the entry module uses. Default true. */
   bool check_imported_bodies;
+  /* Target-aware checking; CHK_TARGET_NONE (the default) applies no
+   * target rules. */
+  ChkTarget target;
 } ChkOptions;
 
 /* Defaults for ChkOptions. */

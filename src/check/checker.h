@@ -199,6 +199,7 @@ typedef struct Checker {
   long fresh_counter;
   bool too_deep_reported;  /* the CHK_MAX_TYPE_DEPTH error was given */
   PtrMap lambda_memo;       /* Expr* -> Type*, see CHK_MEMO_AFTER_STEPS */
+  ChkTarget target;         /* target-aware checking (target.c), or NONE */
 } Checker;
 
 /* ---- errors (check.c) -------------------------------------------------------- */
@@ -351,8 +352,60 @@ void chk_bind_pattern_effect_env(Checker *C, Pattern *p, Type *expected, Scope *
  * body), pre-order. */
 void chk_walk_function(FuncDecl *f, void (*fn)(void *ud, Expr *e), void *ud);
 
+/* The general form: hooks for expressions, statements and match arms
+ * (each may be NULL), called before the node's parts are visited. */
+typedef struct ChkWalk {
+  void (*expr)(void *ud, Expr *e);
+  void (*stmt)(void *ud, Stmt *st);
+  void (*arm)(void *ud, MatchArm *arm);
+  void *ud;
+  bool skip_examples; /* leave out example clauses */
+} ChkWalk;
+void chk_walk(const ChkWalk *w, FuncDecl *f);
+void chk_walk_block(const ChkWalk *w, Block b);
+
 /* ---- exhaustiveness (exhaust.c) ----------------------------------------------- */
 
 void chk_exhaustive(Checker *C, Type *scrutinee, MatchArm *arms, int n, Span sp);
+
+/* ---- targets (target.c, target_names.c) --------------------------------------- */
+
+/* Does target t provide the builtin `name`? (Always, for CHK_TARGET_NONE
+ * and for names that are not builtins.) */
+bool chk_target_has_builtin(ChkTarget t, const char *name);
+/* Append the targets other than t that provide builtin `name`,
+ * alphabetically, comma-separated. */
+void chk_target_alternatives(ChkTarget t, const char *name, Buf *out);
+/* When `name` is a builtin the checker's target lacks: record the E300
+ * saying so at sp and return true. */
+bool chk_target_reject_builtin(Checker *C, const char *name, Span sp);
+/* The browser target's entry lifecycle (init/update/render without main). */
+void chk_target_browser_lifecycle(Checker *C);
+/* Backend validation of a program that checked clean for target t: appends
+ * at most one E300 (the first name or construct the backend cannot emit)
+ * and returns false if it did. */
+bool chk_target_validate(Program *prog, ChkTarget t, DiagList *diags);
+
+/* Where a reserved runtime name is refused (target_names.c): as a global
+ * (function, type, constructor, trait, alias) in a single-module program
+ * (GLOBAL) or in one of several modules (PROJECT, Python only; JavaScript
+ * refuses its GLOBAL set in both), as a local binding or parameter
+ * (LOCAL), as a referenced name (DIRECT), and as a module name (MODULE). */
+enum {
+  RN_PY_GLOBAL = 1 << 0,
+  RN_PY_PROJECT = 1 << 1,
+  RN_PY_LOCAL = 1 << 2,
+  RN_PY_DIRECT = 1 << 3,
+  RN_PY_MODULE = 1 << 4,
+  RN_JS_GLOBAL = 1 << 5,
+  RN_JS_LOCAL = 1 << 6,
+  RN_JS_DIRECT = 1 << 7,
+  RN_JS_MODULE = 1 << 8,
+};
+unsigned chk_reserved_flags(const char *name);
+bool chk_python_keyword(const char *name);
+bool chk_js_keyword(const char *name);
+/* The lookup tables are sorted (for the unit test). */
+bool chk_target_tables_sorted(void);
 
 #endif

@@ -469,6 +469,7 @@ void chk_module_passes(Checker *C) {
   }
   for (int i = 0; i < m->ndecls; i++)
     if (m->decls[i]->kind == D_IMPL) check_impl(C, m->decls[i]);
+  chk_target_browser_lifecycle(C);
 
   for (int i = 0; i < m->ndecls; i++)
     if (m->decls[i]->kind == D_TEST) tested_block(C, m->decls[i]->u.test.body, 0);

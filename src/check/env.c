@@ -145,6 +145,9 @@ static const BuiltinDef *builtin_row(Checker *C, const char *name) {
   void *v = chk_pm_get(&C->builtin_rows, name);
   if (v) return v == &C->not_builtin ? NULL : v;
   const BuiltinDef *b = lib_builtin_find(name);
+  /* A builtin the target lacks is not bound at all (its uses are
+   * reported by chk_target_reject_builtin). */
+  if (b && !chk_target_has_builtin(C->target, name)) b = NULL;
   chk_pm_put(C->A, &C->builtin_rows, name, b ? (void *)b : (void *)&C->not_builtin);
   return b;
 }
@@ -296,6 +299,7 @@ const char *chk_suggest_in_scope(Checker *C, Scope *s, const char *name) {
     if (C->globals.keys[i]) consider(&sg, C->globals.keys[i]);
   size_t nb;
   const BuiltinDef *rows = lib_builtins(&nb);
-  for (size_t i = 0; i < nb; i++) consider(&sg, rows[i].name);
+  for (size_t i = 0; i < nb; i++)
+    if (chk_target_has_builtin(C->target, rows[i].name)) consider(&sg, rows[i].name);
   return suggest_result(C, &sg);
 }

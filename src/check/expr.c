@@ -14,6 +14,9 @@ static Type *prim(Checker *C, TypeKind k) { return ty_prim(&C->tc, k); }
 static Type *check_identifier(Checker *C, Expr *e, Scope *s) {
   Type *t = chk_lookup(C, s, e->u.name);
   if (!t) {
+    /* A builtin the target lacks: that error instead, typed like an
+     * undefined name (so calling it is E305, as in the reference). */
+    if (chk_target_reject_builtin(C, e->u.name, e->span)) return prim(C, TY_ERROR);
     chk_error(C, E_UNDEFINED_VAR, e->span, "Undefined variable: %s%s", e->u.name,
               chk_suggest_in_scope(C, s, e->u.name));
     return prim(C, TY_ERROR);

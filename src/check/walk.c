@@ -1,28 +1,28 @@
 /* A generic pre-order walk over every expression of a block or function
- * (bodies, clauses, lambda bodies, match arms, pipeline stages). Used where
- * a pass only needs to see expressions, e.g. the names a function refers
- * to (effects.c). Depth is bounded like every other walk. */
+ * (bodies, clauses, lambda bodies, match arms, pipeline stages), with
+ * optional hooks for statements and match arms. Used where a pass only
+ * needs to see the tree, not types: the names a function refers to
+ * (effects.c), the target rules (target.c). Depth is bounded like every
+ * other walk. */
 #include "checker.h"
 
-typedef struct Walker {
-  void (*fn)(void *ud, Expr *e);
-  void *ud;
-} Walker;
+typedef ChkWalk Walker;
 
-static void walk_expr(Walker *w, Expr *e, int depth);
-static void walk_block(Walker *w, Block b, int depth);
+static void walk_expr(const Walker *w, Expr *e, int depth);
+static void walk_block(const Walker *w, Block b, int depth);
 
-static void walk_arms(Walker *w, MatchArm *arms, int n, int depth) {
+static void walk_arms(const Walker *w, MatchArm *arms, int n, int depth) {
   for (int i = 0; i < n; i++) {
+    if (w->arm) w->arm(w->ud, &arms[i]);
     walk_expr(w, arms[i].guard, depth);
     walk_expr(w, arms[i].value, depth);
     walk_block(w, arms[i].body, depth);
   }
 }
 
-static void walk_expr(Walker *w, Expr *e, int depth) {
+static void walk_expr(const Walker *w, Expr *e, int depth) {
   if (!e || depth > CHK_MAX_DEPTH) return;
-  w->fn(w->ud, e);
+  if (w->expr) w->expr(w->ud, e);
   depth++;
   switch (e->kind) {
   case EX_FSTRING:
@@ -88,11 +88,12 @@ static void walk_expr(Walker *w, Expr *e, int depth) {
   }
 }
 
-static void walk_block(Walker *w, Block b, int depth) {
+static void walk_block(const Walker *w, Block b, int depth) {
   if (depth > CHK_MAX_DEPTH) return;
   for (int i = 0; i < b.n; i++) {
     Stmt *st = b.items[i];
     int d = depth + 1;
+    if (w->stmt) w->stmt(w->ud, st);
     switch (st->kind) {
     case ST_LET: walk_expr(w, st->u.let.value, d); break;
     case ST_DESTRUCT: walk_expr(w, st->u.destr.value, d); break;
@@ -134,14 +135,21 @@ static void walk_block(Walker *w, Block b, int depth) {
   }
 }
 
-void chk_walk_function(FuncDecl *f, void (*fn)(void *ud, Expr *e), void *ud) {
-  Walker w = {fn, ud};
-  for (int i = 0; i < f->nparams; i++) walk_expr(&w, f->params[i].def, 0);
-  for (int i = 0; i < f->nrequires; i++) walk_expr(&w, f->requires[i].cond, 0);
-  for (int i = 0; i < f->nensures; i++) walk_expr(&w, f->ensures[i].cond, 0);
-  for (int i = 0; i < f->nexamples; i++) {
-    walk_expr(&w, f->examples[i].input, 0);
-    walk_expr(&w, f->examples[i].output, 0);
+void chk_walk(const ChkWalk *walk, FuncDecl *f) {
+  const Walker *w = walk;
+  for (int i = 0; i < f->nparams; i++) walk_expr(w, f->params[i].def, 0);
+  for (int i = 0; i < f->nrequires; i++) walk_expr(w, f->requires[i].cond, 0);
+  for (int i = 0; i < f->nensures; i++) walk_expr(w, f->ensures[i].cond, 0);
+  for (int i = 0; i < f->nexamples && !w->skip_examples; i++) {
+    walk_expr(w, f->examples[i].input, 0);
+    walk_expr(w, f->examples[i].output, 0);
   }
-  walk_block(&w, f->body, 0);
+  walk_block(w, f->body, 0);
+}
+
+void chk_walk_block(const ChkWalk *walk, Block b) { walk_block(walk, b, 0); }
+
+void chk_walk_function(FuncDecl *f, void (*fn)(void *ud, Expr *e), void *ud) {
+  ChkWalk w = {.expr = fn, .ud = ud};
+  chk_walk(&w, f);
 }

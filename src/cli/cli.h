@@ -29,6 +29,14 @@ void cli_free_program(CliProgram *prog);
 /* Read a whole file; NULL with errno set on failure. */
 char *cli_read_file(const char *path, size_t *len);
 
+/* The execution targets declared by the project manifest (the nearest
+ * geno.toml at or above FILE's directory, key `targets`). On success
+ * returns true with *targets (malloc'd strings, possibly none) and
+ * *manifest (the manifest's path, or NULL when it declares none); free
+ * each string, the array and the path with free(). On a manifest that cannot be read or
+ * whose `targets` is malformed, returns false with a malloc'd *err. */
+bool cli_manifest_targets(const char *file, char ***targets, size_t *ntargets, char **manifest, char **err);
+
 /* Print every diagnostic of r in human form to `out`:
  * file:line:col: error[E201]: message / source line / caret. `sources`
  * supplies the text for snippets. */

@@ -1,11 +1,13 @@
 /* Entry points of the public API: geno_parse, geno_check, geno_source_imports.
  * geno_run / geno_run_isolated live in run.c and sandbox/. */
 #include <stdio.h>
+#include <stdlib.h>
 
 #include <geno.h>
 
 #include "../check/check.h"
 #include "../syntax/parser.h"
+#include "config.h"
 #include "frontend.h"
 #include "result.h"
 
@@ -64,23 +66,65 @@ void geno_strings_free(char **strings, size_t count) {
   free(strings);
 }
 
-geno_result *geno_check(const char *source, size_t len, const char *filename, const geno_config *cfg) {
-  double t0 = rt_now_ms();
-  geno_result *r = rt_result_new();
-  if (!r) return NULL;
+/* One check of the program for one target (CHK_TARGET_NONE: no target).
+ * With `prefix`, every diagnostic's message starts with "[target] ". */
+static void check_once(geno_result *r, const char *source, size_t len, const char *filename,
+                       const geno_config *cfg, ChkTarget target, bool prefix) {
   FrontEnd fe;
   rt_frontend_run(&fe, source ? source : "", source ? len : 0, filename, cfg, true);
-  r->timing.lex_ms = fe.lex_ms;
-  r->timing.parse_ms = fe.parse_ms;
+  r->timing.lex_ms += fe.lex_ms;
+  r->timing.parse_ms += fe.parse_ms;
   if (fe.ok) {
     /* Type checking runs only on a program that parsed, as in the
      * reference (its checker never sees a partial AST). */
     double t1 = rt_now_ms();
-    chk_program(&fe.prog, &fe.diags, NULL);
-    r->timing.typecheck_ms = rt_now_ms() - t1;
+    ChkOptions opts;
+    chk_options_init(&opts);
+    opts.target = target;
+    chk_program(&fe.prog, &fe.diags, &opts);
+    r->timing.typecheck_ms += rt_now_ms() - t1;
+  }
+  if (prefix) {
+    for (int i = 0; i < fe.diags.count; i++) {
+      Diag *d = &fe.diags.items[i];
+      Buf b = BUF_INIT;
+      buf_printf(&b, "[%s] %s", chk_target_name(target), d->message);
+      if (b.data) {
+        free(d->message);
+        d->message = buf_take(&b);
+      }
+      buf_free(&b);
+    }
   }
   rt_result_add_diags(r, &fe.diags);
   rt_frontend_free(&fe);
+}
+
+geno_result *geno_check(const char *source, size_t len, const char *filename, const geno_config *cfg) {
+  double t0 = rt_now_ms();
+  geno_result *r = rt_result_new();
+  if (!r) return NULL;
+  const char *bad = cfg ? rt_config_bad_target(cfg) : NULL;
+  if (bad || (cfg && cfg->ntargets && !cfg->targets)) {
+    Buf b = BUF_INIT;
+    if (bad) buf_printf(&b, "Unknown target '%s'. Valid targets: %s", bad, CHK_TARGET_NAMES);
+    else buf_puts(&b, "ntargets is set but targets is NULL");
+    rt_result_add(r, E_PROJECT, NULL, b.data ? b.data : "invalid targets");
+    buf_free(&b);
+  } else if (!cfg || cfg->ntargets == 0) {
+    check_once(r, source, len, filename, cfg, CHK_TARGET_NONE, false);
+  } else {
+    /* Each distinct target once, in the order given. */
+    ChkTarget list[CHK_TARGET__COUNT];
+    int n = 0;
+    for (size_t i = 0; i < cfg->ntargets; i++) {
+      ChkTarget t = chk_target_from_name(cfg->targets[i]);
+      bool seen = false;
+      for (int k = 0; k < n; k++) seen |= list[k] == t;
+      if (!seen && n < CHK_TARGET__COUNT) list[n++] = t;
+    }
+    for (int k = 0; k < n; k++) check_once(r, source, len, filename, cfg, list[k], n > 1);
+  }
   r->timing.total_ms = rt_now_ms() - t0;
   monitor(cfg, r, "check");
   return r;

@@ -6,6 +6,8 @@
 
 #include "../base/buf.h"
 #include "../base/common.h"
+#include "../check/check.h"
+#include "config.h"
 
 static const char *const cap_names[GENO_CAP_COUNT] = {
     "print", "clock", "random", "fs", "http", "regex", "env", "process", "stdin", "serve",
@@ -69,6 +71,12 @@ const char *geno_capability_suggest(const char *name) {
   return best;
 }
 
+const char *rt_config_bad_target(const geno_config *c) {
+  for (size_t i = 0; c->targets && i < c->ntargets; i++)
+    if (chk_target_from_name(c->targets[i]) == CHK_TARGET_NONE) return c->targets[i] ? c->targets[i] : "(null)";
+  return NULL;
+}
+
 char *geno_config_validate(const geno_config *c) {
   Buf b = BUF_INIT;
   if (!c) return NULL;
@@ -80,6 +88,10 @@ char *geno_config_validate(const geno_config *c) {
     buf_puts(&b, "ncallbacks is set but callbacks is NULL");
   else if (c->nmodules && !c->modules)
     buf_puts(&b, "nmodules is set but modules is NULL");
+  else if (c->ntargets && !c->targets)
+    buf_puts(&b, "ntargets is set but targets is NULL");
+  else if (rt_config_bad_target(c))
+    buf_printf(&b, "Unknown target '%s'. Valid targets: %s", rt_config_bad_target(c), CHK_TARGET_NAMES);
   else {
     for (size_t i = 0; i < c->ncallbacks; i++) {
       if (!c->callbacks[i].name || !geno_callback_name_valid(c->callbacks[i].name)) {
