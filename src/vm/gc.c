@@ -264,6 +264,12 @@ static void gc_mark_roots(VM *vm) {
 static void free_object(VM *vm, Obj *o) {
   switch ((ValueTag)o->kind) {
     case T_BIGINT: mpz_clear(((ObjBigInt *)o)->z); break;
+    case T_STRING:
+      /* The string cursor must not outlive its string (the address may be
+       * reused); while the string lives it stays valid across collections,
+       * so what a lookup costs never depends on when the GC ran. */
+      if (vm->scur_str == (const ObjString *)o) vm->scur_str = NULL;
+      break;
     case T_MAP:
     case T_MMAP:
     case T_SET: {
@@ -289,7 +295,6 @@ void gc_collect(VM *vm) {
   if (vm->gc_running) return;
   vm->gc_running = true;
   vm->gray_overflow = false;
-  vm->scur_str = NULL;
   gc_mark_roots(vm);
   while (vm->ngray > 0) blacken(vm, vm->gray[--vm->ngray]);
   while (vm->gray_overflow) {
