@@ -71,7 +71,9 @@ struct Obj {
   uint8_t kind;    /* ValueTag */
   uint8_t marked;  /* GC mark of the current cycle */
   uint8_t perm;    /* owned by the compiled image: never swept */
-  size_t size;     /* bytes charged to the heap for this object */
+  uint32_t size;   /* bytes charged to the heap for this object: 32 bits
+                      keep the header at 16 bytes; no object is near 4 GB
+                      (big element storage is a separate aux block) */
 };
 
 /* ---- object layouts ------------------------------------------------------ */
