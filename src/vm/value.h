@@ -95,10 +95,13 @@ typedef struct ObjStrBuf {
   char data[];
 } ObjStrBuf;
 
+/* Lengths are 32-bit (a string over 4 GB is refused as out of memory):
+ * with the 16-byte header that makes a short string 16 bytes smaller, so
+ * more of a program's words share a cache line. */
 typedef struct ObjString {
   Obj hdr;
-  size_t blen;      /* bytes */
-  size_t cplen;     /* code points */
+  uint32_t blen;    /* bytes */
+  uint32_t cplen;   /* code points */
   uint32_t hash;    /* 0 = not computed yet */
   const char *data; /* blen bytes of UTF-8; NOT NUL-terminated in general */
   ObjStrBuf *buf;   /* shared storage, or NULL when the bytes are inline */
