@@ -206,7 +206,7 @@ static int check_target(CliHost *h, const char *fn, const char *url, char **pin,
   } else if (!u.host) {
     cli_str_printf(why, "%s: URL must include a hostname", fn);
     rc = FAIL_POLICY;
-  } else if (!h->http_allow_private) {
+  } else { /* resolved even when private targets are allowed: the reference's message for a bad name */
     int port = cli_url_effective_port(&u);
     char service[16];
     snprintf(service, sizeof service, "%d", port);
@@ -225,11 +225,11 @@ static int check_target(CliHost *h, const char *fn, const char *url, char **pin,
         bool ok = false;
         if (a->ai_family == AF_INET) {
           const struct in_addr *ia = &((struct sockaddr_in *)a->ai_addr)->sin_addr;
-          ok = cli_http_address_policy((const unsigned char *)ia, 4);
+          ok = h->http_allow_private || cli_http_address_policy((const unsigned char *)ia, 4);
           inet_ntop(AF_INET, ia, text, sizeof text);
         } else if (a->ai_family == AF_INET6) {
           const struct in6_addr *ia = &((struct sockaddr_in6 *)a->ai_addr)->sin6_addr;
-          ok = cli_http_address_policy((const unsigned char *)ia, 16);
+          ok = h->http_allow_private || cli_http_address_policy((const unsigned char *)ia, 16);
           text[0] = '[';
           inet_ntop(AF_INET6, ia, text + 1, sizeof text - 2);
           strcat(text, "]");
