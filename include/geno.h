@@ -116,7 +116,8 @@ GENO_API const char *geno_value_container(const geno_value *v);
 /* [m] Construction, for host-callback results. Each returns a new value the
  * caller owns (free with geno_value_free unless ownership is passed on).
  * Functions that take `geno_value *` items take ownership of them, even on
- * failure. Strings are copied and must be valid UTF-8 (else NULL). */
+ * failure. Strings are copied and must be valid UTF-8 (else NULL); they
+ * may contain NUL, so read them back with their length. */
 GENO_API geno_value *geno_value_new_unit(void);
 GENO_API geno_value *geno_value_new_bool(bool b);
 GENO_API geno_value *geno_value_new_int(int64_t i);
