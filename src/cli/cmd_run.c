@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "host.h"
 
 static const char run_help[] =
     "usage: geno run FILE [options] [-- program args]\n"
@@ -16,7 +17,11 @@ static const char run_help[] =
     "  --cap NAME               grant a capability (repeatable; NAME may be a\n"
     "                           comma-separated list): print clock random fs\n"
     "                           http regex env process stdin serve.\n"
-    "                           Default without --cap: print, clock, random\n"
+    "                           Default without --cap: print, clock, random.\n"
+    "                           fs, http, process, stdin and clock's sleep_ms\n"
+    "                           are carried out by this command, only when\n"
+    "                           granted with --cap (docs/SECURITY.md, \"The\n"
+    "                           CLI as a host\")"
     "  --json                   print the RunResult as JSON\n"
     "  --unsafe                 run in this process; without it the program\n"
     "                           runs in a sandboxed child process\n"
@@ -186,6 +191,29 @@ static void free_opts(RunOpts *o) {
   free(o->prog_args);
 }
 
+/* Install the host callbacks for the capabilities granted with --cap
+ * (none without --cap: the defaults print, clock and random need none, and
+ * sleep_ms then stays E413 as in the reference). */
+static bool setup_host(const char *cmd, RunOpts *o, const char *path, CliHost *host) {
+  CliHostOptions ho = {
+      .caps = o->caps_given ? o->cfg.capabilities : 0,
+      .timeout_s = o->cfg.timeout_s,
+      .max_collection = o->cfg.max_collection_size,
+      .program_path = path,
+      .args = o->prog_args,
+      .nargs = (size_t)o->nprog_args,
+  };
+  char *err = NULL;
+  if (!cli_host_init(host, &ho, &err)) {
+    fprintf(stderr, "geno %s: error: %s\n", cmd, err ? err : "out of memory");
+    free(err);
+    return false;
+  }
+  o->cfg.callbacks = host->callbacks;
+  o->cfg.ncallbacks = host->ncallbacks;
+  return true;
+}
+
 static void print_trace(FILE *out, const geno_result *r) {
   const char *file;
   int line, col;
@@ -219,8 +247,16 @@ int cmd_run(int argc, char **argv) {
   }
   o.cfg.modules = prog.modules;
   o.cfg.nmodules = prog.nmodules;
+  CliHost host;
+  if (!setup_host("run", &o, prog.path, &host)) {
+    cli_free_program(&prog);
+    free_opts(&o);
+    return EXIT_FAIL;
+  }
+  cli_host_start_clock(&host);
   geno_result *r = o.unsafe ? geno_run(prog.source, prog.length, prog.path, &o.cfg)
                             : geno_run_isolated(prog.source, prog.length, prog.path, &o.cfg);
+  cli_host_free(&host);
   if (!r) {
     fprintf(stderr, "Error: out of memory\n");
     cli_free_program(&prog);
@@ -274,7 +310,15 @@ int cmd_test(int argc, char **argv) {
     }
     o.cfg.modules = prog.modules;
     o.cfg.nmodules = prog.nmodules;
+    CliHost host;
+    if (!setup_host("test", &o, prog.path, &host)) {
+      cli_free_program(&prog);
+      status = EXIT_FAIL;
+      continue;
+    }
+    cli_host_start_clock(&host);
     geno_result *r = geno_run(prog.source, prog.length, prog.path, &o.cfg);
+    cli_host_free(&host);
     if (!r) {
       cli_free_program(&prog);
       status = EXIT_FAIL;

@@ -28,7 +28,7 @@ static void set_error(char **err, const char *path, const char *what) {
 
 /* Directory holding the nearest geno.toml at or above `file`'s directory,
  * as a malloc'd path to the manifest, or NULL. */
-static char *find_manifest(const char *file) {
+char *cli_find_manifest(const char *file) {
   char dir[PATH_MAX];
   const char *slash = strrchr(file, '/');
   if (!slash) {
@@ -107,7 +107,7 @@ bool cli_manifest_targets(const char *file, char ***targets, size_t *ntargets, c
   *ntargets = 0;
   *manifest = NULL;
   *err = NULL;
-  char *path = find_manifest(file);
+  char *path = cli_find_manifest(file);
   if (!path) return true;
   size_t len;
   char *text = cli_read_file(path, &len);

@@ -7,13 +7,25 @@
 #include <geno.h>
 
 #include "families.h"
+#include "../vm/vmapi.h"
+
+/* http_respond(status, headers, body): only builds the value a route
+ * handler returns. It is gated by serve although it touches nothing, as in
+ * the reference; the server validates status and headers when it sends the
+ * response, not here. The constructor's field order is status, body,
+ * headers (the argument order differs). */
+static bool lib_http_respond(VM *vm, Value *args, int nargs, Value *out) {
+  (void)nargs;
+  Value fields[3] = {args[0], args[2], args[1]};
+  return vm_ctor(vm, "HttpResponse", fields, 3, out);
+}
 
 const BuiltinDef lib_http_builtins[] = {
     {"http_fetch", "(url: String) -> String", GENO_CAP_HTTP, "http", BF_CALLBACK, NULL},
     {"http_listen", "(port: Int) -> Unit", GENO_CAP_SERVE, "http", BF_CALLBACK, NULL},
     {"http_post", "(url: String, body: String) -> String", GENO_CAP_HTTP, "http", BF_CALLBACK, NULL},
     {"http_request", "(method: String, url: String, headers: List[(String, String)], body: String) -> Result[HttpResponse, String]", GENO_CAP_HTTP, "http", BF_CALLBACK, NULL},
-    {"http_respond", "(status: Int, headers: List[(String, String)], body: String) -> HttpResponse", GENO_CAP_SERVE, "http", 0, NULL},
+    {"http_respond", "(status: Int, headers: List[(String, String)], body: String) -> HttpResponse", GENO_CAP_SERVE, "http", 0, lib_http_respond},
     {"http_route", "(method: String, path: String, handler: (HttpRequest) -> HttpResponse with http) -> Unit", GENO_CAP_SERVE, "http", BF_CALLBACK|BF_HIGHER_ORDER, NULL},
 };
 const size_t lib_http_builtin_count = ARRAY_LEN(lib_http_builtins);

@@ -9,6 +9,7 @@
 #include "../vm/equal.h"
 #include "../vm/object.h"
 #include "../vm/render.h"
+#include "../vm/vm.h"
 #include "../vm/vmapi.h"
 #include "hostvalue.h"
 
@@ -276,6 +277,14 @@ bool rt_host_call(VM *vm, const BuiltinDef *def, Value *args, int nargs, Value *
   char *error = NULL;
   geno_value *r = cb->fn(def->name, (const geno_value *const *)hargs, (size_t)n, cb->userdata, &error);
   for (int i = 0; i < n; i++) geno_value_free(hargs[i]);
+  /* A callback may block (sleep_ms, a process, a transfer): the deadline
+   * is checked as soon as it returns, as the reference checks it after
+   * every builtin, so a run whose time ran out there ends with E501. */
+  if (!vm_alloc_poll(vm)) {
+    geno_value_free(r);
+    free(error);
+    return false;
+  }
   if (!r) {
     const char *m = error ? error : "host callback failed";
     vm_error(vm, vm_code_for_message(m), "%s", m);

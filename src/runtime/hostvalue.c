@@ -129,7 +129,9 @@ geno_value *geno_value_new_float(double f) {
 
 geno_value *geno_value_new_string(const char *s, size_t len) {
   if (!s && len) return NULL;
-  if (!utf8_valid(s ? s : "", len, NULL) || (len && memchr(s, '\0', len))) return NULL;
+  /* NUL is a character like any other (from_char_code(0), a file or a
+   * process output holding one); the length says where the text ends */
+  if (!utf8_valid(s ? s : "", len, NULL)) return NULL;
   geno_value *v = rt_hv_alloc(GENO_STRING, 0);
   if (!v) return NULL;
   v->text = malloc(len + 1);

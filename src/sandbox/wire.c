@@ -280,7 +280,8 @@ static geno_value *get_value(SbxReader *r, int depth) {
   case GENO_INT:
   case GENO_STRING:
     s = sbx_get_bytes(r, &n);
-    if (!s || !text_ok(s, n) || (kind == GENO_INT && !int_text_ok(s, n))) {
+    /* a Geno String may hold NUL (from_char_code(0)); an Int's digits may not */
+    if (!s || !(kind == GENO_STRING ? utf8_valid(s, n, NULL) : text_ok(s, n) && int_text_ok(s, n))) {
       r->bad = true;
       return NULL;
     }

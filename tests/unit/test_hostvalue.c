@@ -75,9 +75,15 @@ static void strings_must_be_valid_utf8(void **state) {
   assert_non_null(empty);
   assert_string_equal(geno_value_string(empty, &len), "");
   geno_value_free(empty);
-  /* invalid byte, overlong '/', a surrogate, > U+10FFFF, truncated, NUL */
-  const char *bad[] = {"\xff", "\xc0\xaf", "\xed\xa0\x80", "\xf4\x90\x80\x80", "\xe2\x82", "a\0b"};
-  const size_t lens[] = {1, 2, 3, 4, 2, 3};
+  /* NUL is a character: kept, with the length */
+  geno_value *nul = geno_value_new_string("a\0b", 3);
+  assert_non_null(nul);
+  assert_memory_equal(geno_value_string(nul, &len), "a\0b", 3);
+  assert_int_equal(len, 3);
+  geno_value_free(nul);
+  /* invalid byte, overlong '/', a surrogate, > U+10FFFF, truncated */
+  const char *bad[] = {"\xff", "\xc0\xaf", "\xed\xa0\x80", "\xf4\x90\x80\x80", "\xe2\x82"};
+  const size_t lens[] = {1, 2, 3, 4, 2};
   for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
     if (geno_value_new_string(bad[i], lens[i])) fail_msg("bad string %zu accepted", i);
   assert_null(geno_value_new_string(NULL, 3));

@@ -1,0 +1,343 @@
+/* The CLI's host: setting up the callbacks for the granted capabilities,
+ * and the pieces the host_*.c families share (strings, CPython's UTF-8
+ * rules and repr, deadlines, callback results). See host.h. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include <utf8proc.h>
+
+#include "host.h"
+
+/* ---- strings ---------------------------------------------------------------- */
+
+static bool str_reserve(CliStr *b, size_t extra) {
+  if (b->oom) return false;
+  if (extra > SIZE_MAX / 2 - b->len) {
+    b->oom = true;
+    return false;
+  }
+  size_t need = b->len + extra + 1;
+  if (need <= b->cap) return true;
+  size_t cap = b->cap ? b->cap : 64;
+  while (cap < need) cap *= 2;
+  char *s = realloc(b->s, cap);
+  if (!s) {
+    b->oom = true;
+    return false;
+  }
+  b->s = s;
+  b->cap = cap;
+  return true;
+}
+
+void cli_str_add(CliStr *b, const char *s, size_t n) {
+  if (!str_reserve(b, n)) return;
+  if (n) memcpy(b->s + b->len, s, n);
+  b->len += n;
+  b->s[b->len] = '\0';
+}
+
+void cli_str_puts(CliStr *b, const char *s) { cli_str_add(b, s, strlen(s)); }
+
+void cli_str_printf(CliStr *b, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(NULL, 0, fmt, ap);
+  va_end(ap);
+  if (n < 0 || !str_reserve(b, (size_t)n)) return;
+  va_start(ap, fmt);
+  vsnprintf(b->s + b->len, (size_t)n + 1, fmt, ap);
+  va_end(ap);
+  b->len += (size_t)n;
+}
+
+void cli_str_free(CliStr *b) {
+  free(b->s);
+  memset(b, 0, sizeof *b);
+}
+
+char *cli_str_take(CliStr *b) {
+  if (!b->oom && !b->s) str_reserve(b, 0);
+  if (b->oom) {
+    cli_str_free(b);
+    return NULL;
+  }
+  char *s = b->s;
+  memset(b, 0, sizeof *b);
+  return s;
+}
+
+/* ---- CPython's UTF-8 ----------------------------------------------------------- */
+
+int cli_utf8_seq(const unsigned char *s, size_t n, bool final, size_t *bad, const char **reason) {
+  unsigned c = s[0];
+  if (c < 0x80) return 1;
+  int need;          /* continuation bytes */
+  unsigned lo = 0x80, hi = 0xBF; /* range of the first continuation byte */
+  if (c >= 0xC2 && c <= 0xDF) need = 1;
+  else if (c >= 0xE0 && c <= 0xEF) {
+    need = 2;
+    if (c == 0xE0) lo = 0xA0;      /* no overlong forms */
+    else if (c == 0xED) hi = 0x9F; /* no surrogates */
+  } else if (c >= 0xF0 && c <= 0xF4) {
+    need = 3;
+    if (c == 0xF0) lo = 0x90;      /* no overlong forms */
+    else if (c == 0xF4) hi = 0x8F; /* nothing past U+10FFFF */
+  } else {
+    *bad = 1;
+    *reason = "invalid start byte";
+    return 0;
+  }
+  for (int k = 1; k <= need; k++) {
+    if ((size_t)k >= n) {
+      if (!final) return -1;
+      *bad = (size_t)k;
+      *reason = "unexpected end of data";
+      return 0;
+    }
+    unsigned x = s[k];
+    bool ok = k == 1 ? (x >= lo && x <= hi) : (x >= 0x80 && x <= 0xBF);
+    if (!ok) {
+      *bad = (size_t)k;
+      *reason = "invalid continuation byte";
+      return 0;
+    }
+  }
+  return need + 1;
+}
+
+void cli_utf8_error(CliStr *b, const unsigned char *at, size_t pos, size_t bad, const char *reason) {
+  if (bad == 1)
+    cli_str_printf(b, "'utf-8' codec can't decode byte 0x%02x in position %zu: %s", at[0], pos, reason);
+  else
+    cli_str_printf(b, "'utf-8' codec can't decode bytes in position %zu-%zu: %s", pos, pos + bad - 1, reason);
+}
+
+void cli_utf8_replace(CliStr *out, const unsigned char *s, size_t n, size_t *ncp) {
+  size_t i = 0, count = 0;
+  while (i < n) {
+    size_t start = i;
+    /* copy the longest valid run in one go */
+    for (;;) {
+      size_t bad = 0;
+      const char *why;
+      int k = i < n ? cli_utf8_seq(s + i, n - i, true, &bad, &why) : 0;
+      if (i >= n || k <= 0) {
+        cli_str_add(out, (const char *)s + start, i - start);
+        if (i < n) {
+          cli_str_add(out, "\xEF\xBF\xBD", 3);
+          count++;
+          i += bad;
+        }
+        break;
+      }
+      i += (size_t)k;
+      count++;
+    }
+  }
+  if (ncp) *ncp = count;
+}
+
+bool cli_decode_limited(CliStr *out, const unsigned char *s, size_t n, uint64_t limit, uint64_t *report) {
+  uint64_t total = 0;
+  size_t boundary = CLI_READ_CHUNK, i = 0;
+  while (i < n) {
+    size_t bad = 0;
+    const char *why;
+    int k = cli_utf8_seq(s + i, n - i, true, &bad, &why);
+    size_t end = i + (k > 0 ? (size_t)k : bad);
+    for (; end > boundary; boundary += CLI_READ_CHUNK) /* a chunk was complete */
+      if (total > limit) {
+        *report = total;
+        return false;
+      }
+    total++;
+    if (total <= limit) {
+      if (k > 0) cli_str_add(out, (const char *)s + i, (size_t)k);
+      else cli_str_add(out, "\xEF\xBF\xBD", 3);
+    }
+    i = end;
+  }
+  *report = total;
+  return total <= limit;
+}
+
+/* Python's str.isprintable for one code point: everything but the
+ * "Other" and "Separator" categories, except the ASCII space. */
+static bool py_printable(int32_t cp) {
+  if (cp == ' ') return true;
+  switch (utf8proc_category(cp)) {
+    case UTF8PROC_CATEGORY_CC: case UTF8PROC_CATEGORY_CF: case UTF8PROC_CATEGORY_CS:
+    case UTF8PROC_CATEGORY_CO: case UTF8PROC_CATEGORY_CN: case UTF8PROC_CATEGORY_ZL:
+    case UTF8PROC_CATEGORY_ZP: case UTF8PROC_CATEGORY_ZS:
+      return false;
+    default: return true;
+  }
+}
+
+void cli_py_repr(CliStr *b, const char *s, size_t n) {
+  bool has_single = memchr(s, '\'', n) != NULL, has_double = memchr(s, '"', n) != NULL;
+  char q = has_single && !has_double ? '"' : '\'';
+  cli_str_add(b, &q, 1);
+  const unsigned char *u = (const unsigned char *)s;
+  size_t i = 0;
+  while (i < n) {
+    size_t bad;
+    const char *why;
+    int k = cli_utf8_seq(u + i, n - i, true, &bad, &why);
+    if (k <= 0) { /* surrogateescape: each undecodable byte is U+DC80+byte */
+      cli_str_printf(b, "\\udc%02x", u[i]);
+      i++;
+      continue;
+    }
+    int32_t cp;
+    utf8proc_iterate(u + i, k, &cp);
+    if (cp == '\\' || cp == q) {
+      char e[2] = {'\\', (char)cp};
+      cli_str_add(b, e, 2);
+    } else if (cp == '\t') cli_str_puts(b, "\\t");
+    else if (cp == '\n') cli_str_puts(b, "\\n");
+    else if (cp == '\r') cli_str_puts(b, "\\r");
+    else if (!py_printable(cp)) {
+      if (cp < 0x100) cli_str_printf(b, "\\x%02x", (unsigned)cp);
+      else if (cp < 0x10000) cli_str_printf(b, "\\u%04x", (unsigned)cp);
+      else cli_str_printf(b, "\\U%08x", (unsigned)cp);
+    } else cli_str_add(b, s + i, (size_t)k);
+    i += (size_t)k;
+  }
+  cli_str_add(b, &q, 1);
+}
+
+/* ---- time ------------------------------------------------------------------------ */
+
+double cli_host_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+double cli_host_remaining(const CliHost *h) {
+  if (h->deadline <= 0) return -1;
+  double left = h->deadline + CLI_HOST_DEADLINE_SLACK_S - cli_host_now();
+  return left > 0 ? left : 0;
+}
+
+void cli_host_start_clock(CliHost *h) {
+  h->deadline = h->timeout_s > 0 ? cli_host_now() + h->timeout_s : 0;
+}
+
+/* ---- callback results ------------------------------------------------------------- */
+
+geno_value *cli_host_fail(char **error, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(NULL, 0, fmt, ap);
+  va_end(ap);
+  char *m = n >= 0 ? malloc((size_t)n + 1) : NULL;
+  if (m) {
+    va_start(ap, fmt);
+    vsnprintf(m, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+  }
+  *error = m; /* NULL: the runtime reports "host callback failed" */
+  return NULL;
+}
+
+geno_value *cli_host_fail_str(char **error, CliStr *b) {
+  *error = cli_str_take(b);
+  return NULL;
+}
+
+geno_value *cli_host_value(char **error, geno_value *v) {
+  if (!v) return cli_host_fail(error, "out of memory");
+  return v;
+}
+
+geno_value *cli_host_err(char **error, const char *text) {
+  /* Err texts quote paths and other program data; keep them valid UTF-8 */
+  CliStr b = {0};
+  cli_utf8_replace(&b, (const unsigned char *)text, strlen(text), NULL);
+  return cli_host_err_str(error, &b);
+}
+
+geno_value *cli_host_err_str(char **error, CliStr *b) {
+  if (b->oom) {
+    cli_str_free(b);
+    return cli_host_fail(error, "out of memory");
+  }
+  geno_value *s = geno_value_new_string(b->s ? b->s : "", b->len);
+  cli_str_free(b);
+  return cli_host_value(error, s ? geno_value_new_err(s) : NULL);
+}
+
+geno_value *cli_host_ok_string(char **error, const char *s, size_t n) {
+  geno_value *v = geno_value_new_string(s, n);
+  return cli_host_value(error, v ? geno_value_new_ok(v) : NULL);
+}
+
+geno_value *cli_host_size_error(char **error, const char *kind, uint64_t n, uint64_t limit) {
+  return cli_host_fail(error, "%s size exceeds limit (%llu > %llu)", kind, (unsigned long long)n,
+                       (unsigned long long)limit);
+}
+
+const char *cli_host_arg_str(const geno_value *const *args, size_t nargs, size_t i, size_t *len) {
+  if (i >= nargs || geno_value_type(args[i]) != GENO_STRING) return NULL;
+  return geno_value_string(args[i], len);
+}
+
+bool cli_host_env_truthy(const char *name) {
+  const char *v = getenv(name);
+  if (!v) return false;
+  while (*v == ' ' || *v == '\t' || *v == '\n' || *v == '\r') v++;
+  size_t n = strlen(v);
+  while (n && (v[n - 1] == ' ' || v[n - 1] == '\t' || v[n - 1] == '\n' || v[n - 1] == '\r')) n--;
+  static const char *const yes[] = {"1", "true", "yes", "on"};
+  for (size_t i = 0; i < sizeof yes / sizeof *yes; i++)
+    if (n == strlen(yes[i]) && strncasecmp(v, yes[i], n) == 0) return true;
+  return false;
+}
+
+/* ---- setup ------------------------------------------------------------------------ */
+
+bool cli_host_add(CliHost *h, const char *name, geno_callback_fn fn) {
+  if (h->ncallbacks >= CLI_HOST_MAX_CALLBACKS) return false;
+  h->callbacks[h->ncallbacks++] = (geno_callback){name, fn, h};
+  return true;
+}
+
+bool cli_host_init(CliHost *h, const CliHostOptions *o, char **err) {
+  memset(h, 0, sizeof *h);
+  *err = NULL;
+  h->caps = o->caps;
+  h->timeout_s = o->timeout_s;
+  h->max_collection = o->max_collection;
+  bool ok = true;
+  if (ok && (o->caps & GENO_CAP_FS)) ok = cli_host_fs_install(h, o, err);
+  if (ok && (o->caps & GENO_CAP_HTTP)) ok = cli_host_http_install(h, err);
+  if (ok && (o->caps & GENO_CAP_PROCESS)) ok = cli_host_process_install(h, err);
+  if (ok && (o->caps & GENO_CAP_STDIN)) ok = cli_host_stdin_install(h, err);
+  if (ok && (o->caps & GENO_CAP_CLOCK)) ok = cli_host_clock_install(h, err);
+  if (!ok) {
+    if (!*err) *err = strdup("out of memory");
+    cli_host_free(h);
+    return false;
+  }
+  return true;
+}
+
+void cli_host_free(CliHost *h) {
+  cli_host_fs_free(h);
+  cli_host_http_free(h);
+  cli_host_process_free(h);
+  h->ncallbacks = 0;
+}
+
+void cli_strv_free(char **v) {
+  if (!v) return;
+  for (char **p = v; *p; p++) free(*p);
+  free(v);
+}

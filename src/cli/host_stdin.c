@@ -1,0 +1,76 @@
+/* The CLI's stdin_read_all callback (capability stdin): everything left on
+ * the CLI's standard input, as Ok(text), or Err when it is not UTF-8.
+ *
+ * Bounded twice: only max_collection_size code points are kept (past that
+ * the input is still read, to count it and to report a decoding error
+ * first, as the reference does, but not stored), and waiting stops at the
+ * run's deadline, so a terminal nobody types into cannot hold the CLI past
+ * its timeout (in isolated mode the parent cannot supervise the child
+ * while it waits here). */
+#include <errno.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "host.h"
+
+/* Bytes read per system call. */
+#define STDIN_CHUNK 65536
+
+static geno_value *stdin_read_all(const char *name, const geno_value *const *args, size_t nargs, void *ud,
+                                  char **error) {
+  CliHost *h = ud;
+  CliStr out = {0}, msg = {0};
+  unsigned char buf[STDIN_CHUNK + 4];
+  size_t pending = 0;
+  uint64_t count = 0, pos = 0; /* code points seen; stream offset of buf[0] */
+  geno_value *result = NULL;
+  for (;;) {
+    double left = cli_host_remaining(h);
+    struct pollfd p = {.fd = 0, .events = POLLIN};
+    int rc = poll(&p, 1, left < 0 ? -1 : (int)(left * 1000) + 1);
+    if (rc < 0 && errno == EINTR) continue;
+    if (rc == 0) { /* the deadline: the runtime reports E501 when this returns */
+      result = cli_host_fail(error, "stdin_read_all: the run's deadline passed while waiting for input");
+      goto done;
+    }
+    ssize_t n = rc < 0 ? -1 : read(0, buf + pending, STDIN_CHUNK);
+    if (n < 0 && (errno == EINTR || errno == EAGAIN)) continue;
+    if (n < 0) {
+      cli_str_printf(&msg, "[Errno %d] %s", errno, strerror(errno));
+      result = cli_host_err_str(error, &msg);
+      goto done;
+    }
+    bool final = n == 0;
+    size_t m = pending + (size_t)n, i = 0, run = 0;
+    while (i < m) {
+      size_t bad;
+      const char *reason;
+      int k = cli_utf8_seq(buf + i, m - i, final, &bad, &reason);
+      if (k < 0) break;
+      if (k == 0) {
+        cli_str_puts(&msg, "stdin is not valid UTF-8: ");
+        cli_utf8_error(&msg, buf + i, (size_t)pos + i, bad, reason);
+        result = cli_host_err_str(error, &msg);
+        goto done;
+      }
+      if (++count <= h->max_collection) run = i + (size_t)k;
+      i += (size_t)k;
+    }
+    cli_str_add(&out, (const char *)buf, run);
+    pending = m - i;
+    memmove(buf, buf + i, pending);
+    pos += i;
+    if (final) break;
+  }
+  if (count > h->max_collection) result = cli_host_size_error(error, "String", count, h->max_collection);
+  else if (out.oom) result = cli_host_fail(error, "out of memory");
+  else result = cli_host_ok_string(error, out.s ? out.s : "", out.len);
+done:
+  cli_str_free(&out);
+  cli_str_free(&msg);
+  return result;
+}
+
+bool cli_host_stdin_install(CliHost *h, char **err) { return cli_host_add(h, "stdin_read_all", stdin_read_all); }
