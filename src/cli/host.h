@@ -60,7 +60,7 @@ typedef struct CliHost {
   size_t nroots;
   /* http */
   bool http_allow_private;    /* GENO_HTTP_ALLOW_PRIVATE=1 */
-  bool http_ready;            /* curl_global_init done */
+  bool http_ready;            /* the http family is installed (libcurl loads on first use) */
   /* process */
   bool inherit_env;           /* env granted too: children get our environment */
   bool path_search;           /* GENO_PROCESS_ALLOW_PATH_SEARCH=1 */

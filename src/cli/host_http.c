@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "host.h"
+#include "host_curl.h"
 #include "host_net.h"
 
 /* The reference's limits: redirects followed, seconds per request. */
@@ -590,6 +591,8 @@ static geno_value *failure(CliHost *h, const Request *rq, Response *rs, int fail
 
 static geno_value *simple(CliHost *h, const char *fn, const geno_value *const *args, size_t nargs, bool post,
                           char **error) {
+  const char *no_curl;
+  if (!cli_curl_load(&no_curl)) return cli_host_fail(error, "%s: %s", fn, no_curl);
   size_t ulen, blen = 0;
   const char *url = cli_host_arg_str(args, nargs, 0, &ulen);
   const char *body = post ? cli_host_arg_str(args, nargs, 1, &blen) : NULL;
@@ -682,6 +685,8 @@ static geno_value *response_value(CliHost *h, Response *rs, char **error) {
 static geno_value *http_request(const char *name, const geno_value *const *args, size_t nargs, void *ud,
                                 char **error) {
   CliHost *h = ud;
+  const char *no_curl;
+  if (!cli_curl_load(&no_curl)) return cli_host_fail(error, "http_request: %s", no_curl);
   size_t mlen, ulen, blen;
   const char *method = cli_host_arg_str(args, nargs, 0, &mlen);
   const char *url = cli_host_arg_str(args, nargs, 1, &ulen);
@@ -745,17 +750,14 @@ static geno_value *http_request(const char *name, const geno_value *const *args,
 }
 
 bool cli_host_http_install(CliHost *h, char **err) {
+  (void)err;
   h->http_allow_private = cli_host_env_truthy("GENO_HTTP_ALLOW_PRIVATE");
-  if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
-    *err = strdup("cannot initialise libcurl for --cap http");
-    return false;
-  }
-  h->http_ready = true;
+  h->http_ready = true; /* libcurl itself is loaded by the first request (host_curl.h) */
   return cli_host_add(h, "http_fetch", http_fetch) && cli_host_add(h, "http_post", http_post) &&
          cli_host_add(h, "http_request", http_request);
 }
 
 void cli_host_http_free(CliHost *h) {
-  if (h->http_ready) curl_global_cleanup();
+  if (h->http_ready) cli_curl_unload();
   h->http_ready = false;
 }
