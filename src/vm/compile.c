@@ -186,6 +186,7 @@ static bool has_extra(OpCode op) {
     case BC_JEQK:
     case BC_FORITER:
     case BC_TESTCTOR:
+    case BC_TESTOPT:
     case BC_TESTLIST:
     case BC_PROP:
     case BC_LSLICE: return true;

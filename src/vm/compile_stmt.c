@@ -325,6 +325,81 @@ static void pattern(FuncState *fs, Pattern *p, int r, bool r_owned, JumpList *fa
   }
 }
 
+/* ---- match on an Option-returning builtin call (CALLBO) -------------------------------- */
+
+/* `match map_get(m, k) with | Some(n) -> ... | None -> ...` is the usual
+ * way to read a map, and materialising the Some only for the pattern to
+ * take it apart again was the largest cost of such loops (an allocation,
+ * and GC work, per lookup). When the scrutinee is a builtin call declared
+ * to return Option and every arm's pattern is Some(p), None or `_`, the
+ * Option cannot escape: nothing binds it whole. Then the call is emitted
+ * as CALLBO, which leaves the payload in the register (MISSING for None),
+ * and the arms test it with TESTOPT. Each emitted test and move stands in
+ * for exactly one of the ordinary path, at the same step weight, so
+ * steps_used is unchanged. */
+
+/* The builtin's declared result type is Option[...]: the text after the
+ * parameter list's closing parenthesis (parameter types may contain
+ * arrows of their own, so the list is skipped by depth). */
+static bool builtin_returns_option(int b) {
+  size_t n;
+  const BuiltinDef *all = lib_builtins(&n);
+  const char *s = all[b].sig;
+  if (!s || *s != '(') return false;
+  int depth = 0;
+  for (; *s; s++) {
+    if (*s == '(' || *s == '[') depth++;
+    else if ((*s == ')' || *s == ']') && --depth == 0) break;
+  }
+  return *s && strncmp(s, ") -> Option[", 12) == 0;
+}
+
+/* Every arm's top-level pattern is Some(_), None or `_` (the built-in
+ * constructors, not user ones of the same name). */
+static bool option_arms(FuncState *fs, const MatchArm *arms, int narms) {
+  for (int i = 0; i < narms; i++) {
+    const Pattern *p = arms[i].pat;
+    if (p->kind == PAT_WILDCARD) continue;
+    if (p->kind != PAT_CTOR) return false;
+    const CtorInfo *ci = cg_find_ctor(fs->cg, p->name);
+    if (!ci || !((ci->id == CTOR_SOME && p->n == 1) || (ci->id == CTOR_NONE && p->n == 0))) return false;
+  }
+  return true;
+}
+
+/* The scrutinee just compiled into sr (code from `start` on) ended in a
+ * CALLB of an Option builtin writing sr: turn it into CALLBO. */
+static bool fuse_option_call(FuncState *fs, const Expr *scrutinee, int sr, int start) {
+  if (scrutinee->kind != EX_CALL || (int)fs->p->ncode <= start) return false;
+  Insn *last = &fs->p->code[fs->p->ncode - 1];
+  if (last->op != BC_CALLB || last->a != sr || !builtin_returns_option(last->c)) return false;
+  last->op = BC_CALLBO;
+  return true;
+}
+
+/* The top level of an arm's pattern on a CALLBO result: mirrors
+ * pattern()'s PAT_CTOR case with TESTOPT for TESTCTOR and a MOVE of the
+ * payload for GETFLDI, so weights and registers come out the same. */
+static void option_pattern(FuncState *fs, Pattern *p, int sr, JumpList *fail) {
+  if (p->kind == PAT_WILDCARD) {
+    pattern(fs, p, sr, false, fail);
+    return;
+  }
+  at(fs, p->span);
+  fs->pending++;
+  const CtorInfo *ci = cg_find_ctor(fs->cg, p->name);
+  cg_jl_add(fs, fail, cg_emit_jump(fs, BC_TESTOPT, sr, 0, ci->id));
+  if (p->n == 0) return;
+  if (p->items[0]->kind == PAT_WILDCARD) {
+    fs->pending++;
+    return;
+  }
+  int t = hidden_temp(fs);
+  at(fs, p->items[0]->span);
+  cg_emit(fs, BC_MOVE, t, sr, 0);
+  pattern(fs, p->items[0], t, true, fail);
+}
+
 /* Arms are tried in order; each arm's pattern and guard jump to the next
  * arm on failure (the `fail` list), and a successful arm jumps to `end`.
  * When no arm matches, NOMATCH raises. The scrutinee is pinned as a hidden
@@ -334,14 +409,17 @@ void cg_match(FuncState *fs, Expr *scrutinee, MatchArm *arms, int narms, bool is
               bool promote) {
   int save = fs->freereg;
   cg_enter(fs);
+  int start = cg_here(fs);
   int sr = cg_expr(fs, scrutinee, -1);
+  bool unwrapped = option_arms(fs, arms, narms) && fuse_option_call(fs, scrutinee, sr, start);
   if (sr >= cg_nactive(fs)) cg_add_local(fs, NULL, sr, false);
   JumpList end = {0};
   for (int i = 0; i < narms; i++) {
     MatchArm *arm = &arms[i];
     cg_enter(fs);
     JumpList fail = {0};
-    pattern(fs, arm->pat, sr, false, &fail);
+    if (unwrapped) option_pattern(fs, arm->pat, sr, &fail);
+    else pattern(fs, arm->pat, sr, false, &fail);
     if (arm->guard) cg_cond_jump(fs, arm->guard, false, &fail);
     if (is_expr) {
       fs->pending++; /* the reference runs an arm value as a return statement */
@@ -360,7 +438,7 @@ void cg_match(FuncState *fs, Expr *scrutinee, MatchArm *arms, int narms, bool is
     cg_jl_free(&fail);
   }
   at(fs, span);
-  cg_emit(fs, BC_NOMATCH, sr, is_expr, 0);
+  cg_emit(fs, BC_NOMATCH, sr, is_expr, unwrapped);
   cg_jl_patch_here(fs, &end);
   cg_jl_free(&end);
   cg_leave(fs);

@@ -94,6 +94,8 @@ OPCODE(EXTRA, "sBx", 0)     /* operand word of the preceding instruction; never 
 OPCODE(CALL, "AB", 1)       /* R[a] = R[a](R[a+1] .. R[a+b]) */
 OPCODE(CALLG, "ABC", 1)     /* R[a] = function c (R[a+1] .. R[a+b]) */
 OPCODE(CALLB, "ABC", 1)     /* R[a] = builtin c (R[a+1] .. R[a+b]); capability gate */
+OPCODE(CALLBO, "ABC", 1)    /* CALLB of an Option-returning builtin under a match: R[a] = the payload of Some,
+                               MISSING for None (the Some is never allocated; see cg_match) */
 OPCODE(TCALL, "ABC", 1)     /* R[a] = trait method c dispatched on R[a+1]'s type */
 OPCODE(RET, "A", 1)         /* return R[a] */
 OPCODE(RETU, "", 1)         /* return () */
@@ -114,12 +116,13 @@ OPCODE(GETTUPLE, "ABC", 0)  /* R[a] = R[b].items[c] (tuple destructuring; checks
 
 /* ---- patterns ---- */
 OPCODE(TESTCTOR, "AC+X", 1) /* if R[a] is not constructor c then jump */
+OPCODE(TESTOPT, "AC+X", 1)  /* R[a] from CALLBO: if it is not Some (c=0) / not None (c=1) then jump */
 OPCODE(GETFLDI, "ABC", 0)   /* R[a] = R[b].fields[c] */
 OPCODE(TESTLIST, "ABC+X", 1) /* if R[a] is not a List of length b (c=0) or >= b (c=1) then jump */
 OPCODE(GETLI, "ABC", 0)     /* R[a] = R[b].items[c] */
 OPCODE(GETLE, "ABC", 0)     /* R[a] = R[b].items[length - c] */
 OPCODE(LSLICE, "ABC+X", 0)  /* R[a] = R[b][c : length - x] (x = the EXTRA's bx) */
-OPCODE(NOMATCH, "AB", 0)    /* error: no arm matched R[a] (b=0 statement, 1 expression) */
+OPCODE(NOMATCH, "ABC", 0)   /* error: no arm matched R[a] (b=0 statement, 1 expression; c=1: R[a] is from CALLBO) */
 
 /* ---- errors, contracts, misc ---- */
 OPCODE(THROW, "A", 0)       /* throw R[a] (String: runtime error; constructor: typed throw) */

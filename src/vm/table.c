@@ -34,14 +34,18 @@ bool obj_map(VM *vm, ValueTag kind, size_t cap, Value *out) {
   return true;
 }
 
+/* Every change to index[] drops the lookup hint: probe counts may change,
+ * and the hint must charge exactly what a full lookup would. */
 static void index_put(HTable *t, size_t pos, uint32_t hash) {
   size_t mask = t->icap - 1, slot = hash & mask;
+  t->hint = 0;
   while (t->index[slot].pos) slot = (slot + 1) & mask;
   t->index[slot].pos = (uint32_t)(pos + 1);
   t->index[slot].hash = hash;
 }
 
 static void reindex(HTable *t) {
+  t->hint = 0;
   memset(t->index, 0, t->icap * sizeof(HIndex));
   for (size_t i = 0; i < t->nentries; i++)
     if (t->entries[i].key.tag != T_MISSING) index_put(t, i, t->entries[i].hash);
@@ -50,6 +54,7 @@ static void reindex(HTable *t) {
 /* Drop deleted entries (keeps order). */
 static void squeeze(HTable *t) {
   size_t j = 0;
+  t->hint = 0; /* positions move */
   for (size_t i = 0; i < t->nentries; i++)
     if (t->entries[i].key.tag != T_MISSING) t->entries[j++] = t->entries[i];
   t->nentries = j;
@@ -79,13 +84,33 @@ static void charge_probes(VM *vm, size_t probes) {
   vm->work_carry = total % VM_WORK_PER_STEP;
 }
 
+/* The last lookup's entry, when it holds this very key: the same object
+ * (or the same small value), which the uniqueness of keys makes the entry
+ * a full lookup would return. Checking it costs one entry load and saves
+ * hashing (a cache miss on the key's string) and probing, for the common
+ * `match get(m, k) ... set(m, k, v)` update. The probes of that lookup are
+ * charged again, so step counts do not depend on the hint. */
+static inline HEntry *hinted(VM *vm, HTable *t, Value key) {
+  if (!t->hint || t->hint > t->nentries) return NULL;
+  HEntry *e = &t->entries[t->hint - 1];
+  if (e->key.tag != key.tag || e->key.as.i != key.as.i) return NULL;
+  charge_probes(vm, t->hint_probes);
+  return e;
+}
+
 HEntry *tbl_find(VM *vm, HTable *t, Value key) {
   if (t->live == 0) return NULL;
+  HEntry *he = hinted(vm, t, key);
+  if (he) return he;
   uint32_t h = key_hash(key);
   if (t->icap == 0) {
     for (size_t i = 0; i < t->nentries; i++) {
       HEntry *e = &t->entries[i];
-      if (e->key.tag != T_MISSING && e->hash == h && vm_key_equal(e->key, key)) return e;
+      if (e->key.tag != T_MISSING && e->hash == h && vm_key_equal(e->key, key)) {
+        t->hint = (uint32_t)i + 1;
+        t->hint_probes = 0; /* the linear search charges nothing */
+        return e;
+      }
     }
     return NULL;
   }
@@ -102,6 +127,8 @@ HEntry *tbl_find(VM *vm, HTable *t, Value key) {
       if ((e->key.tag == key.tag && e->key.as.i == key.as.i) ||
           (e->key.tag != T_MISSING && vm_key_equal(e->key, key))) {
         charge_probes(vm, probes);
+        t->hint = ix.pos;
+        t->hint_probes = (uint32_t)probes;
         return e;
       }
     }

@@ -175,6 +175,11 @@ typedef struct HTable {
   size_t live;     /* entries not deleted */
   size_t ecap;
   size_t icap;     /* power of two, or 0 */
+  /* Position + 1 of the entry the last lookup found or added (0 = none)
+   * and the probes that lookup took: `get` then `set` of the same key (a
+   * counter update) finds it again without hashing (table.c). */
+  uint32_t hint;
+  uint32_t hint_probes;
 } HTable;
 
 typedef struct ObjMap {

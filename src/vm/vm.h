@@ -118,6 +118,12 @@ typedef struct VM {
   int depth;             /* active Geno calls (E502 past max_depth) */
   int max_depth;
   int native_depth;      /* nested dispatch loops */
+  /* The result slot of the CALLBO in progress, or NULL. vm_some(v, out)
+   * with out == opt_out stores v itself there instead of allocating a
+   * Some, and clears opt_out to say so: the match that follows only needs
+   * the payload (see CALLBO in vm_exec.c). It is a register, so the
+   * payload stays rooted. */
+  Value *opt_out;
 
   /* program */
   Image *img;

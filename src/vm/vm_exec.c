@@ -13,6 +13,7 @@
 #include "equal.h"
 #include "object.h"
 #include "render.h"
+#include "vmapi.h"
 
 /* Int -> Float for PROMOTE. A big Int goes through the arithmetic slow path
  * (x * 1.0) so that the overflow rule for huge values ("int too large to
@@ -651,6 +652,47 @@ L_CALLB: {
   TRY(vm_call_builtin(vm, i.c, &R[i.a + 1], i.b, &R[i.a]));
   DISPATCH();
 }
+/* CALLB of a builtin returning Option whose result only feeds a match on
+ * Some/None (cg_match): R[a] becomes Some's payload, or MISSING for None
+ * (no Geno value is MISSING, so the two cannot be confused), and TESTOPT
+ * tests it. Builtins on the direct path build their Some with vm_some into
+ * R[a], which opt_out turns into a plain store; anything else (a Some made
+ * another way, or the gated/host path) is unwrapped here. The previous
+ * opt_out is restored afterwards because a builtin may run Geno code that
+ * does a CALLBO of its own. */
+L_CALLBO: {
+  CHARGE();
+  SAVE();
+  const BuiltinDef *d = &vm->builtins[i.c];
+  Value *out = &R[i.a];
+  Value *outer = vm->opt_out;
+  bool ok;
+  if (GENO_LIKELY(d->cap == 0 && d->fn && !(d->flags & BF_CALLBACK))) {
+    *out = v_unit();
+    vm->opt_out = out;
+#ifndef NDEBUG
+    int roots = vm->nroots;
+#endif
+    ok = d->fn(vm, &R[i.a + 1], i.b, out);
+#ifndef NDEBUG
+    GENO_ASSERT(vm->nroots == roots);
+#endif
+    if (GENO_UNLIKELY(!ok) && !vm->err.active) vm_raise(vm, E_RUNTIME, NULL, "%s failed", d->name);
+  } else {
+    vm->opt_out = NULL;
+    ok = vm_call_builtin(vm, i.c, &R[i.a + 1], i.b, out);
+    vm->opt_out = out; /* nothing was unwrapped on this path */
+  }
+  bool unwrapped = vm->opt_out == NULL;
+  vm->opt_out = outer;
+  if (GENO_UNLIKELY(!ok)) goto error;
+  if (!unwrapped) {
+    Value v = *out;
+    if (v.tag == T_CTOR && AS_CTOR(v)->info->id == CTOR_SOME) *out = AS_CTOR(v)->fields[0];
+    else *out = v_missing(); /* None: the builtin's type admits nothing else */
+  }
+  DISPATCH();
+}
 /* Trait method call: the implementation is chosen by the constructor type of
  * the first argument, through a per-trait table indexed by type id. */
 L_TCALL: {
@@ -837,6 +879,13 @@ L_TESTCTOR: {
   else JUMPX();
   DISPATCH();
 }
+/* The Option tests after CALLBO: MISSING stands for None, any other
+ * value is the payload of Some. */
+L_TESTOPT:
+  CHARGE();
+  if ((R[i.a].tag == T_MISSING) == (i.c == CTOR_SOME)) JUMPX();
+  else SKIPX();
+  DISPATCH();
 L_GETFLDI:
   R[i.a] = AS_CTOR(R[i.b])->fields[i.c];
   DISPATCH();
@@ -869,6 +918,13 @@ L_LSLICE: {
 }
 L_NOMATCH:
   SAVE();
+  if (i.c) {
+    /* a CALLBO result: rebuild the Option so the message shows it */
+    Value v = R[i.a];
+    if (v.tag == T_MISSING) v = vm_none(vm);
+    else if (!vm_some(vm, v, &v)) goto error;
+    R[i.a] = v;
+  }
   no_match(vm, R[i.a], i.b != 0);
   goto error;
 

@@ -136,7 +136,18 @@ static bool wrap1(VM *vm, int id, Value v, Value *out) {
   return true;
 }
 
-bool vm_some(VM *vm, Value v, Value *out) { return wrap1(vm, CTOR_SOME, v, out); }
+/* Under a CALLBO whose result slot is out, the first Some is left
+ * unmaterialised: the slot gets the payload and opt_out is cleared, which
+ * tells CALLBO the slot holds Some's payload (a second vm_some into the
+ * same slot then really allocates, so Some(Some(x)) stays right). */
+bool vm_some(VM *vm, Value v, Value *out) {
+  if (out == vm->opt_out) {
+    vm->opt_out = NULL;
+    *out = v;
+    return true;
+  }
+  return wrap1(vm, CTOR_SOME, v, out);
+}
 Value vm_none(VM *vm) { return vm->img->ctors[CTOR_NONE]->nullary; }
 bool vm_ok(VM *vm, Value v, Value *out) { return wrap1(vm, CTOR_OK, v, out); }
 bool vm_err(VM *vm, Value v, Value *out) { return wrap1(vm, CTOR_ERR, v, out); }
