@@ -31,7 +31,7 @@ GENO_NORETURN static void arena_exhausted(Arena *a) {
   base_panic(__FILE__, __LINE__, "out of memory in arena");
 }
 
-void *arena_alloc(Arena *a, size_t n) {
+void *arena_alloc_slow(Arena *a, size_t n) {
   const size_t align = sizeof(max_align_t);
   if (n > SIZE_MAX / 2) arena_exhausted(a);
   size_t rounded = (n + align - 1) & ~(align - 1);

@@ -76,3 +76,9 @@ void diag_move(DiagList *dst, DiagList *src) {
   free(src->items);
   diag_init(src);
 }
+
+void diag_truncate(DiagList *d, int count, int dropped) {
+  for (int i = count; i < d->count; i++) free(d->items[i].message);
+  if (count < d->count) d->count = count;
+  d->dropped = dropped;
+}

@@ -94,5 +94,8 @@ void diag_vadd(DiagList *d, int code, const Span *span, const char *fmt, va_list
 int diag_error_count(const DiagList *d);
 /* Move all entries of src to the end of dst (src is left empty). */
 void diag_move(DiagList *dst, DiagList *src);
+/* Drop the entries after the first `count` and set the dropped count back
+ * to `dropped` (values read earlier): undoes what was added since. */
+void diag_truncate(DiagList *d, int count, int dropped);
 
 #endif

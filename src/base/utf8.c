@@ -54,6 +54,15 @@ bool utf8_valid(const char *s, size_t n, size_t *bad_offset) {
   const unsigned char *p = (const unsigned char *)s;
   size_t i = 0;
   while (i < n) {
+    /* Source text is mostly ASCII: test eight bytes at a time (memcpy is
+     * the portable unaligned load; compilers turn it into one move). */
+    while (i + 8 <= n) {
+      uint64_t w;
+      memcpy(&w, p + i, 8);
+      if (w & 0x8080808080808080ULL) break;
+      i += 8;
+    }
+    if (i >= n) break;
     if (p[i] < 0x80) { i++; continue; }
     int32_t cp;
     int k = utf8_decode(p + i, n - i, &cp);

@@ -186,6 +186,19 @@ static void describe_char(const Lexer *lx, char *out, size_t outlen) {
 static bool is_alpha(int c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
 static bool is_digit(int c) { return c >= '0' && c <= '9'; }
 
+/* Byte classes for the loops that run on every byte (identifiers and
+ * blanks): one table load instead of a chain of range tests. */
+enum { CL_IDENT = 1, /* ASCII letter, digit or '_' */ CL_BLANK = 2 /* ' ', '\t', '\r' */ };
+static const uint8_t byte_class[256] = {
+    [' '] = CL_BLANK, ['\t'] = CL_BLANK, ['\r'] = CL_BLANK, ['_'] = CL_IDENT,
+    ['0'] = CL_IDENT, ['1'] = CL_IDENT, ['2'] = CL_IDENT, ['3'] = CL_IDENT, ['4'] = CL_IDENT,
+    ['5'] = CL_IDENT, ['6'] = CL_IDENT, ['7'] = CL_IDENT, ['8'] = CL_IDENT, ['9'] = CL_IDENT,
+#define L(c) [c] = CL_IDENT, [c - 'a' + 'A'] = CL_IDENT
+    L('a'), L('b'), L('c'), L('d'), L('e'), L('f'), L('g'), L('h'), L('i'), L('j'), L('k'), L('l'), L('m'),
+    L('n'), L('o'), L('p'), L('q'), L('r'), L('s'), L('t'), L('u'), L('v'), L('w'), L('x'), L('y'), L('z'),
+#undef L
+};
+
 /* Growable byte output for decoded string contents (arena-backed; unused in
  * scan mode). */
 typedef struct StrOut {
@@ -421,17 +434,19 @@ static bool lex_number(Lexer *lx, Token *t) {
 static bool skip_trivia(Lexer *lx) {
   for (;;) {
     int c = peekc(lx, 0);
-    if (c == ' ' || c == '\t' || c == '\r') {
+    if (c >= 0 && (byte_class[c] & CL_BLANK)) {
       /* Runs of indentation are the commonest bytes of a source: one
        * column each, no line change. */
       size_t p = lx->pos + 1;
-      while (p < lx->len && (lx->src[p] == ' ' || lx->src[p] == '\t' || lx->src[p] == '\r')) p++;
+      while (p < lx->len && (byte_class[(unsigned char)lx->src[p]] & CL_BLANK)) p++;
       lx->col += (int32_t)(p - lx->pos);
       lx->pos = p;
       continue;
     }
     if (c == '\n') {
-      advance(lx);
+      lx->pos++;
+      lx->line++;
+      lx->col = 1;
       continue;
     }
     if (c == '/' && peekc(lx, 1) == '/') {
@@ -488,10 +503,8 @@ static bool lex_token(Lexer *lx, Token *t) {
     ok = lex_number(lx, t);
   } else if (is_alpha(c) || c == '_') {
     /* ASCII letters, digits and '_' only: one column each, no newline. */
-    size_t start = lx->pos, end = start;
-    while (end < lx->len && (is_alpha((unsigned char)lx->src[end]) || is_digit((unsigned char)lx->src[end]) ||
-                             lx->src[end] == '_'))
-      end++;
+    size_t start = lx->pos, end = start + 1;
+    while (end < lx->len && (byte_class[(unsigned char)lx->src[end]] & CL_IDENT)) end++;
     size_t n = end - start;
     lx->pos = end;
     lx->col += (int32_t)n;
@@ -555,7 +568,8 @@ static bool lex_token(Lexer *lx, Token *t) {
                     "Invalid UTF-8: unexpected byte 0x%02x (source must be UTF-8)", c);
       return fail(lx, E_LEX_UNEXPECTED_CHAR, lx->line, lx->col, "Unexpected character: %s", desc);
     }
-    for (int i = 0; i < width; i++) advance(lx);
+    lx->pos += (size_t)width; /* ASCII, no newline: one column each */
+    lx->col += width;
     t->kind = k;
   }
   if (!ok) return false;
@@ -565,27 +579,46 @@ static bool lex_token(Lexer *lx, Token *t) {
   return true;
 }
 
-bool lex_scan(Lexer *lx, DiagList *diags) {
-  /* Invalid UTF-8 anywhere (also inside strings and comments) is reported
-   * at its position before anything else. */
+/* Invalid UTF-8 anywhere (also inside strings and comments) is reported
+ * at its position before anything else. */
+static bool check_utf8(Lexer *lx) {
   size_t bad;
-  if (!utf8_valid(lx->src, lx->len, &bad)) {
-    Lexer at = *lx;
-    while (at.pos < bad) advance(&at);
-    fail(lx, E_LEX_UNEXPECTED_CHAR, at.line, at.col,
-         "Invalid UTF-8: unexpected byte 0x%02x (source must be UTF-8)",
-         (unsigned char)lx->src[bad]);
-  } else {
-    Token t;
-    do {
-      if (!lex_token(lx, &t)) break;
-    } while (t.kind != TOK_EOF);
-  }
+  if (utf8_valid(lx->src, lx->len, &bad)) return true;
+  Lexer at = *lx;
+  while (at.pos < bad) advance(&at);
+  fail(lx, E_LEX_UNEXPECTED_CHAR, at.line, at.col, "Invalid UTF-8: unexpected byte 0x%02x (source must be UTF-8)",
+       (unsigned char)lx->src[bad]);
+  return false;
+}
+
+static bool report(Lexer *lx, DiagList *diags) {
   if (lx->failed && diags) {
     Span sp = {lx->file, lx->err_line, lx->err_col, lx->err_line, lx->err_col + 1};
     diag_add(diags, lx->err_code, &sp, "%s", lx->err_msg);
   }
   return !lx->failed;
+}
+
+bool lex_scan(Lexer *lx, DiagList *diags) {
+  if (check_utf8(lx)) {
+    Token t;
+    do {
+      if (!lex_token(lx, &t)) break;
+    } while (t.kind != TOK_EOF);
+  }
+  return report(lx, diags);
+}
+
+bool lex_start(Lexer *lx, DiagList *diags) { return check_utf8(lx) || report(lx, diags); }
+
+bool lex_finish(Lexer *lx, DiagList *diags) {
+  /* the rest needs no names or string values */
+  lx->arena = NULL;
+  lx->names = NULL;
+  Token t;
+  while (!lx->failed && lex_token(lx, &t) && t.kind != TOK_EOF) {
+  }
+  return report(lx, diags);
 }
 
 void lex_next(Lexer *lx, Token *out) {

@@ -1,11 +1,16 @@
 /* Lexer: source text -> tokens, on demand (the parser pulls one token at
  * a time, so a 10 MB input never exists as 10 MB of tokens).
  *
- * A module is lexed twice: lex_scan() first walks the whole text without
- * storing anything and reports the first lexical error, if any (the
- * reference reports exactly one lexer error and then no parse errors, so a
- * lexer error must be known before parsing starts); then the parser pulls
- * tokens with lex_next() knowing none will fail. */
+ * The reference reports exactly one lexer error and then no parse errors.
+ * A small module is lexed once: the parser pulls tokens with lex_next()
+ * (after lex_start) and parses optimistically; lex_finish() then lexes
+ * whatever the parser left and tells whether a lexical error came up, in
+ * which case parse_module discards the parse (its diagnostics and
+ * declarations) and reports only that error. A large module is lexed
+ * twice, so that a parse of input that turns out to be invalid can never
+ * cost much: lex_scan() first walks the whole text without storing
+ * anything and reports the first lexical error, if any, then the parser
+ * pulls tokens knowing none will fail. */
 #ifndef GENO_SYNTAX_LEXER_H
 #define GENO_SYNTAX_LEXER_H
 
@@ -41,8 +46,19 @@ void lex_init(Lexer *lx, const char *src, size_t len, const char *file,
 /* Walk all of the input; true if it is lexically valid, else false with the
  * first error in lx->err_* (also appended to diags when non-NULL). */
 bool lex_scan(Lexer *lx, DiagList *diags);
-/* Produce the next token (EOF at the end, repeatedly). Must only be called
- * on input that lex_scan accepted; on an unexpected error it yields EOF. */
+/* Sources up to this size are lexed in one pass (parse_module): at most
+ * 256 KB of input is parsed in vain when it turns out to have a lexical
+ * error. */
+#define LEX_ONE_PASS_MAX_SOURCE (256 * 1024)
+/* One-pass lexing: lex_start checks what must be reported before any
+ * token (invalid UTF-8: false, reported to diags as lex_scan does); then
+ * lex_next as usual; lex_finish lexes the rest of the input in scan mode
+ * and returns false with the first lexical error (reported to diags) if
+ * there was one, including one lex_next met (it yielded EOF there). */
+bool lex_start(Lexer *lx, DiagList *diags);
+bool lex_finish(Lexer *lx, DiagList *diags);
+/* Produce the next token (EOF at the end, repeatedly). On a lexical error
+ * it yields EOF (the error stays in lx for lex_finish). */
 void lex_next(Lexer *lx, Token *out);
 
 #endif

@@ -28,18 +28,10 @@ static void fill(Parser *P, int k) {
   }
 }
 
-const Token *p_cur(Parser *P) {
-  fill(P, 0);
-  return &P->la[0];
-}
-
-const Token *p_peek(Parser *P, int k) {
+const Token *p_pulled(Parser *P, int k) {
   fill(P, k);
   return &P->la[k];
 }
-
-TokKind p_kind(Parser *P) { return p_cur(P)->kind; }
-TokKind p_peek_kind(Parser *P, int k) { return p_peek(P, k)->kind; }
 
 Token p_advance(Parser *P) {
   fill(P, 0);
@@ -48,11 +40,8 @@ Token p_advance(Parser *P) {
     for (int i = 1; i < P->nla; i++) P->la[i - 1] = P->la[i];
     P->nla--;
   }
-  P->prev = t;
   return t;
 }
-
-bool p_check(Parser *P, TokKind k) { return p_kind(P) == k; }
 
 bool p_match(Parser *P, TokKind k) {
   if (!p_check(P, k)) return false;
@@ -707,9 +696,6 @@ static void parse_module_body(Program *prog, const char *name, const char *file,
   prog->modules[prog->nmodules++] = m;
   *out = m;
 
-  Lexer scan;
-  lex_init(&scan, m->src, len, m->file, 1, 1, NULL, NULL);
-  if (!lex_scan(&scan, diags)) return;
   Parser *P = arena_alloc(A, sizeof *P);
   P->prog = prog;
   P->arena = A;
@@ -718,6 +704,27 @@ static void parse_module_body(Program *prog, const char *name, const char *file,
   P->file = m->file;
   parser_init_names(P);
   lex_init(&P->lx, m->src, len, m->file, 1, 1, A, &prog->names);
+  if (len <= LEX_ONE_PASS_MAX_SOURCE) {
+    /* One pass (lexer.h): parse while lexing; if the input turns out to
+     * have a lexical error, undo the parse so that only that error is
+     * reported, exactly as the two-pass way would. */
+    if (!lex_start(&P->lx, diags)) return;
+    Module before = *m;
+    int ndiags = diags->count, ndropped = diags->dropped;
+    parse_program(P, m);
+    if (!lex_finish(&P->lx, NULL)) {
+      diag_truncate(diags, ndiags, ndropped);
+      *m = before;
+      lex_finish(&P->lx, diags); /* reports the error it keeps */
+      return;
+    }
+    m->parsed_ok = !P->any_error;
+    parse_check_depth(m, A, diags);
+    return;
+  }
+  Lexer scan;
+  lex_init(&scan, m->src, len, m->file, 1, 1, NULL, NULL);
+  if (!lex_scan(&scan, diags)) return;
   parse_program(P, m);
   m->parsed_ok = !P->any_error;
   parse_check_depth(m, A, diags);
@@ -757,7 +764,7 @@ TypeExpr *parse_type_text(Program *prog, const char *text, size_t len, DiagList 
   Lexer scan;
   lex_init(&scan, text, len, "<type>", 1, 1, NULL, NULL);
   if (lex_scan(&scan, d)) {
-    Parser *P = arena_alloc(A, sizeof *P);
+    Parser *volatile P = arena_alloc(A, sizeof *P); /* live across the setjmp below */
     P->prog = prog;
     P->arena = A;
     P->names = &prog->names;

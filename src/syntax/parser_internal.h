@@ -26,7 +26,6 @@ typedef struct Parser {
   Lexer lx;
   Token la[PARSE_LOOKAHEAD]; /* la[0] is the current token */
   int nla;
-  Token prev;                /* the last consumed token */
   int decl_cap;              /* capacity of the module's decls array */
   int depth;                 /* nesting depth, bounded by PARSE_MAX_DEPTH */
   jmp_buf *on_error;         /* a raised parse error jumps here */
@@ -44,13 +43,15 @@ typedef struct Parser {
   const char *n_when, *n_as, *n_untested, *n_tuple, *n_none;
 } Parser;
 
-/* token access */
-const Token *p_cur(Parser *P);
-const Token *p_peek(Parser *P, int k);
-TokKind p_kind(Parser *P);
-TokKind p_peek_kind(Parser *P, int k);
+/* token access: inline, as the parser asks for the current token's kind
+ * several times per token */
+const Token *p_pulled(Parser *P, int k); /* la[k], lexing it first if needed */
+static inline const Token *p_peek(Parser *P, int k) { return k < P->nla ? &P->la[k] : p_pulled(P, k); }
+static inline const Token *p_cur(Parser *P) { return P->nla ? &P->la[0] : p_pulled(P, 0); }
+static inline TokKind p_kind(Parser *P) { return p_cur(P)->kind; }
+static inline TokKind p_peek_kind(Parser *P, int k) { return p_peek(P, k)->kind; }
+static inline bool p_check(Parser *P, TokKind k) { return p_kind(P) == k; }
 Token p_advance(Parser *P);
-bool p_check(Parser *P, TokKind k);
 bool p_match(Parser *P, TokKind k);
 /* Consume a token of kind k or raise E201 "Expected X, got Y" (or msg). */
 Token p_expect(Parser *P, TokKind k, const char *msg);
