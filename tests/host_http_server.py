@@ -97,6 +97,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
 class Server(socketserver.ThreadingMixIn, http.server.HTTPServer):
     daemon_threads = True
 
+    def handle_error(self, request, client_address):
+        pass  # clients that stop reading (the size-limit tests) are expected
+
 
 def start():
     """Start the server in a background thread; returns its port."""
