@@ -673,7 +673,8 @@ static geno_value *response_value(CliHost *h, Response *rs, char **error) {
     static const char *const names[] = {"status", "body", "headers"};
     geno_value *f[3] = {geno_value_new_int(rs->status), geno_value_new_string(text.s ? text.s : "", text.len),
                         geno_value_new_list(pairs, rs->nheaders)};
-    pairs = NULL; /* owned by the list now, even on failure */
+    free(pairs); /* the list took the items, even on failure; the array is ours */
+    pairs = NULL;
     if (f[0] && f[1] && f[2]) {
       geno_value *resp = geno_value_new_ctor("HttpResponse", names, f, 3);
       result = cli_host_value(error, resp ? geno_value_new_ok(resp) : NULL);

@@ -172,9 +172,22 @@ static void lies_are_rejected(void **state) {
   sbx_put_bytes(&b, "\xff\xfe", 2);
   check_rejected(&b, "bad UTF-8");
   buf_clear(&b);
+  /* NUL is a character of a String (kept, with the length), not of an Int */
   sbx_put_u8(&b, GENO_STRING);
   sbx_put_bytes(&b, "a\0b", 3);
-  check_rejected(&b, "NUL in a string");
+  {
+    bool bad;
+    size_t n = 0;
+    geno_value *v = decode(&b, &bad);
+    assert_non_null(v);
+    assert_memory_equal(geno_value_string(v, &n), "a\0b", 3);
+    assert_int_equal(n, 3);
+    geno_value_free(v);
+  }
+  buf_clear(&b);
+  sbx_put_u8(&b, GENO_INT);
+  sbx_put_bytes(&b, "1\0", 2);
+  check_rejected(&b, "NUL in an Int");
   buf_clear(&b);
   sbx_put_u8(&b, GENO_STRING);
   sbx_put_u32(&b, 1000); /* length past the end */
