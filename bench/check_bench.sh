@@ -11,6 +11,10 @@
 # env:   GENO_REF   extracted reference implementation (default /tmp/geno-ref)
 #        RUNS       timed runs per engine for geno-c (default 30; the
 #                   reference gets RUNS/10, at least 3, as it is much slower)
+#
+# Wall times move with the machine's load; when valgrind is installed the
+# script also counts the instructions geno-c executes (callgrind), a
+# number that only changes when the code does.
 set -eu
 GENO=${1:-build/geno}
 GENO_REF=${GENO_REF:-/tmp/geno-ref}
@@ -24,7 +28,7 @@ trap 'rm -rf "$WORK"' EXIT
 cp "$GENO_REF"/selfhost/*.geno "$WORK/"
 GENO=$(cd "$(dirname "$GENO")" && pwd)/$(basename "$GENO")
 python3 - "$GENO" "$GENO_REF" "$WORK/TypeChecker.geno" "$RUNS" <<'PY'
-import os, statistics, subprocess, sys, time
+import os, re, shutil, statistics, subprocess, sys, tempfile, time
 geno, ref, target, runs = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
 
 def timed(cmd, n, **kw):
@@ -47,4 +51,12 @@ print("program: selfhost/TypeChecker.geno + 3 modules (%d lines)" % lines)
 print("geno-c    check: best %8.2f ms  median %8.2f ms" % (ours_best, ours_med))
 print("reference check: best %8.2f ms  median %8.2f ms" % (ref_best, ref_med))
 print("ratio (reference / geno-c, medians): %.1fx" % (ref_med / ours_med))
+if shutil.which("valgrind"):
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "cg.out")
+        r = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=" + out, geno, "check", target],
+                           capture_output=True)
+        m = re.search(rb"refs:\s+([\d,]+)", r.stderr)
+        if m:
+            print("geno-c    check: %s instructions (callgrind)" % m.group(1).decode())
 PY

@@ -1,7 +1,7 @@
 def main():
     words = ["word" + str(w * 7919) for w in range(5000)]
     counts = {}
-    for i in range(1000000):
+    for i in range(3000000):
         k = words[(i * 7919) % 5000]
         counts[k] = counts.get(k, 0) + 1
     print(len(counts))

@@ -7,7 +7,9 @@
  *   checker code (E300-E312) or E204 (circular import) with a message;
  * - on success, every expression the compiler will compile carries a type
  *   (the contract in src/check/types.h), i.e. all but pipeline
- *   placeholders and the `where` of typed holes (never evaluated). */
+ *   placeholders and the `where` of typed holes (never evaluated).
+ * A third of the inputs (chosen by length, so a reproducer keeps its
+ * target) are checked for one of the four execution targets as well. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -163,7 +165,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   FrontEnd fe;
   rt_frontend_run(&fe, (const char *)data, size, "fuzz.geno", &cfg, true);
   if (fe.ok) {
-    bool ok = chk_program(&fe.prog, &fe.diags, NULL);
+    ChkOptions opts;
+    chk_options_init(&opts);
+    if (size % 3 == 0) opts.target = (ChkTarget)(1 + (size / 3) % (CHK_TARGET__COUNT - 1));
+    bool ok = chk_program(&fe.prog, &fe.diags, &opts);
     CHECK(ok == (diag_error_count(&fe.diags) == 0));
     for (int i = 0; i < fe.diags.count; i++) {
       const Diag *d = &fe.diags.items[i];

@@ -362,10 +362,13 @@ GENO_API geno_result *geno_run(const char *source, size_t len, const char *filen
 GENO_API geno_result *geno_run_isolated(const char *source, size_t len, const char *filename,
                                         const geno_config *cfg);
 
-/* [m] Names of the modules `source` imports (parse only), for hosts that
- * load modules from somewhere. *names is a malloc'd array of malloc'd
- * strings; free with geno_strings_free. Returns the count, or -1 when the
- * source does not parse (its imports are then unknown). */
+/* [m] Names of the modules `source` imports, in order of appearance (a
+ * repeated import is listed again), for hosts that load modules from
+ * somewhere. Found from the tokens alone (one lexer pass, much cheaper
+ * than geno_parse), so a source with a syntax error still lists its
+ * imports. *names is a malloc'd array of malloc'd strings; free with
+ * geno_strings_free. Returns the count, or -1 when the source has a
+ * lexical error (its imports are then unknown) or memory ran out. */
 GENO_API int geno_source_imports(const char *source, size_t len, char ***names);
 GENO_API void geno_strings_free(char **strings, size_t count);
 

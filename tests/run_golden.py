@@ -12,12 +12,19 @@ Each test is a .geno program whose expectations live in its comments
                                  max_output_length=N max_collection_size=N
                                  max_integer_bits=N timeout=S
                                  no-check-examples  unsafe (run in-process)
+                                 target=NAME (check mode; repeatable, or
+                                 target=a,b): `geno check --target NAME`
   // expect: TEXT                the next line of program output (run mode);
                                  `// expect: => 42` is main's displayed value
   // expect error E201           a diagnostic with this code on THIS line
-                                 (check/syntax mode); any number per file
+                                 (check/syntax mode); any number per file,
+                                 several per line (`// expect error E300
+                                 // expect error E305`)
   // expect error E201 at L      ... on line L (for errors a comment can't sit on,
-                                 e.g. an unterminated comment or end of file)
+                                 e.g. an unterminated comment or end of file);
+                                 `at 0`: a diagnostic without a location
+  // expect message: TEXT        some diagnostic's message contains TEXT
+                                 (check/syntax mode)
   // expect runtime error E400   the run fails with this code; output printed
                                  before the error is still compared
   // expect runtime error E400: TEXT   ... and the message contains TEXT
@@ -72,6 +79,7 @@ RUNTIME_RE = re.compile(r"//\s*expect runtime error (E\d{3})(?::\s*(.*))?$")
 EXIT_RE = re.compile(r"//\s*expect exit:\s*(\d+)")
 STDERR_RE = re.compile(r"//\s*expect stderr:\s*(.*)$")
 CONFIG_RE = re.compile(r"//\s*config:\s*(.*)$")
+MESSAGE_RE = re.compile(r"//\s*expect message:\s*(.*)$")
 HOST_RE = re.compile(r"//\s*(file|sized|many|dir|symlink|args|env|stdin|expect file|expect no file):\s?(.*)$")
 
 
@@ -80,7 +88,8 @@ def parse_test(path):
         raw = f.read()
     text = raw.decode("utf-8", "replace")
     t = {"path": path, "out": [], "errors": [], "runtime": None, "exit": None,
-         "stderr": [], "config": {}, "caps": [], "flags": set(), "host": []}
+         "stderr": [], "config": {}, "caps": [], "targets": [], "messages": [],
+         "flags": set(), "host": []}
     for lineno, line in enumerate(text.split("\n"), 1):
         m = HOST_RE.search(line)
         if m:
@@ -93,14 +102,21 @@ def parse_test(path):
                     k, v = item.split("=", 1)
                     if k == "cap":
                         t["caps"] += [c for c in v.split(",") if c]
+                    elif k == "target":
+                        t["targets"] += [c for c in v.split(",") if c]
                     else:
                         t["config"][k] = v
                 else:
                     t["flags"].add(item)
             continue
-        m = ERROR_RE.search(line)
+        m = MESSAGE_RE.search(line)
         if m:
-            t["errors"].append((m.group(1), int(m.group(2) or lineno)))
+            t["messages"].append(m.group(1).strip())
+            continue
+        found = list(ERROR_RE.finditer(line))
+        if found:
+            for m in found:
+                t["errors"].append((m.group(1), int(m.group(2) or lineno)))
             continue
         m = RUNTIME_RE.search(line)
         if m:
@@ -267,7 +283,10 @@ def check_test(geno, t, timeout):
     fails = []
     mode = t["mode"]
     if mode in ("check", "syntax"):
-        cmd = [geno, "check", "--json", t["path"]]
+        cmd = [geno, "check", "--json"]
+        for target in t["targets"]:
+            cmd += ["--target", target]
+        cmd.append(t["path"])
         if mode == "syntax":
             cmd.insert(3, "--syntax-only")
         rc, out, err = run_cmd(cmd, timeout)
@@ -277,11 +296,17 @@ def check_test(geno, t, timeout):
             j = json.loads(out)
         except ValueError:
             return ["no JSON from check (exit %s): %s" % (rc, (out + err)[-300:])]
-        got = sorted((d["code"], d.get("location", {}).get("line", 0)) for d in j["diagnostics"])
+        def line_of(d):
+            return (d.get("location") or {}).get("line", 0)
+        got = sorted((d["code"], line_of(d)) for d in j["diagnostics"])
         want = sorted(t["errors"])
         if got != want:
             fails.append("diagnostics: want %s got %s" % (want, [
-                (d["code"], d.get("location", {}).get("line", 0), d["message"]) for d in j["diagnostics"]]))
+                (d["code"], line_of(d), d["message"]) for d in j["diagnostics"]]))
+        for text in t["messages"]:
+            if not any(text in d["message"] for d in j["diagnostics"]):
+                fails.append("no diagnostic message contains %r: %r" % (
+                    text, [d["message"] for d in j["diagnostics"]]))
         want_exit = t["exit"] if t["exit"] is not None else (1 if want else 0)
         if rc != want_exit:
             fails.append("exit: want %d got %s" % (want_exit, rc))

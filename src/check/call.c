@@ -162,21 +162,23 @@ static Type *trait_dispatch(Checker *C, Expr *e, Scope *s, TraitList *tl) {
   return NULL;
 }
 
-/* Check one argument against its parameter type; `label` names it in the
- * message ("Argument 2" or "Argument 'b'"). */
-static void check_arg(Checker *C, Expr *value, Type *expected, int i, bool use_subs, Subst *subs, const char *label,
+/* Check one argument against its parameter type. The message names it
+ * "Argument 'b'" when it was passed by name (`name` set), else
+ * "Argument 2" (from i); it is only formatted on an error. */
+static void check_arg(Checker *C, Expr *value, Type *expected, int i, bool use_subs, Subst *subs, const char *name,
                       bool *never, Scope *s) {
   Type *at = chk_expr(C, value, s);
   *never |= at->kind == TY_NEVER;
   if (ty_has_var(at)) at = chk_freshen(C, at, arg_prefix(C, "__arg%d_", i));
-  if (use_subs) {
-    if (!chk_compatible_subst(C, expected, at, subs))
-      chk_error(C, E_TYPE_MISMATCH, value->span, "%s type mismatch: expected %s, got %s", label,
-                chk_tstr(C, chk_apply(C, expected, subs)), chk_tstr(C, at));
-  } else if (!chk_compatible(C, expected, at)) {
-    chk_error(C, E_TYPE_MISMATCH, value->span, "%s type mismatch: expected %s, got %s", label, chk_tstr(C, expected),
-              chk_tstr(C, at));
-  }
+  bool ok = use_subs ? chk_compatible_subst(C, expected, at, subs) : chk_compatible(C, expected, at);
+  if (ok) return;
+  Type *shown = use_subs ? chk_apply(C, expected, subs) : expected;
+  if (name)
+    chk_error(C, E_TYPE_MISMATCH, value->span, "Argument '%s' type mismatch: expected %s, got %s", name,
+              chk_tstr(C, shown), chk_tstr(C, at));
+  else
+    chk_error(C, E_TYPE_MISMATCH, value->span, "Argument %d type mismatch: expected %s, got %s", i + 1,
+              chk_tstr(C, shown), chk_tstr(C, at));
 }
 
 /* A call `f(args)`, in the reference's order of checks:
@@ -301,16 +303,12 @@ Type *chk_call(Checker *C, Expr *e, Scope *s) {
     int n = pl->n < nparams ? pl->n : nparams;
     for (int i = 0; i < n; i++) {
       if (!ordered[i]) continue;
-      char label[200];
-      snprintf(label, sizeof label, "Argument '%s'", pl->names[i]);
-      check_arg(C, ordered[i]->value, ft->args[i], i, use_subs, &subs, label, &never, s);
+      check_arg(C, ordered[i]->value, ft->args[i], i, use_subs, &subs, pl->names[i], &never, s);
     }
   } else {
     int n = nargs < nparams ? nargs : nparams;
     for (int i = 0; i < n; i++) {
-      char label[32];
-      snprintf(label, sizeof label, "Argument %d", i + 1);
-      check_arg(C, args[i].value, ft->args[i], i, use_subs, &subs, label, &never, s);
+      check_arg(C, args[i].value, ft->args[i], i, use_subs, &subs, NULL, &never, s);
     }
   }
   if (never) return prim(C, TY_NEVER);

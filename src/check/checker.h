@@ -170,8 +170,7 @@ typedef struct Checker {
   PtrMap builtin_cache;  /* builtin name -> Type* (its parsed signature) */
   PtrMap builtin_rows;   /* name -> BuiltinDef* or &C->not_builtin (lookup cache) */
   char not_builtin;      /* sentinel address for builtin_rows */
-  PtrMap type_cache;     /* TypeExpr* -> Type* (annotations outside generic decls) */
-  bool cache_types;      /* set once every declaration is collected */
+  PtrMap type_cache;     /* TypeExpr* -> TypeCacheEntry* (resolve.c) */
   EffectSet eff_mutation, eff_throw;
   const char *prefixes[3][CHK_PREFIX_CACHE]; /* "__arg%d_", "__pipe%d_", "__ctor_arg%d_" */
 
@@ -245,6 +244,16 @@ const char *chk_suggest_in_scope(Checker *C, Scope *s, const char *name);
 Type *chk_resolve_type(Checker *C, TypeExpr *te, const ParamList *type_params);
 void chk_push_declared(Checker *C, Decl **type_decls, int n);
 void chk_pop_declared(Checker *C);
+/* Resolved annotations are cached per (annotation, type parameters), and
+ * the cache is dropped where the reference drops its own: around a
+ * non-empty frame of declared types, around `Self` scopes, after an
+ * import. Which annotations are resolved afresh decides how often an
+ * error in one (an unhashable key) is reported, so this follows the
+ * reference exactly. */
+void chk_type_cache_clear(Checker *C);
+/* Enter / leave a scope where `Self` is allowed (trait signatures). */
+void chk_self_enter(Checker *C);
+void chk_self_leave(Checker *C);
 /* Convert a builtin signature's type (type variables are T, U, ..., Num). */
 Type *chk_sig_type(Checker *C, TypeExpr *te);
 /* Map/MutableMap/Set key hashability (records E300, never fatal). */

@@ -143,13 +143,13 @@ static void collect_trait(Checker *C, Decl *d) {
     return;
   }
   chk_pm_put(C->A, &C->trait_defs, name, d);
-  C->self_depth++;
+  chk_self_enter(C);
   for (int i = 0; i < d->u.trait.n; i++) {
     TraitMethod *m = &d->u.trait.methods[i];
     for (int k = 0; k < m->nparams; k++) chk_resolve_type(C, m->params[k].type, NULL);
     chk_resolve_type(C, m->ret, NULL);
   }
-  C->self_depth--;
+  chk_self_leave(C);
   for (int i = 0; i < d->u.trait.n; i++) {
     TraitMethod *m = &d->u.trait.methods[i];
     TraitList *tl = chk_pm_get(&C->trait_methods, m->name);
@@ -182,9 +182,9 @@ static Type *subst_self(Checker *C, Type *t, Type *repl) {
 }
 
 static Type *resolve_with_self(Checker *C, TypeExpr *te) {
-  C->self_depth++;
+  chk_self_enter(C);
   Type *t = chk_resolve_type(C, te, NULL);
-  C->self_depth--;
+  chk_self_leave(C);
   return t;
 }
 
@@ -473,7 +473,6 @@ void chk_module_passes(Checker *C) {
 
   for (int i = 0; i < m->ndecls; i++)
     if (m->decls[i]->kind == D_TEST) tested_block(C, m->decls[i]->u.test.body, 0);
-  C->cache_types = true;
 
   /* pass 2 */
   for (int i = 0; i < m->ndecls; i++)

@@ -295,6 +295,9 @@ static void import_module(Checker *C, ImportState *st, Module *m, const char *al
     if (saved_vals[i]) chk_pm_put(C->A, &C->aliases, saved_names[i], saved_vals[i]);
     else chk_pm_del(&C->aliases, saved_names[i]);
   }
+  /* The reference drops its annotation cache here when the module
+   * declares types (it summarises the module under them) or hid aliases. */
+  if (nadts > 0 || nsaved > 0) chk_type_cache_clear(C);
 
   const char *ns_name = alias ? alias : m->name;
   chk_pm_put(C->A, &C->module_ns, ns_name, ns);

@@ -21,6 +21,7 @@ void chk_push_declared(Checker *C, Decl **decls, int n) {
   }
   PtrMap *frame = &C->declared_types[C->ndeclared++];
   memset(frame, 0, sizeof *frame);
+  if (n > 0) chk_type_cache_clear(C);
   for (int i = 0; i < n; i++) {
     ParamList *pl = arena_alloc(C->A, sizeof *pl);
     pl->n = decls[i]->u.adt.nparams;
@@ -30,7 +31,17 @@ void chk_push_declared(Checker *C, Decl **decls, int n) {
 }
 
 void chk_pop_declared(Checker *C) {
-  if (C->ndeclared > 0) C->ndeclared--;
+  if (C->ndeclared > 0 && C->declared_types[--C->ndeclared].count > 0) chk_type_cache_clear(C);
+}
+
+void chk_self_enter(Checker *C) {
+  C->self_depth++;
+  chk_type_cache_clear(C);
+}
+
+void chk_self_leave(Checker *C) {
+  C->self_depth--;
+  chk_type_cache_clear(C);
 }
 
 /* Type parameters of a known user type, or NULL (-1 count) if unknown. */
@@ -126,14 +137,45 @@ static Type *resolve_alias(Checker *C, TypeExpr *te, AliasInfo *al, const ParamL
 
 static Type *resolve_uncached(Checker *C, TypeExpr *te, const ParamList *tp);
 
-/* Once every type and alias is known, an annotation outside a generic
- * declaration always resolves to the same type, so it is cached. */
+/* One cached resolution: the type parameters in scope (by name) and the
+ * result. An annotation resolved under several parameter lists (an alias
+ * target) has a chain of entries. */
+typedef struct TypeCacheEntry {
+  int n;
+  const char *const *names;
+  Type *type;
+  struct TypeCacheEntry *next;
+} TypeCacheEntry;
+
+void chk_type_cache_clear(Checker *C) {
+  PtrMap *m = &C->type_cache;
+  if (m->count == 0) return;
+  /* A big table is dropped rather than wiped (it stays in the arena), so
+   * frequent clears after one large phase cost nothing per entry. */
+  if (m->cap <= 64) {
+    memset(m->keys, 0, m->cap * sizeof *m->keys);
+    m->count = 0;
+  } else {
+    memset(m, 0, sizeof *m);
+  }
+}
+
 Type *chk_resolve_type(Checker *C, TypeExpr *te, const ParamList *tp) {
-  if (!C->cache_types || (tp && tp->n) || C->self_depth) return resolve_uncached(C, te, tp);
-  Type *t = chk_pm_get(&C->type_cache, te);
-  if (t) return t;
-  t = resolve_uncached(C, te, tp);
-  chk_pm_put(C->A, &C->type_cache, te, t);
+  int n = tp ? tp->n : 0;
+  TypeCacheEntry *first = chk_pm_get(&C->type_cache, te);
+  for (TypeCacheEntry *e = first; e; e = e->next) {
+    if (e->n != n) continue;
+    int i = 0;
+    while (i < n && e->names[i] == tp->names[i]) i++;
+    if (i == n) return e->type;
+  }
+  Type *t = resolve_uncached(C, te, tp);
+  TypeCacheEntry *e = arena_alloc(C->A, sizeof *e);
+  e->n = n;
+  e->names = n ? tp->names : NULL;
+  e->type = t;
+  e->next = chk_pm_get(&C->type_cache, te); /* the resolution may have cleared the cache */
+  chk_pm_put(C->A, &C->type_cache, te, e);
   return t;
 }
 

@@ -28,17 +28,67 @@ static const char *const keywords[] = {
 _Static_assert(ARRAY_LEN(keywords) == TOK_LAST_KEYWORD - TOK_FIRST_KEYWORD + 1,
                "ORDER TOK: keyword table out of step with TOKEN_LIST");
 
+/* Keyword lookup runs on every identifier, so it is a perfect hash rather
+ * than a search: the first two characters, the third (the second again for
+ * two-letter words), and the length pick one of 128 slots, and no two
+ * keywords share a slot (a clash would be a duplicate designated
+ * initializer below, which -Werror=override-init rejects). A slot holds
+ * the keyword's index + 1; one comparison then confirms the word. Every
+ * keyword needs its slot here: the golden tests use them all. */
+#define KW_SLOT(c0, c1, c2, n) (((c0) + 4 * (c1) + 14 * (c2) + (n)) & 127)
+#define KW_MIN_LEN 2 /* "do", "fn", "if", "in", "or" */
+#define KW_MAX_LEN 8 /* "continue", "requires" */
+static const uint8_t keyword_slots[128] = {
+    [KW_SLOT('a', 'n', 'd', 3)] = TOK_AND - TOK_FIRST_KEYWORD + 1,
+    [KW_SLOT('a', 's', 's', 6)] = TOK_ASSERT - TOK_FIRST_KEYWORD + 1,
+    [KW_SLOT('a', 's', 'y', 5)] = TOK_ASYNC - TOK_FIRST_KEYWORD + 1,
+    [KW_SLOT('a', 'w', 'a', 5)] = TOK_AWAIT - TOK_FIRST_KEYWORD + 1,
+    [KW_SLOT('b', 'r', 'e', 5)] = TOK_BREAK - TOK_FIRST_KEYWORD + 1,
+    [KW_SLOT('c', 'a', 't', 5)] = TOK_CATCH - TOK_FIRST_KEYWORD + 1,
+    [KW_SLOT('c', 'o', 'n', 8)] = TOK_CONTINUE - TOK_FIRST_KEYWORD + 1,
+    [KW_SLOT('d', 'o', 'o', 2)] = TOK_DO - TOK_FIRST_KEYWORD + 1,
+    [KW_SLOT('e', 'l', 's', 4)] = TOK_ELSE - TOK_FIRST_KEYWORD + 1,
+    [KW_SLOT('e', 'n', 'd', 3)] = TOK_END - TOK_FIRST_KEYWORD + 1,
+    [KW_SLOT('e', 'n', 's', 7)] = TOK_ENSURES - TOK_FIRST_KEYWORD + 1,
+    [KW_SLOT('e', 'x', 'a', 7)] = TOK_EXAMPLE - TOK_FIRST_KEYWORD + 1,
+    [KW_SLOT('e', 'x', 'p', 6)] = TOK_EXPORT - TOK_FIRST_KEYWORD + 1,
+    [KW_SLOT('f', 'a', 'l', 5)] = TOK_FALSE - TOK_FIRST_KEYWORD + 1,
+    [KW_SLOT('f', 'n', 'n', 2)] = TOK_FN - TOK_FIRST_KEYWORD + 1,
+    [KW_SLOT('f', 'o', 'r', 3)] = TOK_FOR - TOK_FIRST_KEYWORD + 1,
+    [KW_SLOT('f', 'u', 'n', 4)] = TOK_FUNC - TOK_FIRST_KEYWORD + 1,
+    [KW_SLOT('i', 'f', 'f', 2)] = TOK_IF - TOK_FIRST_KEYWORD + 1,
+    [KW_SLOT('i', 'm', 'p', 4)] = TOK_IMPL - TOK_FIRST_KEYWORD + 1,
+    [KW_SLOT('i', 'm', 'p', 6)] = TOK_IMPORT - TOK_FIRST_KEYWORD + 1,
+    [KW_SLOT('i', 'n', 'n', 2)] = TOK_IN - TOK_FIRST_KEYWORD + 1,
+    [KW_SLOT('l', 'e', 't', 3)] = TOK_LET - TOK_FIRST_KEYWORD + 1,
+    [KW_SLOT('m', 'a', 't', 5)] = TOK_MATCH - TOK_FIRST_KEYWORD + 1,
+    [KW_SLOT('n', 'o', 't', 3)] = TOK_NOT - TOK_FIRST_KEYWORD + 1,
+    [KW_SLOT('o', 'r', 'r', 2)] = TOK_OR - TOK_FIRST_KEYWORD + 1,
+    [KW_SLOT('r', 'e', 'f', 3)] = TOK_REF - TOK_FIRST_KEYWORD + 1,
+    [KW_SLOT('r', 'e', 'q', 8)] = TOK_REQUIRES - TOK_FIRST_KEYWORD + 1,
+    [KW_SLOT('r', 'e', 't', 6)] = TOK_RETURN - TOK_FIRST_KEYWORD + 1,
+    [KW_SLOT('t', 'e', 's', 4)] = TOK_TEST - TOK_FIRST_KEYWORD + 1,
+    [KW_SLOT('t', 'h', 'e', 4)] = TOK_THEN - TOK_FIRST_KEYWORD + 1,
+    [KW_SLOT('t', 'h', 'r', 5)] = TOK_THROW - TOK_FIRST_KEYWORD + 1,
+    [KW_SLOT('t', 'r', 'a', 5)] = TOK_TRAIT - TOK_FIRST_KEYWORD + 1,
+    [KW_SLOT('t', 'r', 'u', 4)] = TOK_TRUE - TOK_FIRST_KEYWORD + 1,
+    [KW_SLOT('t', 'r', 'y', 3)] = TOK_TRY - TOK_FIRST_KEYWORD + 1,
+    [KW_SLOT('t', 'y', 'p', 4)] = TOK_TYPE - TOK_FIRST_KEYWORD + 1,
+    [KW_SLOT('v', 'a', 'r', 3)] = TOK_VAR - TOK_FIRST_KEYWORD + 1,
+    [KW_SLOT('w', 'h', 'e', 5)] = TOK_WHERE - TOK_FIRST_KEYWORD + 1,
+    [KW_SLOT('w', 'h', 'i', 5)] = TOK_WHILE - TOK_FIRST_KEYWORD + 1,
+    [KW_SLOT('w', 'i', 't', 4)] = TOK_WITH - TOK_FIRST_KEYWORD + 1,
+};
+
 static TokKind keyword_kind(const char *s, size_t n) {
-  size_t lo = 0, hi = ARRAY_LEN(keywords);
-  while (lo < hi) {
-    size_t mid = (lo + hi) / 2;
-    int c = strncmp(keywords[mid], s, n);
-    if (c == 0 && keywords[mid][n] != '\0') c = 1;
-    if (c == 0) return (TokKind)(TOK_FIRST_KEYWORD + (int)mid);
-    if (c < 0) lo = mid + 1;
-    else hi = mid;
-  }
-  return TOK_EOF;
+  if (n < KW_MIN_LEN || n > KW_MAX_LEN) return TOK_EOF;
+  const unsigned char *u = (const unsigned char *)s;
+  int k = keyword_slots[KW_SLOT(u[0], u[1], u[n > 2 ? 2 : 1], (unsigned)n)];
+  if (!k) return TOK_EOF;
+  const char *w = keywords[k - 1];
+  for (size_t i = 0; i < n; i++)
+    if (w[i] != s[i]) return TOK_EOF; /* also stops at w's NUL: s has none */
+  return w[n] == '\0' ? (TokKind)(TOK_FIRST_KEYWORD + k - 1) : TOK_EOF;
 }
 
 void lex_init(Lexer *lx, const char *src, size_t len, const char *file,
@@ -371,16 +421,32 @@ static bool lex_number(Lexer *lx, Token *t) {
 static bool skip_trivia(Lexer *lx) {
   for (;;) {
     int c = peekc(lx, 0);
-    if (c == ' ' || c == '\t' || c == '\r' || c == '\n') {
+    if (c == ' ' || c == '\t' || c == '\r') {
+      /* Runs of indentation are the commonest bytes of a source: one
+       * column each, no line change. */
+      size_t p = lx->pos + 1;
+      while (p < lx->len && (lx->src[p] == ' ' || lx->src[p] == '\t' || lx->src[p] == '\r')) p++;
+      lx->col += (int32_t)(p - lx->pos);
+      lx->pos = p;
+      continue;
+    }
+    if (c == '\n') {
       advance(lx);
       continue;
     }
     if (c == '/' && peekc(lx, 1) == '/') {
-      while (lx->pos < lx->len && lx->src[lx->pos] != '\n') {
-        if (lx->src[lx->pos] == '\0')
-          return fail(lx, E_LEX_UNEXPECTED_CHAR, lx->line, lx->col, "Unexpected character: '\\x00'");
-        advance(lx);
+      /* To the end of the line; columns count code points (the end of
+       * input may follow, and an error there needs its column). */
+      size_t p = lx->pos;
+      int32_t col = lx->col;
+      while (p < lx->len && lx->src[p] != '\n' && lx->src[p] != '\0') {
+        col += ((unsigned char)lx->src[p] & 0xC0) != 0x80;
+        p++;
       }
+      lx->pos = p;
+      lx->col = col;
+      if (p < lx->len && lx->src[p] == '\0')
+        return fail(lx, E_LEX_UNEXPECTED_CHAR, lx->line, lx->col, "Unexpected character: '\\x00'");
       continue;
     }
     if (c == '/' && peekc(lx, 1) == '*') {
@@ -421,9 +487,14 @@ static bool lex_token(Lexer *lx, Token *t) {
   } else if (is_digit(c)) {
     ok = lex_number(lx, t);
   } else if (is_alpha(c) || c == '_') {
-    size_t start = lx->pos;
-    while (is_alpha(peekc(lx, 0)) || is_digit(peekc(lx, 0)) || peekc(lx, 0) == '_') advance(lx);
-    size_t n = lx->pos - start;
+    /* ASCII letters, digits and '_' only: one column each, no newline. */
+    size_t start = lx->pos, end = start;
+    while (end < lx->len && (is_alpha((unsigned char)lx->src[end]) || is_digit((unsigned char)lx->src[end]) ||
+                             lx->src[end] == '_'))
+      end++;
+    size_t n = end - start;
+    lx->pos = end;
+    lx->col += (int32_t)n;
     const char *s = lx->src + start;
     TokKind kw = keyword_kind(s, n);
     if (kw != TOK_EOF) t->kind = kw;

@@ -237,7 +237,9 @@ static int binary(FuncState *fs, Expr *e, int dst) {
   }
   int save = fs->freereg;
   int imm;
-  if ((op == OP_ADD || op == OP_SUB) && small_int_lit(fs, r, &imm)) {
+  /* x - 0 is not x + (-0) for Floats (-0.0 - 0 is -0.0, -0.0 + 0 is 0.0),
+   * so subtracting a zero literal keeps the real SUB. */
+  if ((op == OP_ADD || op == OP_SUB) && small_int_lit(fs, r, &imm) && !(op == OP_SUB && imm == 0)) {
     int ra = cg_expr(fs, l, -1);
     fs->pending++; /* the literal */
     fs->freereg = save;

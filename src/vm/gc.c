@@ -103,12 +103,18 @@ static void *raw_alloc(VM *vm, size_t size) {
 }
 
 Obj *gc_alloc(VM *vm, ValueTag kind, size_t size) {
+  /* Obj.size is 32 bits; only a host configured with a huge collection
+   * limit could ask for more in one object, and that is out of memory. */
+  if (size > UINT32_MAX) {
+    vm_raise_oom(vm);
+    return NULL;
+  }
   Obj *o = raw_alloc(vm, size);
   if (!o) return NULL;
   o->kind = (uint8_t)kind;
   o->marked = 0;
   o->perm = 0;
-  o->size = size;
+  o->size = (uint32_t)size;
   o->next = vm->objects;
   vm->objects = o;
   return o;
@@ -118,13 +124,14 @@ Obj *gc_alloc(VM *vm, ValueTag kind, size_t size) {
  * source, not by what the program does, so the heap limit (a limit on the
  * program's data) does not apply; only a host out of memory fails here. */
 Obj *gc_alloc_perm(VM *vm, ValueTag kind, size_t size) {
+  if (size > UINT32_MAX) return NULL;
   Obj *o = malloc(size);
   if (!o) return NULL;
   vm->bytes += size;
   o->kind = (uint8_t)kind;
   o->marked = 0;
   o->perm = 1;
-  o->size = size;
+  o->size = (uint32_t)size;
   o->next = vm->perm;
   vm->perm = o;
   return o;
@@ -264,6 +271,12 @@ static void gc_mark_roots(VM *vm) {
 static void free_object(VM *vm, Obj *o) {
   switch ((ValueTag)o->kind) {
     case T_BIGINT: mpz_clear(((ObjBigInt *)o)->z); break;
+    case T_STRING:
+      /* The string cursor must not outlive its string (the address may be
+       * reused); while the string lives it stays valid across collections,
+       * so what a lookup costs never depends on when the GC ran. */
+      if (vm->scur_str == (const ObjString *)o) vm->scur_str = NULL;
+      break;
     case T_MAP:
     case T_MMAP:
     case T_SET: {
@@ -289,7 +302,6 @@ void gc_collect(VM *vm) {
   if (vm->gc_running) return;
   vm->gc_running = true;
   vm->gray_overflow = false;
-  vm->scur_str = NULL;
   gc_mark_roots(vm);
   while (vm->ngray > 0) blacken(vm, vm->gray[--vm->ngray]);
   while (vm->gray_overflow) {

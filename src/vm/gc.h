@@ -61,7 +61,7 @@ static inline Obj *gc_new(VM *vm, ValueTag kind, size_t size) {
     o->kind = (uint8_t)kind;
     o->marked = 0;
     o->perm = 0;
-    o->size = size;
+    o->size = (uint32_t)size;
     o->next = vm->objects;
     vm->objects = o;
     return o;

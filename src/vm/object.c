@@ -45,6 +45,7 @@ static bool string_make(VM *vm, const char *src, size_t n, size_t cplen, bool pe
   /* Constants (literals in the source) are not held to the limit: the
    * source size limits them already. */
   if (!perm && cplen > vm->max_collection && !vm_check_collection(vm, "String", cplen)) return false;
+  if (n > UINT32_MAX) return vm_raise_oom(vm);
   ObjString *s;
   if (n < STR_INLINE_MAX || perm) {
     s = string_alloc(vm, n, perm);
@@ -101,8 +102,9 @@ bool obj_string_concat(VM *vm, Value a, Value b, Value *out) {
     *out = b;
     return true;
   }
-  size_t n = x->blen + y->blen, cp = x->cplen + y->cplen;
+  size_t n = (size_t)x->blen + y->blen, cp = (size_t)x->cplen + y->cplen;
   if (cp > vm->max_collection && !vm_check_collection(vm, "String", cp)) return false;
+  if (n > UINT32_MAX) return vm_raise_oom(vm);
   if (x->buf && x->blen == x->buf->used && x->buf->used + y->blen <= x->buf->cap) {
     /* x ends where its buffer's claimed part ends: extend in place. */
     ObjString *s = string_alloc(vm, 0, false);

@@ -71,7 +71,9 @@ struct Obj {
   uint8_t kind;    /* ValueTag */
   uint8_t marked;  /* GC mark of the current cycle */
   uint8_t perm;    /* owned by the compiled image: never swept */
-  size_t size;     /* bytes charged to the heap for this object */
+  uint32_t size;   /* bytes charged to the heap for this object: 32 bits
+                      keep the header at 16 bytes; no object is near 4 GB
+                      (big element storage is a separate aux block) */
 };
 
 /* ---- object layouts ------------------------------------------------------ */
@@ -93,10 +95,13 @@ typedef struct ObjStrBuf {
   char data[];
 } ObjStrBuf;
 
+/* Lengths are 32-bit (a string over 4 GB is refused as out of memory):
+ * with the 16-byte header that makes a short string 16 bytes smaller, so
+ * more of a program's words share a cache line. */
 typedef struct ObjString {
   Obj hdr;
-  size_t blen;      /* bytes */
-  size_t cplen;     /* code points */
+  uint32_t blen;    /* bytes */
+  uint32_t cplen;   /* code points */
   uint32_t hash;    /* 0 = not computed yet */
   const char *data; /* blen bytes of UTF-8; NOT NUL-terminated in general */
   ObjStrBuf *buf;   /* shared storage, or NULL when the bytes are inline */

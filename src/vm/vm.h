@@ -143,8 +143,8 @@ typedef struct VM {
 
   /* Where the last code-point lookup in a non-ASCII string ended, so a
    * loop reading s[i], s[i+1], ... scans forward from there instead of
-   * from the start each time (linear, not quadratic). Cleared by every
-   * collection, since the string may be freed and its address reused. */
+   * from the start each time (linear, not quadratic). Cleared when that
+   * string is freed (its address may be reused). */
   const struct ObjString *scur_str;
   size_t scur_cp, scur_off;
 

@@ -46,19 +46,36 @@ static bool div_zero(VM *vm, int op, Value a, Value b) {
   return false;
 }
 
-/* Only reachable in unchecked code or through a checker gap: a well-typed
- * program never applies an operator to the wrong types. */
-static bool bad_operands(VM *vm, int op, Value a, Value b) {
-  return vm_raise(vm, E_RT_TYPE, NULL, "Cannot apply '%s' to %s and %s", op_text(op), type_name(a), type_name(b));
+/* The Python type name the reference's messages use for a value. */
+static const char *py_type(Value v) {
+  switch ((ValueTag)v.tag) {
+    case T_INT:
+    case T_BIGINT: return "int";
+    case T_FLOAT: return "float";
+    case T_BOOL: return "bool";
+    case T_STRING: return "str";
+    case T_UNIT: return "NoneType";
+    case T_LIST: return "list";
+    case T_TUPLE: return "tuple";
+    case T_MAP: return "dict";
+    default: return vm_tag_name(v.tag);
+  }
 }
 
-/* Python's float(int): correctly rounded; too large is an error. */
-static bool int_to_double(VM *vm, Value v, double *out) {
-  if (v.tag == T_INT) {
-    *out = (double)v.as.i;
-    return true;
-  }
-  char *s = mpz_get_str(NULL, 10, AS_BIG(v)->z);
+/* Operands of the wrong types. A well-typed program reaches this only
+ * through the one hole the language has: Int ** negative Int is statically
+ * an Int but a Float at run time, so `(2 ** -1) & 1` gets here. The text is
+ * the one the reference shows (Python's), since a program can catch it. */
+static bool bad_operands(VM *vm, int op, Value a, Value b) {
+  return vm_raise(vm, E_RT_TYPE, NULL, "unsupported operand type(s) for %s: '%s' and '%s'", op_text(op), py_type(a),
+                  py_type(b));
+}
+
+/* Python's float(int) of a GMP integer: correctly rounded (through the
+ * decimal text and strtod; mpz_get_d would truncate); too large is an
+ * error. */
+static bool mpz_to_double(VM *vm, const mpz_t z, double *out) {
+  char *s = mpz_get_str(NULL, 10, z);
   if (!s) return vm_raise_oom(vm);
   double d = strtod(s, NULL);
   void (*freefn)(void *, size_t);
@@ -69,7 +86,14 @@ static bool int_to_double(VM *vm, Value v, double *out) {
   return true;
 }
 
-/* Mixed Int/Float arithmetic is done in Float, the Int converted exactly like Python's float(). */
+static bool int_to_double(VM *vm, Value v, double *out) {
+  if (v.tag == T_INT) {
+    *out = (double)v.as.i;
+    return true;
+  }
+  return mpz_to_double(vm, AS_BIG(v)->z, out);
+}
+
 static bool to_double(VM *vm, Value v, double *out) {
   if (v.tag == T_FLOAT) {
     *out = v.as.f;
@@ -106,7 +130,31 @@ static bool float_op(VM *vm, int op, Value a, Value b, Value *out) {
       double q = x / y;
       if (isinf(q)) return vm_raise(vm, E_RUNTIME, NULL, "cannot convert float infinity to integer");
       if (isnan(q)) return vm_raise(vm, E_RUNTIME, NULL, "cannot convert float NaN to integer");
-      r = x - y * trunc(q);
+      /* The reference computes a - b * int(trunc(a / b)) with Python
+       * numbers: the truncated quotient is an exact integer, so with an
+       * Int divisor the product is an exact integer too (a zero product is
+       * +0, so -0.0 % 7 stays -0.0), rounded to Float only once. */
+      double t = trunc(q);
+      if (t == 0) t = 0.0;
+      if (IS_INTLIKE(b)) {
+        if (t == 0) {
+          r = x - 0.0;
+        } else {
+          mpz_t p, tz;
+          mpz_init(p);
+          mpz_init_set_d(tz, t);
+          obj_int_to_mpz(b, p);
+          mpz_mul(p, p, tz);
+          mpz_clear(tz);
+          double pd;
+          bool ok = mpz_to_double(vm, p, &pd);
+          mpz_clear(p);
+          if (!ok) return false;
+          r = x - pd;
+        }
+      } else {
+        r = x - y * t;
+      }
       break;
     }
     case BC_POW:
@@ -115,8 +163,12 @@ static bool float_op(VM *vm, int op, Value a, Value b, Value *out) {
         break;
       }
       if (x == 0 && y < 0) return div_zero(vm, op, a, b);
-      if (x < 0 && isfinite(x) && isfinite(y) && y != floor(y))
+      if (x < 0 && isfinite(x) && isfinite(y) && y != floor(y)) {
+        /* Python computes a complex power here; it overflows (and the
+         * reference reports "too large") when |x| ** y does. */
+        if (isinf(pow(-x, y))) return vm_raise(vm, E_RUNTIME, NULL, "Exponentiation result too large");
         return vm_raise(vm, E_RUNTIME, NULL, "Exponentiation result is not a real number");
+      }
       r = pow(x, y);
       if (isinf(r) && isfinite(x) && isfinite(y)) return vm_raise(vm, E_RUNTIME, NULL, "Exponentiation result too large");
       break;
@@ -222,7 +274,9 @@ static bool int_pow(VM *vm, Value a, Value b, Value *out) {
  * refused even for >> where the result would be 0 or -1, matching the
  * reference's message; << checks the result size before GMP builds it. */
 static bool shift(VM *vm, int op, Value a, Value b, Value *out) {
-  if (!IS_INTLIKE(a) || !IS_INTLIKE(b)) return bad_operands(vm, op, a, b);
+  /* The shift count is checked before the operand types, as in the
+   * reference ((2 ** -1) << -1 reports the negative count). */
+  if (!IS_INTLIKE(b)) return bad_operands(vm, op, a, b);
   bool neg = b.tag == T_INT ? b.as.i < 0 : mpz_sgn(AS_BIG(b)->z) < 0;
   if (neg) return vm_raise(vm, E_RUNTIME, NULL, "Negative shift count");
   if (b.tag != T_INT || (uint64_t)b.as.i > vm->max_int_bits) {
@@ -233,6 +287,7 @@ static bool shift(VM *vm, int op, Value a, Value b, Value *out) {
     buf_free(&t);
     return false;
   }
+  if (!IS_INTLIKE(a)) return bad_operands(vm, op, a, b);
   int64_t n = b.as.i;
   if (a.tag == T_INT) {
     int64_t x = a.as.i;
@@ -369,7 +424,7 @@ bool vm_unary(VM *vm, int op, Value a, Value *out) {
       mpz_clear(z);
       return ok;
     }
-    return vm_raise(vm, E_RT_TYPE, NULL, "Cannot negate %s", type_name(a));
+    return vm_raise(vm, E_RT_TYPE, NULL, "bad operand type for unary -: '%s'", py_type(a));
   }
   /* ~a = -a - 1 */
   if (a.tag == T_INT) {
@@ -384,7 +439,7 @@ bool vm_unary(VM *vm, int op, Value a, Value *out) {
     mpz_clear(z);
     return ok;
   }
-  return vm_raise(vm, E_RT_TYPE, NULL, "Cannot apply '~' to %s", type_name(a));
+  return vm_raise(vm, E_RT_TYPE, NULL, "bad operand type for unary ~: '%s'", py_type(a));
 }
 
 /* < and <= : numbers compare by value across Int/Float/big Int (NaN is
