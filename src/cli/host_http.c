@@ -516,10 +516,13 @@ static int do_request(CliHost *h, Request *rq, char *pin0, Response *rs, CliStr 
     fail = perform(h, rq, pin, rs, why);
     free(pin);
     if (fail) return fail;
-    const char *location = NULL;
-    for (size_t i = 0; i < rs->nheaders; i++)
-      if (strcasecmp(rs->names[i], "location") == 0 || (!location && strcasecmp(rs->names[i], "uri") == 0))
-        location = rs->values[i];
+    /* urllib takes the first Location header, else the first URI one */
+    const char *location = NULL, *uri = NULL;
+    for (size_t i = 0; i < rs->nheaders; i++) {
+      if (!location && strcasecmp(rs->names[i], "location") == 0) location = rs->values[i];
+      if (!uri && strcasecmp(rs->names[i], "uri") == 0) uri = rs->values[i];
+    }
+    if (!location) location = uri;
     if (!is_redirect(rs->status) || !location) return FAIL_NONE;
     /* urllib leaves a redirect to anything but http, https, ftp or a
      * relative reference unfollowed: the 3xx is the answer (ftp goes on
