@@ -17,7 +17,8 @@ static const char run_help[] =
     "  --cap NAME               grant a capability (repeatable; NAME may be a\n"
     "                           comma-separated list): print clock random fs\n"
     "                           http regex env process stdin serve.\n"
-    "                           Default without --cap: print, clock, random.\n"
+    "                           Default without --cap: print, clock, random;\n"
+    "                           --cap none grants nothing.\n"
     "                           fs, http, process, stdin and clock's sleep_ms\n"
     "                           are carried out by this command, only when\n"
     "                           granted with --cap (docs/SECURITY.md, \"The\n"
@@ -78,6 +79,8 @@ static int add_caps(const char *cmd, RunOpts *o, const char *list) {
   if (!copy) return EXIT_FAIL;
   int rc = EXIT_OK;
   for (char *tok = strtok(copy, ","); tok; tok = strtok(NULL, ",")) {
+    /* `--cap none` grants nothing at all (not even the CLI's defaults). */
+    if (strcmp(tok, "none") == 0) continue;
     unsigned bit = geno_capability_from_name(tok);
     if (!bit) {
       const char *sug = geno_capability_suggest(tok);
