@@ -18,6 +18,7 @@ It listens on 127.0.0.1 (a port the OS picks) and answers:
   /bytes                  200, b"\\xffok\\xe4" (not UTF-8)
   /headers                200 with Set-Cookie twice and a Latin-1 header
   /slow?s=S               sleeps S seconds, then 200 "slow"
+  /hits                   200, the number of other requests served so far
 
 Responses carry only the headers set here (no Server or Date), so tests
 can print them. Run as a program it prints the port and serves until
@@ -30,6 +31,8 @@ import threading
 import time
 import urllib.parse
 
+HITS = [0]
+HITS_LOCK = threading.Lock()
 HIDDEN = {"host", "user-agent", "accept-encoding", "connection", "content-length"}
 
 
@@ -50,6 +53,13 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
     def handle_any(self):
         url = urllib.parse.urlsplit(self.path)
+        if url.path == "/hits":
+            with HITS_LOCK:
+                n = HITS[0]
+            self.reply(200, str(n).encode())
+            return
+        with HITS_LOCK:
+            HITS[0] += 1
         q = dict(urllib.parse.parse_qsl(url.query))
         parts = url.path.strip("/").split("/")
         n = int(self.headers.get("Content-Length") or 0)
@@ -96,6 +106,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
 class Server(socketserver.ThreadingMixIn, http.server.HTTPServer):
     daemon_threads = True
+
+    def handle_error(self, request, client_address):
+        pass  # clients that stop reading (the size-limit tests) are expected
 
 
 def start():

@@ -22,7 +22,7 @@ static const char run_help[] =
     "                           fs, http, process, stdin and clock's sleep_ms\n"
     "                           are carried out by this command, only when\n"
     "                           granted with --cap (docs/SECURITY.md, \"The\n"
-    "                           CLI as a host\")"
+    "                           CLI as a host\")\n"
     "  --json                   print the RunResult as JSON\n"
     "  --unsafe                 run in this process; without it the program\n"
     "                           runs in a sandboxed child process\n"

@@ -248,7 +248,10 @@ geno_value *cli_host_fail(char **error, const char *fmt, ...) {
 }
 
 geno_value *cli_host_fail_str(char **error, CliStr *b) {
-  *error = cli_str_take(b);
+  CliStr text = {0}; /* the message becomes a String the program can catch */
+  if (!b->oom) cli_utf8_replace(&text, (const unsigned char *)(b->s ? b->s : ""), b->len, NULL);
+  cli_str_free(b);
+  *error = cli_str_take(&text);
   return NULL;
 }
 
@@ -258,19 +261,21 @@ geno_value *cli_host_value(char **error, geno_value *v) {
 }
 
 geno_value *cli_host_err(char **error, const char *text) {
-  /* Err texts quote paths and other program data; keep them valid UTF-8 */
   CliStr b = {0};
-  cli_utf8_replace(&b, (const unsigned char *)text, strlen(text), NULL);
+  cli_str_puts(&b, text);
   return cli_host_err_str(error, &b);
 }
 
 geno_value *cli_host_err_str(char **error, CliStr *b) {
-  if (b->oom) {
-    cli_str_free(b);
-    return cli_host_fail(error, "out of memory");
-  }
-  geno_value *s = geno_value_new_string(b->s ? b->s : "", b->len);
+  /* Err texts carry paths, names and library messages; whatever bytes
+   * they hold, the String must be valid UTF-8 */
+  CliStr text = {0};
+  if (!b->oom) cli_utf8_replace(&text, (const unsigned char *)(b->s ? b->s : ""), b->len, NULL);
+  bool oom = b->oom || text.oom;
   cli_str_free(b);
+  geno_value *s = oom ? NULL : geno_value_new_string(text.s ? text.s : "", text.len);
+  cli_str_free(&text);
+  if (oom) return cli_host_fail(error, "out of memory");
   return cli_host_value(error, s ? geno_value_new_err(s) : NULL);
 }
 

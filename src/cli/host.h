@@ -176,6 +176,9 @@ bool cli_host_add(CliHost *h, const char *name, geno_callback_fn fn);
  * do not exist kept as written. Sets *nul when the path holds a NUL byte
  * (Python's "embedded null byte"). malloc'd, NULL when out of memory. */
 char *cli_fs_realpath(const char *path, size_t len, bool *nul);
+/* Test hook: open files as on a kernel without openat2 (the component
+ * walk with O_NOFOLLOW). */
+extern bool cli_fs_no_openat2;
 /* Whether `path` (normalized, absolute) is `root` or below it. */
 bool cli_fs_under_root(const char *path, const char *root);
 

@@ -160,13 +160,33 @@ static void resolver_free(Resolver *r) {
   r->nseen = 0;
 }
 
+/* Python's normpath of an absolute path: `.`, `..` and repeated slashes
+ * removed lexically. Only a symlink loop leaves anything to remove, and
+ * Python's realpath ends with it too. */
+static void normpath(CliStr *p) {
+  CliStr out = {0};
+  str_set(&out, "/", 1);
+  size_t i = 0, n = p->len;
+  while (i < n) {
+    size_t j = i;
+    while (j < n && p->s[j] != '/') j++;
+    size_t len = j - i;
+    if (len == 2 && p->s[i] == '.' && p->s[i + 1] == '.') str_dirname(&out);
+    else if (len && !(len == 1 && p->s[i] == '.')) str_join(&out, p->s + i, len);
+    i = j + 1;
+  }
+  if (out.oom) p->oom = true;
+  else str_set(p, out.s, out.len);
+  cli_str_free(&out);
+}
+
 char *cli_fs_realpath(const char *path, size_t len, bool *nul) {
   *nul = memchr(path, '\0', len) != NULL;
   if (*nul) return NULL;
   Resolver r = {0};
   CliStr p = {0};
   str_set(&p, "/", 1);
-  join_real(&r, &p, path, len);
+  if (!join_real(&r, &p, path, len)) normpath(&p);
   resolver_free(&r);
   return cli_str_take(&p);
 }
@@ -194,7 +214,7 @@ static void resolve_parent(CliStr *cur, const char *p, size_t n) {
       continue;
     }
     Resolver r = {0};
-    join_real(&r, cur, name, len);
+    if (!join_real(&r, cur, name, len)) normpath(cur);
     resolver_free(&r);
   }
 }
@@ -257,14 +277,56 @@ static char *scope(CliHost *h, const char *fn, const char *path, size_t len, boo
 
 /* ---- opening without following links ---------------------------------------------- */
 
-/* Open a resolved path (no links in it) so that a link put there since it
- * was resolved is refused (ELOOP) rather than followed. */
+bool cli_fs_no_openat2 = false;
+
+/* Without openat2 (Linux before 5.6): walk the path a component at a
+ * time, each opened with O_NOFOLLOW relative to its parent, which is what
+ * RESOLVE_NO_SYMLINKS does in the kernel. The path is absolute and
+ * normalized (no `.` or `..`). */
+static int open_walk(const char *path, int flags, mode_t mode) {
+  int dir = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+  const char *p = path;
+  while (dir >= 0) {
+    while (*p == '/') p++;
+    const char *end = strchr(p, '/');
+    if (!*p) { /* the path was "/" */
+      int fd = openat(dir, ".", flags | O_CLOEXEC, mode);
+      close(dir);
+      return fd;
+    }
+    char *name = strndup(p, end ? (size_t)(end - p) : strlen(p));
+    if (!name) {
+      close(dir);
+      errno = ENOMEM;
+      return -1;
+    }
+    bool last = !end || end[strspn(end, "/")] == '\0';
+    int fd = last ? openat(dir, name, flags | O_CLOEXEC | O_NOFOLLOW, mode)
+                  : openat(dir, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    int e = errno;
+    struct stat st;
+    if (fd < 0 && e == ENOTDIR && fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode))
+      e = ELOOP; /* what openat2 says for a link on the way */
+    free(name);
+    close(dir);
+    errno = e;
+    if (last || fd < 0) return fd;
+    dir = fd;
+    p = end;
+  }
+  return -1;
+}
+
+/* Open a resolved path so that a symbolic link anywhere in it (one swapped
+ * in since it was resolved, or one a loop left unresolved) is refused
+ * (ELOOP) rather than followed. */
 static int open_nofollow(const char *path, int flags, mode_t mode) {
-  struct open_how how = {.flags = (uint64_t)(flags | O_CLOEXEC), .mode = mode, .resolve = RESOLVE_NO_SYMLINKS};
-  int fd = (int)syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof how);
-  if (fd >= 0 || errno != ENOSYS) return fd;
-  /* kernels before 5.6: at least the last component is not followed */
-  return open(path, flags | O_CLOEXEC | O_NOFOLLOW, mode);
+  if (!cli_fs_no_openat2) {
+    struct open_how how = {.flags = (uint64_t)(flags | O_CLOEXEC), .mode = mode, .resolve = RESOLVE_NO_SYMLINKS};
+    int fd = (int)syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof how);
+    if (fd >= 0 || errno != ENOSYS) return fd;
+  }
+  return open_walk(path, flags, mode);
 }
 
 /* "[Errno 2] No such file or directory: '/abs/path'" */

@@ -517,11 +517,25 @@ static int do_request(CliHost *h, Request *rq, char *pin0, Response *rs, CliStr 
     fail = perform(h, rq, pin, rs, why);
     free(pin);
     if (fail) return fail;
-    const char *location = NULL;
-    for (size_t i = 0; i < rs->nheaders; i++)
-      if (strcasecmp(rs->names[i], "location") == 0 || (!location && strcasecmp(rs->names[i], "uri") == 0))
-        location = rs->values[i];
+    /* urllib takes the first Location header, else the first URI one */
+    const char *location = NULL, *uri = NULL;
+    for (size_t i = 0; i < rs->nheaders; i++) {
+      if (!location && strcasecmp(rs->names[i], "location") == 0) location = rs->values[i];
+      if (!uri && strcasecmp(rs->names[i], "uri") == 0) uri = rs->values[i];
+    }
+    if (!location) location = uri;
     if (!is_redirect(rs->status) || !location) return FAIL_NONE;
+    /* urllib leaves a redirect to anything but http, https, ftp or a
+     * relative reference unfollowed: the 3xx is the answer (ftp goes on
+     * to the scheme check below and is refused there) */
+    CliUrl loc;
+    CliStr ignore = {0};
+    cli_url_parse(location, &loc, &ignore);
+    bool followable = loc.scheme && (!*loc.scheme || strcmp(loc.scheme, "http") == 0 ||
+                                     strcmp(loc.scheme, "https") == 0 || strcmp(loc.scheme, "ftp") == 0);
+    cli_url_free(&loc);
+    cli_str_free(&ignore);
+    if (!followable) return FAIL_NONE;
     if (hops >= HTTP_MAX_REDIRECTS) {
       cli_str_printf(why, "%s: too many redirects", rq->fn);
       return FAIL_POLICY;
@@ -665,7 +679,8 @@ static geno_value *response_value(CliHost *h, Response *rs, char **error) {
     static const char *const names[] = {"status", "body", "headers"};
     geno_value *f[3] = {geno_value_new_int(rs->status), geno_value_new_string(text.s ? text.s : "", text.len),
                         geno_value_new_list(pairs, rs->nheaders)};
-    pairs = NULL; /* owned by the list now, even on failure */
+    free(pairs); /* the list took the items, even on failure; the array is ours */
+    pairs = NULL;
     if (f[0] && f[1] && f[2]) {
       geno_value *resp = geno_value_new_ctor("HttpResponse", names, f, 3);
       result = cli_host_value(error, resp ? geno_value_new_ok(resp) : NULL);
@@ -713,8 +728,8 @@ static geno_value *http_request(const char *name, const geno_value *const *args,
   else fail = check_target(h, "http_request", rq.url, &pin, &why);
   size_t bad = mlen;
   for (size_t i = 0; !fail && i < mlen && bad == mlen; i++)
-    if ((unsigned char)rq.method[i] <= 0x20 || rq.method[i] == 0x7f) bad = i;
-  if (!fail && (mlen == 0 || bad < mlen)) { /* http.client's check of the request line */
+    if ((unsigned char)rq.method[i] < 0x20) bad = i;
+  if (!fail && bad < mlen) { /* http.client's check: a control character could split the request line */
     cli_str_puts(&why, "method can't contain control characters. ");
     cli_py_repr(&why, rq.method, mlen);
     if (bad < mlen) {
@@ -728,6 +743,10 @@ static geno_value *http_request(const char *name, const geno_value *const *args,
     fail = FAIL_TRANSPORT;
   }
   if (!fail && (strcmp(rq.method, "GET") == 0 || strcmp(rq.method, "HEAD") == 0) && blen == 0) rq.body = NULL;
+  if (!fail && mlen == 0) { /* urllib's default: POST, since there is a body (even "") */
+    free(rq.method);
+    if (!(rq.method = strdup("POST"))) fail = FAIL_OOM;
+  }
   for (size_t i = 0; !fail && i < geno_value_count(headers); i++) {
     const geno_value *pair = geno_value_item(headers, i);
     size_t nl, vl;

@@ -29,7 +29,10 @@ static geno_value *stdin_read_all(const char *name, const geno_value *const *arg
   for (;;) {
     double left = cli_host_remaining(h);
     struct pollfd p = {.fd = 0, .events = POLLIN};
-    int rc = poll(&p, 1, left < 0 ? -1 : (int)(left * 1000) + 1);
+    /* wait in slices of at most a minute (poll takes an int of ms) */
+    int ms = left < 0 ? -1 : left > 60 ? 60000 : (int)(left * 1000) + 1;
+    int rc = poll(&p, 1, ms);
+    if (rc == 0 && left > 60) continue;
     if (rc < 0 && errno == EINTR) continue;
     if (rc == 0) { /* the deadline: the runtime reports E501 when this returns */
       result = cli_host_fail(error, "stdin_read_all: the run's deadline passed while waiting for input");

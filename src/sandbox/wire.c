@@ -209,9 +209,12 @@ const char *sbx_get_bytes(SbxReader *r, size_t *len) {
   return s;
 }
 
-static bool text_ok(const char *s, size_t n) {
-  return utf8_valid(s, n, NULL) && (n == 0 || memchr(s, '\0', n) == NULL);
-}
+/* Text from the child must be UTF-8. A NUL is a legal character of Geno
+ * text (from_char_code(0) printed, thrown or returned), so it is accepted:
+ * output keeps its length, and C-string consumers (messages, names) just
+ * see the text end there. Refusing it made such programs look like a
+ * sandbox violation (E500). */
+static bool text_ok(const char *s, size_t n) { return utf8_valid(s, n, NULL); }
 
 char *sbx_get_text(SbxReader *r, size_t max) {
   size_t n;

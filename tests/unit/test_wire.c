@@ -187,6 +187,10 @@ static void lies_are_rejected(void **state) {
     geno_value_free(nul);
   }
   buf_clear(&b);
+  sbx_put_u8(&b, GENO_INT);
+  sbx_put_bytes(&b, "1\0", 2);
+  check_rejected(&b, "NUL in an Int");
+  buf_clear(&b);
   sbx_put_u8(&b, GENO_STRING);
   sbx_put_u32(&b, 1000); /* length past the end */
   buf_append(&b, "abc", 3);

@@ -1,0 +1,123 @@
+/* Unit tests: the CLI's process callbacks (src/cli/host_process.c) at the
+ * C level: no descriptor or child left behind after many runs, a command
+ * that leaves a background child is killed with its whole process group
+ * at the deadline, and input a child never reads cannot block or kill
+ * the host (SIGPIPE). */
+#include "unit.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include "cli/host.h"
+
+static geno_result *run(const char *source, double timeout, CliHost *h) {
+  CliHostOptions o = {.caps = GENO_CAP_PROCESS | GENO_CAP_PRINT, .timeout_s = timeout, .max_collection = 1000000,
+                      .program_path = "p.geno"};
+  char *err = NULL;
+  if (!cli_host_init(h, &o, &err)) fail_msg("%s", err);
+  geno_config cfg;
+  geno_config_init(&cfg);
+  cfg.timeout_s = timeout;
+  cfg.capabilities_set = true;
+  cfg.capabilities = o.caps;
+  cfg.callbacks = h->callbacks;
+  cfg.ncallbacks = h->ncallbacks;
+  cli_host_start_clock(h);
+  geno_result *r = geno_run(source, strlen(source), "p.geno", &cfg);
+  assert_non_null(r);
+  return r;
+}
+
+static void nothing_left_behind(void **state) {
+  (void)state;
+  int fds = unit_open_fds();
+  const char *src =
+      "func main() -> Int with process, mutation\n"
+      "    var n = 0\n"
+      "    for i: Int in range(0, 40) do\n"
+      "        match spawn_with_input(program: \"/bin/cat\", args: [], stdin: \"x\") with\n"
+      "        | Ok(r) -> n = n + length(r.stdout)\n"
+      "        | Err(e) -> n = n - 1000\n"
+      "        end match\n"
+      "        match exec(\"/nonexistent/x\") with\n"
+      "        | Ok(r) -> n = n - 1000\n"
+      "        | Err(e) -> n = n + 1\n"
+      "        end match\n"
+      "    end for\n"
+      "    return n\n"
+      "end func\n";
+  CliHost h;
+  geno_result *r = run(src, 30, &h);
+  if (!geno_result_ok(r)) fail_msg("%s", unit_message(r));
+  assert_string_equal(geno_result_value_text(r), "80");
+  geno_result_free(r);
+  cli_host_free(&h);
+  assert_int_equal(unit_open_fds(), fds);
+  assert_true(unit_no_children());
+}
+
+static void process_group_killed_at_deadline(void **state) {
+  (void)state;
+  char pidfile[] = "/tmp/geno-host-proc-XXXXXX";
+  int fd = mkstemp(pidfile);
+  assert_true(fd >= 0);
+  close(fd);
+  char src[1024];
+  snprintf(src, sizeof src,
+           "func main() -> Unit with process\n"
+           "    let r = spawn(\"/bin/sh\", [\"-c\", \"echo $$ > %s; sleep 30 & sleep 30\"])\n"
+           "end func\n",
+           pidfile);
+  CliHost h;
+  double t0 = cli_host_now();
+  geno_result *r = run(src, 1, &h);
+  double took = cli_host_now() - t0;
+  assert_true(unit_has_code(r, 501));
+  assert_true(took < 5); /* not the 30 s the children wanted */
+  geno_result_free(r);
+  cli_host_free(&h);
+  FILE *f = fopen(pidfile, "r");
+  assert_non_null(f);
+  int pgid = 0;
+  assert_int_equal(fscanf(f, "%d", &pgid), 1);
+  fclose(f);
+  unlink(pidfile);
+  /* the shell led its group; its background sleep must be gone too
+   * (killed; init reaps it shortly after) */
+  bool gone = false;
+  for (int i = 0; i < 100 && !gone; i++) {
+    gone = kill(-pgid, 0) != 0 && errno == ESRCH;
+    if (!gone) usleep(20000);
+  }
+  assert_true(gone);
+  assert_true(unit_no_children());
+}
+
+static void unread_input_is_harmless(void **state) {
+  (void)state;
+  /* 5 MB of input to a program that exits at once: the write fails with
+   * EPIPE, the host neither dies of SIGPIPE nor blocks */
+  const char *src =
+      "func main() -> Int with process\n"
+      "    let big = string_repeat(\"x\", 5000000)\n"
+      "    match spawn_with_input(program: \"/bin/true\", args: [], stdin: big) with\n"
+      "    | Ok(r) -> return r.exit_code\n"
+      "    | Err(e) -> return -1\n"
+      "    end match\n"
+      "end func\n";
+  CliHost h;
+  geno_result *r = run(src, 20, &h);
+  if (!geno_result_ok(r)) fail_msg("%s", unit_message(r));
+  assert_string_equal(geno_result_value_text(r), "0");
+  geno_result_free(r);
+  cli_host_free(&h);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(nothing_left_behind),
+      cmocka_unit_test(process_group_killed_at_deadline),
+      cmocka_unit_test(unread_input_is_harmless),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
