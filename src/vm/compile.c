@@ -275,13 +275,21 @@ int cg_nactive(FuncState *fs) {
   return base;
 }
 
-void cg_enter(FuncState *fs) { fs->depth++; }
+void cg_enter(FuncState *fs) {
+  GROW(fs->cg, fs->enter_free, fs->depth, fs->capenter);
+  fs->enter_free[fs->depth++] = fs->freereg;
+}
 
-/* Leaving a block drops its locals; their registers become temporaries again. */
+/* Leaving a block drops its locals; their registers become temporaries
+ * again. Temporaries that were in flight when the block was entered stay
+ * reserved: a block inside an expression (a match arm inside a call's
+ * arguments) must not hand out the registers of the arguments already
+ * evaluated. */
 void cg_leave(FuncState *fs) {
   while (fs->nlocals > 0 && fs->locals[fs->nlocals - 1].depth >= fs->depth) fs->nlocals--;
-  fs->depth--;
-  fs->freereg = cg_nactive(fs);
+  int entered = fs->enter_free[--fs->depth];
+  int active = cg_nactive(fs);
+  fs->freereg = entered > active ? entered : active;
 }
 
 Local *cg_add_local(FuncState *fs, const char *name, int reg, bool is_var) {
@@ -625,6 +633,7 @@ static void finish_proto(FuncState *fs) {
 }
 
 static void fs_free(FuncState *fs) {
+  free(fs->enter_free);
   free(fs->kindex);
   free(fs->locals);
   free(fs->upnames);

@@ -113,6 +113,8 @@ typedef struct FuncState {
   Local *locals;
   int nlocals, caplocals;
   int depth;           /* block nesting */
+  int *enter_free;     /* freereg when each open block was entered */
+  int capenter;
   int freereg;
   int maxreg;
   int pending;         /* step weight not yet placed on an instruction */

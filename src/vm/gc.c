@@ -34,7 +34,12 @@ static bool make_room(VM *vm, size_t size) {
  * push/pop, and a freed block is reused next, while it is still in cache.
  * Chunks go back to the system when the VM is freed. Sanitizer builds use
  * malloc/free for every object so use-after-free stays detectable. */
-#if !defined(__SANITIZE_ADDRESS__) && !defined(GENO_GC_STRESS)
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer) /* clang's spelling of __SANITIZE_ADDRESS__ */
+#define GC_ASAN 1
+#endif
+#endif
+#if !defined(__SANITIZE_ADDRESS__) && !defined(GC_ASAN) && !defined(GENO_GC_STRESS)
 #define GC_USE_POOLS 1
 #endif
 
