@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 
+#include "../lib/adts.h"
 #include "../syntax/parser.h"
 #include "checker.h"
 
@@ -88,51 +89,12 @@ static void init_names(Checker *C) {
   n->e = intern_cstr(I, "E");
 }
 
-/* The built-in ADTs every module sees. */
-typedef struct BuiltinField {
-  const char *name, *type; /* type in builtin-signature syntax */
-} BuiltinField;
-typedef struct BuiltinVariant {
-  const char *name;
-  int nfields;
-  BuiltinField fields[5];
-} BuiltinVariant;
-typedef struct BuiltinAdt {
-  const char *name;
-  const char *params[2];
-  int nparams;
-  int nvariants;
-  BuiltinVariant variants[7];
-} BuiltinAdt;
-
-static const BuiltinAdt builtin_adts[] = {
-    {"Option", {"T"}, 1, 2, {{"Some", 1, {{"value", "T"}}}, {"None", 0, {{0}}}}},
-    {"Result", {"T", "E"}, 2, 2, {{"Ok", 1, {{"value", "T"}}}, {"Err", 1, {{"error", "E"}}}}},
-    {"JsonValue", {0}, 0, 7,
-     {{"JsonString", 1, {{"value", "String"}}},
-      {"JsonInt", 1, {{"value", "Int"}}},
-      {"JsonFloat", 1, {{"value", "Float"}}},
-      {"JsonBool", 1, {{"value", "Bool"}}},
-      {"JsonNull", 0, {{0}}},
-      {"JsonArray", 1, {{"items", "List[JsonValue]"}}},
-      {"JsonObject", 1, {{"entries", "List[(String, JsonValue)]"}}}}},
-    {"HttpResponse", {0}, 0, 1,
-     {{"HttpResponse", 3, {{"status", "Int"}, {"body", "String"}, {"headers", "List[(String, String)]"}}}}},
-    {"HttpRequest", {0}, 0, 1,
-     {{"HttpRequest", 5,
-       {{"method", "String"}, {"path", "String"}, {"query", "String"}, {"headers", "List[(String, String)]"},
-        {"body", "String"}}}}},
-    {"ProcessResult", {0}, 0, 1,
-     {{"ProcessResult", 3, {{"exit_code", "Int"}, {"stdout", "String"}, {"stderr", "String"}}}}},
-    {"FileKind", {0}, 0, 4, {{"FileKindFile", 0, {{0}}}, {"FileKindDirectory", 0, {{0}}}, {"FileKindSymlink", 0, {{0}}}, {"FileKindOther", 0, {{0}}}}},
-    {"FileMetadata", {0}, 0, 1,
-     {{"FileMetadata", 3, {{"kind", "FileKind"}, {"size", "Int"}, {"modified_ms", "Int"}}}}},
-};
-
-
+/* The built-in ADTs every module sees (src/lib/adts.c). */
 static void init_builtin_adts(Checker *C) {
-  for (size_t i = 0; i < ARRAY_LEN(builtin_adts); i++) {
-    const BuiltinAdt *b = &builtin_adts[i];
+  size_t nadts;
+  const LibAdt *adts = lib_adts(&nadts);
+  for (size_t i = 0; i < nadts; i++) {
+    const LibAdt *b = &adts[i];
     AdtInfo *info = arena_alloc(C->A, sizeof *info);
     info->name = intern_cstr(C->I, b->name);
     info->nparams = b->nparams;
@@ -141,12 +103,12 @@ static void init_builtin_adts(Checker *C) {
     info->nvariants = b->nvariants;
     info->variants = arena_array(C->A, (size_t)b->nvariants, sizeof(AdtVariant));
     for (int v = 0; v < b->nvariants; v++) {
-      const BuiltinVariant *bv = &b->variants[v];
+      const LibAdtVariant *bv = &b->variants[v];
       AdtVariant *av = &info->variants[v];
       av->name = intern_cstr(C->I, bv->name);
       av->nfields = bv->nfields;
-      av->fnames = arena_array(C->A, 5, sizeof(const char *));
-      av->ftypes = arena_array(C->A, 5, sizeof(Type *));
+      av->fnames = arena_array(C->A, LIB_ADT_MAX_FIELDS, sizeof(const char *));
+      av->ftypes = arena_array(C->A, LIB_ADT_MAX_FIELDS, sizeof(Type *));
       for (int f = 0; f < bv->nfields; f++) {
         av->fnames[f] = intern_cstr(C->I, bv->fields[f].name);
         TypeExpr *te = parse_type_text(C->prog, bv->fields[f].type, strlen(bv->fields[f].type), NULL);

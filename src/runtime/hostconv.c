@@ -5,6 +5,7 @@
 
 #include "../base/buf.h"
 #include "../base/utf8.h"
+#include "../lib/adts.h"
 #include "../lib/builtins.h"
 #include "../vm/equal.h"
 #include "../vm/object.h"
@@ -253,6 +254,217 @@ static bool from_host(VM *vm, const geno_value *hv, Value *out, int depth) {
 
 bool rt_value_from_host(VM *vm, const geno_value *hv, Value *out) { return from_host(vm, hv, out, 0); }
 
+/* ---- a callback's result against the builtin's return type ------------------------ */
+
+/* The checker has typed the program against each builtin's signature, so
+ * a host value of another type would break the VM's assumptions (a List
+ * read as a String). Each result is matched against the return type
+ * written in the builtin's signature before it is converted. Type
+ * parameters of the built-in ADTs (Option[T], Result[T, E]) are bound in
+ * a TyEnv to the argument text of the enclosing type. */
+typedef struct TyEnv {
+  const char *names[2];
+  const char *args[2]; /* positions in the signature text */
+  int n;
+  const struct TyEnv *outer; /* environment the argument text is read in */
+} TyEnv;
+
+static void ty_ws(const char **p) {
+  while (**p == ' ') (*p)++;
+}
+
+/* Skip one type starting at *p: up to a ',' ']' or ')' at depth 0. */
+static void ty_skip(const char **p) {
+  int depth = 0;
+  for (; **p; (*p)++) {
+    char c = **p;
+    if (c == '[' || c == '(') depth++;
+    else if (c == ']' || c == ')') {
+      if (depth == 0) return;
+      depth--;
+    } else if (c == ',' && depth == 0) return;
+  }
+}
+
+static const char *hv_kind_name(const geno_value *hv) {
+  switch (hv->kind) {
+    case GENO_UNIT: return "Unit";
+    case GENO_BOOL: return "Bool";
+    case GENO_INT: return "Int";
+    case GENO_FLOAT: return "Float";
+    case GENO_STRING: return "String";
+    case GENO_LIST: return hv->container ? hv->container : "List";
+    case GENO_TUPLE: return "a tuple";
+    case GENO_MAP: return hv->container ? hv->container : "Map";
+    case GENO_SET: return "Set";
+    case GENO_CTOR: return hv->name ? hv->name : "a constructor";
+    case GENO_FUNCTION: return "a function";
+    case GENO_OTHER: break;
+  }
+  return "an unknown value";
+}
+
+typedef struct TyCheck {
+  char why[160]; /* the first mismatch found */
+} TyCheck;
+
+static bool ty_fail(TyCheck *tc, const geno_value *hv, const char *want, size_t wlen) {
+  snprintf(tc->why, sizeof tc->why, "found %s where %.*s was expected", hv ? hv_kind_name(hv) : "no value",
+           (int)(wlen > 80 ? 80 : wlen), want);
+  return false;
+}
+
+static bool ty_match(TyCheck *tc, const geno_value *hv, const char **p, const TyEnv *env, int depth);
+
+/* Every element of `items` against the type at *p (consumed once). */
+static bool ty_match_all(TyCheck *tc, geno_value *const *items, size_t n, const char **p, const TyEnv *env,
+                         int depth) {
+  const char *start = *p;
+  for (size_t i = 0; i < n; i++) {
+    const char *q = start;
+    if (!ty_match(tc, items[i], &q, env, depth + 1)) return false;
+  }
+  ty_skip(p);
+  return true;
+}
+
+static bool ty_match(TyCheck *tc, const geno_value *hv, const char **p, const TyEnv *env, int depth) {
+  ty_ws(p);
+  const char *start = *p;
+  if (!hv) return ty_fail(tc, hv, start, 4);
+  if (depth > VM_MAX_VALUE_DEPTH) {
+    snprintf(tc->why, sizeof tc->why, "the value is nested too deeply");
+    return false;
+  }
+  if (**p == '(') { /* a tuple, or () */
+    (*p)++;
+    ty_ws(p);
+    if (**p == ')') {
+      (*p)++;
+      if (hv->kind == GENO_UNIT || (hv->kind == GENO_TUPLE && hv->count == 0)) return true;
+      return ty_fail(tc, hv, "Unit", 4);
+    }
+    const char *q = *p;
+    size_t n = 0;
+    for (;;) {
+      ty_skip(&q);
+      n++;
+      if (*q != ',') break;
+      q++;
+    }
+    size_t tlen = (size_t)(q + 1 - start);
+    if (hv->kind != GENO_TUPLE || hv->count != n) return ty_fail(tc, hv, start, tlen);
+    for (size_t i = 0; i < n; i++) {
+      if (!ty_match(tc, hv->items[i], p, env, depth + 1)) return false;
+      ty_ws(p);
+      if (**p == ',') (*p)++;
+    }
+    if (**p == ')') (*p)++;
+    return true;
+  }
+  const char *name = *p;
+  while (**p && (**p == '_' || (**p >= 'a' && **p <= 'z') || (**p >= 'A' && **p <= 'Z') || (**p >= '0' && **p <= '9')))
+    (*p)++;
+  size_t nlen = (size_t)(*p - name);
+  /* the type's arguments: positions of each, and the end of the whole type */
+  const char *args[LIB_ADT_MAX_FIELDS];
+  int nargs = 0;
+  const char *after = *p;
+  if (*after == '[') {
+    const char *q = after + 1;
+    for (;;) {
+      ty_ws(&q);
+      if (nargs < LIB_ADT_MAX_FIELDS) args[nargs++] = q;
+      ty_skip(&q);
+      if (*q != ',') break;
+      q++;
+    }
+    after = *q == ']' ? q + 1 : q;
+  }
+  size_t tlen = (size_t)(after - start);
+#define IS(lit) (nlen == sizeof(lit) - 1 && memcmp(name, lit, nlen) == 0)
+  /* a type parameter bound by an enclosing built-in ADT */
+  if (env && nargs == 0)
+    for (int i = 0; i < env->n; i++)
+      if (strlen(env->names[i]) == nlen && memcmp(env->names[i], name, nlen) == 0) {
+        const char *q = env->args[i];
+        *p = after;
+        return ty_match(tc, hv, &q, env->outer, depth);
+      }
+  bool ok;
+  *p = after;
+  if (nlen == 1 && name[0] >= 'A' && name[0] <= 'Z') return true; /* an unbound type variable */
+  if (IS("Int")) ok = hv->kind == GENO_INT;
+  else if (IS("Float")) ok = hv->kind == GENO_FLOAT;
+  else if (IS("Num")) ok = hv->kind == GENO_INT || hv->kind == GENO_FLOAT;
+  else if (IS("Bool")) ok = hv->kind == GENO_BOOL;
+  else if (IS("String")) ok = hv->kind == GENO_STRING;
+  else if (IS("Unit")) ok = hv->kind == GENO_UNIT || (hv->kind == GENO_TUPLE && hv->count == 0);
+  else if ((IS("List") || IS("Array") || IS("Vec")) && nargs == 1) {
+    const char *c = hv->container ? hv->container : "List";
+    if (hv->kind != GENO_LIST || strlen(c) != nlen || memcmp(c, name, nlen) != 0) return ty_fail(tc, hv, start, tlen);
+    const char *q = args[0];
+    return ty_match_all(tc, hv->items, hv->count, &q, env, depth);
+  } else if (IS("Set") && nargs == 1) {
+    if (hv->kind != GENO_SET) return ty_fail(tc, hv, start, tlen);
+    const char *q = args[0];
+    return ty_match_all(tc, hv->items, hv->count, &q, env, depth);
+  } else if ((IS("Map") || IS("MutableMap")) && nargs == 2) {
+    const char *c = hv->container ? hv->container : "Map";
+    if (hv->kind != GENO_MAP || strlen(c) != nlen || memcmp(c, name, nlen) != 0 || (hv->count && !hv->keys))
+      return ty_fail(tc, hv, start, tlen);
+    const char *q = args[0];
+    if (!ty_match_all(tc, hv->keys, hv->count, &q, env, depth)) return false;
+    q = args[1];
+    return ty_match_all(tc, hv->items, hv->count, &q, env, depth);
+  } else {
+    char adt_name[64];
+    if (nlen >= sizeof adt_name) return ty_fail(tc, hv, start, tlen);
+    memcpy(adt_name, name, nlen);
+    adt_name[nlen] = '\0';
+    const LibAdt *adt = lib_adt_find(adt_name);
+    if (!adt || nargs != adt->nparams) {
+      snprintf(tc->why, sizeof tc->why, "the type %.*s cannot be checked", (int)(tlen > 80 ? 80 : tlen), start);
+      return false;
+    }
+    if (hv->kind != GENO_CTOR || !hv->name) return ty_fail(tc, hv, start, tlen);
+    const LibAdtVariant *v = NULL;
+    for (int k = 0; k < adt->nvariants; k++)
+      if (strcmp(adt->variants[k].name, hv->name) == 0) v = &adt->variants[k];
+    if (!v || (int)hv->count != v->nfields) return ty_fail(tc, hv, start, tlen);
+    TyEnv inner = {{adt->params[0], adt->params[1]}, {args[0], nargs > 1 ? args[1] : NULL}, adt->nparams, env};
+    for (int f = 0; f < v->nfields; f++) {
+      const char *q = v->fields[f].type;
+      if (!ty_match(tc, hv->items[f], &q, &inner, depth + 1)) return false;
+    }
+    return true;
+  }
+#undef IS
+  return ok ? true : ty_fail(tc, hv, start, tlen);
+}
+
+/* The return type in a builtin signature: the text after its last "->". */
+static const char *sig_return_type(const char *sig) {
+  const char *r = NULL;
+  int depth = 0;
+  for (const char *s = sig; *s; s++) {
+    if (*s == '(' || *s == '[') depth++;
+    else if (*s == ')' || *s == ']') depth--;
+    else if (depth == 0 && s[0] == '-' && s[1] == '>') r = s + 2;
+  }
+  return r;
+}
+
+bool rt_host_result_conforms(const char *sig, const geno_value *hv, char *why, size_t whylen) {
+  const char *ret = sig ? sig_return_type(sig) : NULL;
+  if (!ret) return true;
+  TyCheck tc = {{0}};
+  const char *p = ret;
+  if (ty_match(&tc, hv, &p, NULL, 0)) return true;
+  snprintf(why, whylen, "%s", tc.why);
+  return false;
+}
+
 /* ---- callbacks ------------------------------------------------------------------------ */
 
 bool rt_host_call(VM *vm, const BuiltinDef *def, Value *args, int nargs, Value *out) {
@@ -292,6 +504,11 @@ bool rt_host_call(VM *vm, const BuiltinDef *def, Value *args, int nargs, Value *
     return false;
   }
   free(error);
+  char why[200];
+  if (!rt_host_result_conforms(def->sig, r, why, sizeof why)) {
+    geno_value_free(r);
+    return vm_error(vm, E_RUNTIME, "host callback '%s' returned a value of the wrong type: %s", def->name, why);
+  }
   bool ok = rt_value_from_host(vm, r, out);
   geno_value_free(r);
   return ok;

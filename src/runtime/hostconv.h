@@ -14,8 +14,13 @@ geno_value *rt_value_to_host(VM *vm, Value v);
 /* A VM value from a host value: built-in constructors are checked against
  * their declared fields. False with an error raised in vm. */
 bool rt_value_from_host(VM *vm, const geno_value *hv, Value *out);
+/* Whether host value hv has the return type written in builtin signature
+ * `sig` ("(path: String) -> Result[String, String]"). When it does not,
+ * false, with the first mismatch described in why[0..whylen). */
+bool rt_host_result_conforms(const char *sig, const geno_value *hv, char *why, size_t whylen);
 /* VM.host_call: run builtin `def` through the host callback of that name
- * (E413 when the host did not provide one). */
+ * (E413 when the host did not provide one). A result whose type is not
+ * the builtin's return type is a runtime error (E499). */
 bool rt_host_call(VM *vm, const struct BuiltinDef *def, Value *args, int nargs, Value *out);
 
 #endif

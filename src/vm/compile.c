@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "../base/intern.h"
+#include "../lib/adts.h"
 #include "gc.h"
 #include "object.h"
 
@@ -815,44 +816,17 @@ static CtorInfo *add_ctor(Cg *cg, const char *name, int type_id, int nfields, co
 /* The ADTs the language defines itself; builtins construct and match them
  * by the ids fixed by this order. */
 static void builtin_adts(Cg *cg) {
-  static const struct {
-    const char *type, *ctor, *fields;
-  } defs[] = {
-      /* ORDER: CTOR_SOME, CTOR_NONE, CTOR_OK, CTOR_ERR (chunk.h) */
-      {"Option", "Some", "value"},
-      {"Option", "None", ""},
-      {"Result", "Ok", "value"},
-      {"Result", "Err", "error"},
-      {"JsonValue", "JsonString", "value"},
-      {"JsonValue", "JsonInt", "value"},
-      {"JsonValue", "JsonFloat", "value"},
-      {"JsonValue", "JsonBool", "value"},
-      {"JsonValue", "JsonNull", ""},
-      {"JsonValue", "JsonArray", "items"},
-      {"JsonValue", "JsonObject", "entries"},
-      {"HttpResponse", "HttpResponse", "status body headers"},
-      {"HttpRequest", "HttpRequest", "method path query headers body"},
-      {"ProcessResult", "ProcessResult", "exit_code stdout stderr"},
-      {"FileKind", "FileKindFile", ""},
-      {"FileKind", "FileKindDirectory", ""},
-      {"FileKind", "FileKindSymlink", ""},
-      {"FileKind", "FileKindOther", ""},
-      {"FileMetadata", "FileMetadata", "kind size modified_ms"},
-  };
   Interner *in = &cg->prog->names;
-  for (size_t i = 0; i < ARRAY_LEN(defs); i++) {
-    int t = add_type(cg, intern_cstr(in, defs[i].type));
-    const char *fields[8];
-    int nf = 0;
-    const char *s = defs[i].fields;
-    while (*s) {
-      const char *e = strchr(s, ' ');
-      size_t len = e ? (size_t)(e - s) : strlen(s);
-      fields[nf++] = intern(in, s, len);
-      s += len;
-      while (*s == ' ') s++;
+  size_t nadts;
+  const LibAdt *adts = lib_adts(&nadts);
+  for (size_t i = 0; i < nadts; i++) {
+    int t = add_type(cg, intern_cstr(in, adts[i].name));
+    for (int v = 0; v < adts[i].nvariants; v++) {
+      const LibAdtVariant *lv = &adts[i].variants[v];
+      const char *fields[LIB_ADT_MAX_FIELDS];
+      for (int f = 0; f < lv->nfields; f++) fields[f] = intern_cstr(in, lv->fields[f].name);
+      add_ctor(cg, intern_cstr(in, lv->name), t, lv->nfields, fields);
     }
-    add_ctor(cg, intern_cstr(in, defs[i].ctor), t, nf, fields);
   }
 }
 

@@ -1,0 +1,44 @@
+/* The algebraic data types the language defines itself (Option, Result,
+ * JsonValue, HttpResponse, HttpRequest, ProcessResult, FileKind,
+ * FileMetadata): described once here and read by the typechecker (their
+ * types), the compiler (constructor ids, in this order) and the host
+ * boundary (checking a host callback's result against a builtin's return
+ * type).
+ *
+ * Field types are written in builtin-signature syntax ("Int",
+ * "List[(String, String)]"); type parameters are single capital letters. */
+#ifndef GENO_LIB_ADTS_H
+#define GENO_LIB_ADTS_H
+
+#include <stddef.h>
+
+#define LIB_ADT_MAX_FIELDS 5
+#define LIB_ADT_MAX_VARIANTS 7
+
+typedef struct LibAdtField {
+  const char *name, *type;
+} LibAdtField;
+
+typedef struct LibAdtVariant {
+  const char *name;
+  int nfields;
+  LibAdtField fields[LIB_ADT_MAX_FIELDS];
+} LibAdtVariant;
+
+typedef struct LibAdt {
+  const char *name;
+  const char *params[2]; /* type parameters ("T", "E") */
+  int nparams;
+  int nvariants;
+  LibAdtVariant variants[LIB_ADT_MAX_VARIANTS];
+} LibAdt;
+
+/* All built-in ADTs. Order fixes constructor ids: Some, None, Ok, Err come
+ * first (CTOR_SOME .. CTOR_ERR in src/vm/chunk.h). Static storage;
+ * thread-safe. */
+const LibAdt *lib_adts(size_t *count);
+
+/* The ADT named `name`, or NULL. */
+const LibAdt *lib_adt_find(const char *name);
+
+#endif

@@ -1,0 +1,129 @@
+/* A host callback's result must have the return type of the builtin it
+ * stands for: the checker typed the program against that signature, so a
+ * value of another type is refused at the call (E499, naming the
+ * callback and the mismatch) instead of reaching builtins that trust the
+ * type. In-process and isolated alike. */
+#include "unit.h"
+
+#include "runtime/hostconv.h"
+
+typedef enum { R_INT, R_UNIT, R_LIST_INT, R_BOGUS_CTOR, R_FLOAT, R_STRING } Reply;
+static Reply reply;
+
+static geno_value *fs_read_text_cb(const char *name, const geno_value *const *args, size_t nargs, void *ud,
+                                   char **error) {
+  (void)name, (void)args, (void)nargs, (void)ud, (void)error;
+  switch (reply) {
+    case R_INT: return geno_value_new_int(5);
+    case R_UNIT: return geno_value_new_unit();
+    case R_LIST_INT: {
+      geno_value *it[1] = {geno_value_new_int(1)};
+      return geno_value_new_list(it, 1);
+    }
+    case R_BOGUS_CTOR: return geno_value_new_ctor("Bogus", NULL, NULL, 0);
+    case R_FLOAT: return geno_value_new_float(1.5);
+    case R_STRING: return geno_value_new_string("abc", 3);
+  }
+  return NULL;
+}
+
+static geno_result *run_read(bool isolated, const char *use) {
+  char src[512];
+  snprintf(src, sizeof src,
+           "func main() -> Unit\n"
+           "    print(\"before\")\n"
+           "    let t: String = fs_read_text(\"x\")\n"
+           "    print(%s)\n"
+           "end func\n",
+           use);
+  geno_callback c = {"fs_read_text", fs_read_text_cb, NULL};
+  geno_config cfg;
+  geno_config_init(&cfg);
+  cfg.capabilities_set = true;
+  cfg.capabilities = GENO_CAP_PRINT | GENO_CAP_FS;
+  cfg.callbacks = &c;
+  cfg.ncallbacks = 1;
+  return isolated ? geno_run_isolated(src, strlen(src), "cb.geno", &cfg) : geno_run(src, strlen(src), "cb.geno", &cfg);
+}
+
+static void wrong_type_refused(bool isolated) {
+  static const Reply bad[] = {R_INT, R_UNIT, R_LIST_INT, R_BOGUS_CTOR, R_FLOAT};
+  static const char *const found[] = {"found Int where String", "found Unit where String",
+                                      "found List where String", "found Bogus where String",
+                                      "found Float where String"};
+  for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+    reply = bad[k];
+    geno_result *r = run_read(isolated, "to_upper(t)");
+    assert_non_null(r);
+    assert_false(geno_result_ok(r));
+    assert_string_equal(unit_codes(r), "E499");
+    const geno_diagnostic *d = geno_result_diagnostic(r, 0);
+    assert_non_null(strstr(d->message, "'fs_read_text'"));
+    assert_non_null(strstr(d->message, found[k]));
+    assert_int_equal(d->line, 3); /* at the call */
+    assert_string_equal(geno_result_output(r, NULL), "before\n");
+    geno_result_free(r);
+  }
+  reply = R_STRING;
+  geno_result *r = run_read(isolated, "to_upper(t)");
+  assert_true(geno_result_ok(r));
+  assert_string_equal(geno_result_output(r, NULL), "before\nABC\n");
+  geno_result_free(r);
+}
+
+static void wrong_type_in_process(void **state) {
+  (void)state;
+  wrong_type_refused(false);
+}
+
+static void wrong_type_isolated(void **state) {
+  (void)state;
+  wrong_type_refused(true);
+}
+
+/* The matcher itself, on the return types builtins declare. */
+static void conforms_nested_types(void **state) {
+  (void)state;
+  char why[200];
+  geno_value *s = geno_value_new_string("a", 1);
+  geno_value *i = geno_value_new_int(2);
+  /* Ok("a") is a Result[String, String]; Ok(2) is not */
+  const char *fn[] = {"value"};
+  geno_value *ok_s = geno_value_new_ctor("Ok", fn, (geno_value *[]){geno_value_copy(s)}, 1);
+  geno_value *ok_i = geno_value_new_ctor("Ok", fn, (geno_value *[]){geno_value_copy(i)}, 1);
+  assert_true(rt_host_result_conforms("(p: String) -> Result[String, String]", ok_s, why, sizeof why));
+  assert_false(rt_host_result_conforms("(p: String) -> Result[String, String]", ok_i, why, sizeof why));
+  assert_non_null(strstr(why, "found Int where String"));
+  /* Some(2) is an Option[Int], not an Option[Float] */
+  geno_value *some_i = geno_value_new_ctor("Some", fn, (geno_value *[]){geno_value_copy(i)}, 1);
+  assert_true(rt_host_result_conforms("() -> Option[Int]", some_i, why, sizeof why));
+  assert_false(rt_host_result_conforms("() -> Option[Float]", some_i, why, sizeof why));
+  geno_value *none = geno_value_new_ctor("None", NULL, NULL, 0);
+  assert_true(rt_host_result_conforms("() -> Option[Float]", none, why, sizeof why));
+  /* List[String] with one Int element */
+  geno_value *l = geno_value_new_list((geno_value *[]){geno_value_copy(s), geno_value_copy(i)}, 2);
+  assert_false(rt_host_result_conforms("() -> List[String]", l, why, sizeof why));
+  /* a tuple inside a list: HttpResponse's headers */
+  geno_value *hdr = geno_value_new_tuple((geno_value *[]){geno_value_copy(s), geno_value_copy(s)}, 2);
+  const char *hf[] = {"status", "body", "headers"};
+  geno_value *resp = geno_value_new_ctor(
+      "HttpResponse", hf,
+      (geno_value *[]){geno_value_new_int(200), geno_value_copy(s), geno_value_new_list((geno_value *[]){hdr}, 1)}, 3);
+  assert_false(rt_host_result_conforms("() -> Result[HttpResponse, String]", resp, why, sizeof why));
+  geno_value *ok_resp = geno_value_new_ctor("Ok", fn, (geno_value *[]){resp}, 1);
+  assert_true(rt_host_result_conforms("() -> Result[HttpResponse, String]", ok_resp, why, sizeof why));
+  assert_true(rt_host_result_conforms("() -> HttpResponse", geno_value_item(ok_resp, 0), why, sizeof why));
+  /* an unbound type variable takes anything */
+  assert_true(rt_host_result_conforms("(x: T) -> T", l, why, sizeof why));
+  geno_value *vals[] = {s, i, ok_s, ok_i, some_i, none, l, ok_resp};
+  for (size_t k = 0; k < sizeof vals / sizeof vals[0]; k++) geno_value_free(vals[k]);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(wrong_type_in_process),
+      cmocka_unit_test(wrong_type_isolated),
+      cmocka_unit_test(conforms_nested_types),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
