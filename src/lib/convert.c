@@ -135,7 +135,9 @@ static bool lib_char_code(VM *vm, Value *args, int nargs, Value *out) {
   return true;
 }
 
-/* from_char_code(code): Python chr(); lone surrogates are allowed. */
+/* from_char_code(code): Python chr(), except that a surrogate code point
+ * (U+D800..U+DFFF) is an error: a String is valid UTF-8 and cannot hold
+ * one (the reference makes a string its own output cannot encode). */
 static bool lib_from_char_code(VM *vm, Value *args, int nargs, Value *out) {
   (void)nargs;
   int64_t c;
@@ -146,6 +148,9 @@ static bool lib_from_char_code(VM *vm, Value *args, int nargs, Value *out) {
     buf_free(&t);
     return false;
   }
+  if (c >= 0xD800 && c <= 0xDFFF)
+    return vm_error(vm, E_RUNTIME, "from_char_code: code point %lld is a surrogate, not a character",
+                    (long long)c);
   char tmp[4];
   return vm_string(vm, tmp, (size_t)lib_utf8_put((int32_t)c, tmp), out);
 }

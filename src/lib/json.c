@@ -144,7 +144,8 @@ static void pop_n(Parser *p, size_t count) {
 
 /* string = '"' chars '"'; *i is just past the opening quote on entry and
  * just past the closing quote on success; the String is pushed. Escapes
- * are decoded; a lone surrogate from \uD800 is kept, a valid pair joined. */
+ * are decoded; a valid surrogate pair is joined, a lone surrogate
+ * (\uD800 alone) becomes U+FFFD: a String is valid UTF-8 throughout. */
 static bool parse_string(Parser *p, size_t *i) {
   const char *s = p->s;
   size_t n = p->n, quote = *i - 1, k = *i;

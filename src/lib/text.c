@@ -5,6 +5,9 @@
 #include "text.h"
 
 int lib_utf8_put(int32_t cp, char out[4]) {
+  /* A String is valid UTF-8 throughout: a surrogate (or anything outside
+   * Unicode) that reaches here becomes U+FFFD, never its raw encoding. */
+  if ((cp >= 0xD800 && cp <= 0xDFFF) || cp < 0 || cp > 0x10FFFF) cp = 0xFFFD;
   if (cp < 0x80) {
     out[0] = (char)cp;
     return 1;
