@@ -11,7 +11,8 @@ static const char run_help[] =
     "\n"
     "Check FILE, verify its examples, then run main. Program output goes to\n"
     "stdout, then `=> value` when main returns something other than ().\n"
-    "Modules FILE imports are read from <Name>.geno beside it.\n"
+    "Modules FILE imports are read from <Name>.geno beside it (each source\n"
+    "at most 1 MiB).\n"
     "\n"
     "options:\n"
     "  --cap NAME               grant a capability (repeatable; NAME may be a\n"
@@ -22,7 +23,9 @@ static const char run_help[] =
     "                           fs, http, process, stdin and clock's sleep_ms\n"
     "                           are carried out by this command, only when\n"
     "                           granted with --cap (docs/SECURITY.md, \"The\n"
-    "                           CLI as a host\")\n"
+    "                           CLI as a host\"). fs reaches only files under\n"
+    "                           the current directory, FILE's directory and\n"
+    "                           the project root (nearest geno.toml)\n"
     "  --json                   print the RunResult as JSON\n"
     "  --unsafe                 run in this process; without it the program\n"
     "                           runs in a sandboxed child process\n"
@@ -30,9 +33,11 @@ static const char run_help[] =
     "  --no-check-examples      skip example verification\n"
     "  --timeout S              wall-clock limit in seconds (default 30; 0: none)\n"
     "  --max-steps N            step limit (default 1000000; 0: none)\n"
-    "  --max-recursion-depth N  nested calls (default 500)\n"
-    "  --max-output-length N    characters of output (default 100000)\n"
-    "  --max-collection-size N  elements per collection (default 10000000)\n"
+    "  --max-recursion-depth N  nested calls (default 500; 1 to 10000)\n"
+    "  --max-output-length N    characters of output (default 100000;\n"
+    "                           0: no output allowed)\n"
+    "  --max-collection-size N  elements per collection (default 10000000;\n"
+    "                           0: no elements allowed)\n"
     "  --max-integer-bits N     bits per Int (default 33219)\n"
     "  -h, --help               show this help\n"
     "\n"
@@ -45,7 +50,10 @@ static const char test_help[] =
     "file, then `N passed, N failed`.\n"
     "\n"
     "options:\n"
-    "  --timeout S, --max-steps N, ... as for geno run\n"
+    "  --cap NAME               grant a capability, as for geno run (tests\n"
+    "                           that print, read files...)\n"
+    "  --unsafe                 run in this process, as for geno run\n"
+    "  --timeout S, --max-steps N, ... limits per file, as for geno run\n"
     "  -v, --verbose            list each failure\n"
     "  -h, --help               show this help\n"
     "\n"
@@ -139,6 +147,9 @@ static int parse_opts(const char *cmd, int argc, char **argv, RunOpts *o, const 
       val = argv[++i];
     }
     uint64_t n = 0;
+    bool testing = strcmp(cmd, "test") == 0;
+    if (testing && (strcmp(a, "--json") == 0 || strcmp(a, "--no-check-examples") == 0))
+      return cli_usage_error(cmd, "%s is an option of geno run, not of geno test", a);
     if (strcmp(a, "--cap") == 0) {
       int rc = add_caps(cmd, o, val);
       if (rc != EXIT_OK) return rc;

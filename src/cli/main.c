@@ -1,5 +1,8 @@
 /* The `geno` command: dispatch to subcommands. */
+#include <errno.h>
+#include <fcntl.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -19,7 +22,35 @@ static const char main_help[] =
     "\n"
     "exit status: 0 success, 1 program or check error, 2 usage error\n";
 
-int main(int argc, char **argv) {
+/* A standard descriptor the caller left closed gets /dev/null opened
+ * read-only in its place: nothing the command opens later (a sandbox
+ * pipe, a file) can take descriptor 1 and receive the program's output,
+ * and a write to it fails, which finish() reports. */
+static void guard_std_fds(void) {
+  for (int fd = 0; fd <= 2; fd++)
+    if (fcntl(fd, F_GETFD) == -1 && errno == EBADF) {
+      int n = open("/dev/null", O_RDONLY);
+      if (n >= 0 && n != fd) {
+        dup2(n, fd);
+        close(n);
+      }
+    }
+}
+
+/* Output that could not be written (a full disk, a closed stdout) is an
+ * error, never a silent success. */
+static int finish(int rc) {
+  errno = 0;
+  bool flush_failed = fflush(stdout) != 0;
+  if (flush_failed || ferror(stdout)) {
+    int e = errno;
+    fprintf(stderr, "geno: error writing output: %s\n", e ? strerror(e) : "write failed");
+    return rc == EXIT_OK ? EXIT_FAIL : rc;
+  }
+  return rc;
+}
+
+static int dispatch(int argc, char **argv) {
   if (argc < 2) {
     fputs(main_help, stderr);
     return EXIT_USAGE;
@@ -38,4 +69,9 @@ int main(int argc, char **argv) {
   if (strcmp(cmd, "test") == 0) return cmd_test(argc - 2, argv + 2);
   if (cmd[0] == '-') return cli_usage_error(NULL, "unrecognized option '%s' (expected --help or --version)", cmd);
   return cli_usage_error(NULL, "unknown command '%s' (expected run, check or test)", cmd);
+}
+
+int main(int argc, char **argv) {
+  guard_std_fds();
+  return finish(dispatch(argc, argv));
 }

@@ -156,15 +156,25 @@ static void run_tests(VM *vm, geno_result *r) {
   }
 }
 
+/* main's value into the result: JSON, display text and host value. A
+ * value that cannot be written (an Int over Python's 4300-digit text
+ * limit, nesting too deep) fails the run with that error, as printing it
+ * would, rather than coming back as a silent null. */
 static void set_value(geno_result *r, VM *vm, Value v) {
   Buf j = BUF_INIT;
-  if (vm_to_json(vm, v, &j)) rt_result_set_value_json(r, buf_take(&j));
-  else vm_error_clear(vm);
+  if (!vm_to_json(vm, v, &j)) {
+    buf_free(&j);
+    return; /* the error stays raised; report_error puts it in the result */
+  }
+  rt_result_set_value_json(r, buf_take(&j));
   buf_free(&j);
   if (v.tag != T_UNIT) {
     Buf t = BUF_INIT;
-    if (vm_render(vm, v, RENDER_QUOTED, &t, vm->max_collection, LIMIT_STRING, NULL)) r->value_text = buf_take(&t);
-    else vm_error_clear(vm);
+    if (!vm_render(vm, v, RENDER_QUOTED, &t, vm->max_collection, LIMIT_STRING, NULL)) {
+      buf_free(&t);
+      return;
+    }
+    r->value_text = buf_take(&t);
     buf_free(&t);
   }
   r->value = rt_value_to_host(vm, v);

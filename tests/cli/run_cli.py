@@ -1,0 +1,145 @@
+#!/usr/bin/env python3
+"""Command-line behaviour of `geno`: help, versions, usage errors and
+their exit codes, the human and JSON forms, and output that cannot be
+written. Each case runs the real binary on small programs written to a
+temporary directory and checks the exit status and what appears on
+stdout and stderr.
+
+usage: run_cli.py --geno PATH
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+PROGRAMS = {
+    "hi.geno": 'func main() -> Unit\n    print("hi")\nend func\n',
+    "value.geno": "func main() -> Int\n    return 42\nend func\n",
+    "typo.geno": 'func main() -> Unit\n    print(undefined_name)\nend func\n',
+    "syntax.geno": "func main() -> Unit\n    let x: Int = (1 +\nend func\n",
+    "crash.geno": 'func main() -> Unit\n    print("before")\n    let xs: List[Int] = []\n    print(xs[3])\nend func\n',
+    "tested.geno": (
+        "func double(x: Int) -> Int\n    example 2 -> 4\n    return x * 2\nend func\n\n"
+        'test "double works"\n    assert double(3) == 6\nend test\n'
+    ),
+}
+
+
+class Case:
+    def __init__(self, name, args, rc, out=(), err=(), no_out=(), stdout=None, check=None):
+        self.name, self.args, self.rc = name, args, rc
+        self.out, self.err, self.no_out = out, err, no_out
+        self.stdout = stdout  # None: a pipe; "full": /dev/full; "closed": no fd 1
+        self.check = check    # extra check on stdout text: returns an error or None
+
+
+def json_check(want_ok, code=None):
+    def check(out):
+        try:
+            doc = json.loads(out)
+        except ValueError as e:
+            return f"stdout is not JSON: {e}"
+        if doc.get("ok") is not want_ok:
+            return f"ok is {doc.get('ok')!r}, expected {want_ok!r}"
+        codes = [d.get("code") for d in doc.get("diagnostics", [])]
+        if code and code not in codes:
+            return f"diagnostic codes {codes}, expected {code}"
+        for d in doc.get("diagnostics", []):
+            for key in ("code", "message", "severity"):
+                if key not in d:
+                    return f"diagnostic without {key}: {d}"
+        return None
+    return check
+
+
+CASES = [
+    Case("no command", [], 2, err=["usage: geno <command>"]),
+    Case("--help", ["--help"], 0, out=["commands:", "run FILE", "exit status"]),
+    Case("--version", ["--version"], 0, out=["geno-c ", "(Geno 0.4"]),
+    Case("unknown command", ["frobnicate"], 2, err=["unknown command 'frobnicate'", "expected run, check or test"]),
+    Case("unknown top-level flag", ["--frob"], 2, err=["unrecognized option '--frob'"]),
+    Case("run --help", ["run", "--help"], 0,
+         out=["usage: geno run FILE", "--max-recursion-depth N", "1 to 10000", "0: no output allowed", "1 MiB"]),
+    Case("check --help", ["check", "--help"], 0, out=["usage: geno check FILE", "--syntax-only"]),
+    Case("test --help", ["test", "--help"], 0, out=["usage: geno test", "--cap NAME"]),
+    Case("run: missing FILE", ["run"], 2, err=["missing FILE"]),
+    Case("run: unknown flag", ["run", "--frob", "{d}/hi.geno"], 2, err=["'--frob'"]),
+    Case("run: a limit without its value", ["run", "{d}/hi.geno", "--max-steps"], 2, err=["--max-steps needs a value"]),
+    Case("run: a bad limit", ["run", "--max-recursion-depth", "0", "{d}/hi.geno"], 2, err=["1 to 10000"]),
+    Case("run: misspelt capability", ["run", "--cap", "prnt", "{d}/hi.geno"], 2, err=["Unknown capability 'prnt'", "Did you mean 'print'"]),
+    Case("run: file not found", ["run", "{d}/nothing.geno"], 1, err=["nothing.geno"]),
+    Case("run: output", ["run", "{d}/hi.geno"], 0, out=["hi\n"], no_out=["=>"]),
+    Case("run: main's value", ["run", "{d}/value.geno"], 0, out=["=> 42"]),
+    Case("run --unsafe: main's value", ["run", "--unsafe", "{d}/value.geno"], 0, out=["=> 42"]),
+    Case("run: --cap none denies print", ["run", "--cap", "none", "{d}/hi.geno"], 1, err=["E412"], no_out=["hi"]),
+    Case("run: runtime error keeps output", ["run", "{d}/crash.geno"], 1, out=["before\n"], err=["crash.geno:4:", "error[E"]),
+    Case("run --json: success", ["run", "--json", "{d}/value.geno"], 0, check=json_check(True)),
+    Case("run --json: check error", ["run", "--json", "{d}/typo.geno"], 1, check=json_check(False, "E301")),
+    Case("run --json: syntax error", ["run", "--json", "{d}/syntax.geno"], 1, check=json_check(False)),
+    Case("check: clean", ["check", "{d}/hi.geno"], 0),
+    Case("check: error located", ["check", "{d}/typo.geno"], 1, err=["typo.geno:2:11: error[E301]"]),
+    Case("check --json", ["check", "--json", "{d}/typo.geno"], 1, check=json_check(False, "E301")),
+    Case("check --syntax-only ignores type errors", ["check", "--syntax-only", "{d}/typo.geno"], 0),
+    Case("test: examples and test blocks", ["test", "{d}/tested.geno"], 0, out=["2 passed, 0 failed"]),
+    Case("test: --json is refused", ["test", "--json", "{d}/tested.geno"], 2, err=["--json is an option of geno run"]),
+    Case("run: stdout full", ["run", "{d}/hi.geno"], 1, err=["error writing output"], stdout="full"),
+    Case("run --unsafe: stdout full", ["run", "--unsafe", "{d}/hi.geno"], 1, err=["error writing output"], stdout="full"),
+    Case("run --json: stdout closed", ["run", "--json", "{d}/hi.geno"], 1, err=["error writing output"], stdout="closed"),
+    Case("check: stdout full", ["check", "--json", "{d}/hi.geno"], 1, err=["error writing output"], stdout="full"),
+]
+
+
+def run_case(geno, d, case):
+    args = [geno] + [a.replace("{d}", d) for a in case.args]
+    kw = dict(stderr=subprocess.PIPE, timeout=60)
+    if case.stdout == "full":
+        with open("/dev/full", "wb") as full:
+            p = subprocess.run(args, stdout=full, **kw)
+        out = ""
+    elif case.stdout == "closed":
+        # the child starts with descriptor 1 closed
+        p = subprocess.run(args, stdout=subprocess.DEVNULL, preexec_fn=lambda: os.close(1), **kw)
+        out = ""
+    else:
+        p = subprocess.run(args, stdout=subprocess.PIPE, **kw)
+        out = p.stdout.decode("utf-8", "replace")
+    err = p.stderr.decode("utf-8", "replace")
+    problems = []
+    if p.returncode != case.rc:
+        problems.append(f"exit {p.returncode}, expected {case.rc}")
+    problems += [f"stdout lacks {s!r}" for s in case.out if s not in out]
+    problems += [f"stdout has {s!r}" for s in case.no_out if s in out]
+    problems += [f"stderr lacks {s!r}" for s in case.err if s not in err]
+    if case.check:
+        msg = case.check(out)
+        if msg:
+            problems.append(msg)
+    if problems:
+        print(f"FAIL {case.name}: {'; '.join(problems)}\n  $ {' '.join(args)}\n  stdout: {out[:300]!r}\n  stderr: {err[:300]!r}")
+        return False
+    return True
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--geno", required=True)
+    opts = ap.parse_args()
+    geno = os.path.abspath(opts.geno)
+    passed = failed = 0
+    with tempfile.TemporaryDirectory() as d:
+        for name, text in PROGRAMS.items():
+            with open(os.path.join(d, name), "w") as f:
+                f.write(text)
+        for case in CASES:
+            if run_case(geno, d, case):
+                passed += 1
+            else:
+                failed += 1
+    print(f"{passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
