@@ -17,10 +17,14 @@ void rt_hooks_install(const RtRunHooks *hooks) {
   }
 }
 
-void rt_hook_output(const char *text, size_t len) {
-  if (installed && current.output && len) current.output(current.ud, text, len);
+RtHookOutput rt_hook_output(const char *text, size_t len) {
+  if (!installed || !current.output) return RT_HOOK_NONE;
+  if (len == 0) return RT_HOOK_TAKEN;
+  return current.output(current.ud, text, len) ? RT_HOOK_TAKEN : RT_HOOK_FULL;
 }
 
 void rt_hook_output_discard(void) {
   if (installed && current.output_discard) current.output_discard(current.ud);
 }
+
+size_t rt_hook_output_capacity(void) { return installed ? current.capacity : 0; }

@@ -128,16 +128,19 @@ static bool set_limits(const geno_config *cfg, uint64_t baseline, char *err, siz
          limit(RLIMIT_NOFILE, 0, "RLIMIT_NOFILE", err, errlen); /* no new descriptors */
 }
 
-/* The output hook: append to the shared region. The data is written
- * before the length is published, so the parent never reads bytes that
- * were not written, even if it looked while the child ran. */
-static void output_hook(void *ud, const char *text, size_t n) {
+/* The output hook: append to the shared region, the only copy of the
+ * output (the parent reads it there, whether the child finishes or is
+ * killed). A piece that does not fit is refused whole, and the run ends
+ * with E505. The data is written before the length is published, so the
+ * parent never reads bytes that were not written, even if it looked while
+ * the child ran. */
+static bool output_hook(void *ud, const char *text, size_t n) {
   const SbxChildCtx *c = ud;
   uint64_t len = __atomic_load_n(&c->out->len, __ATOMIC_RELAXED);
-  if (len >= c->out_cap) return;
-  if (n > c->out_cap - len) n = (size_t)(c->out_cap - len);
+  if (len > c->out_cap || n > c->out_cap - len) return false;
   memcpy(c->out->data + len, text, n);
   __atomic_store_n(&c->out->len, len + n, __ATOMIC_RELEASE);
+  return true;
 }
 
 static void output_discard_hook(void *ud) {
@@ -220,7 +223,7 @@ void sbx_child_main(const SbxChildCtx *ctx) {
   }
   if (!sbx_filter_install(err, sizeof err)) setup_failed(fd, err);
   /* From here on the child holds no authority: user code may run. */
-  RtRunHooks hooks = {output_hook, output_discard_hook, (void *)ctx};
+  RtRunHooks hooks = {output_hook, output_discard_hook, (void *)ctx, ctx->out_cap};
   rt_hooks_install(&hooks);
   geno_result *r = ctx->fn(ctx->source, ctx->len, ctx->filename, &cfg, ctx->arg);
   rt_hooks_install(NULL);

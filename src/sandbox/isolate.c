@@ -30,10 +30,13 @@
 #include "../runtime/result.h"
 #include "wire.h"
 
-/* Largest shared output region. Output beyond it still arrives with the
- * result of a run that finishes; only a killed child's output is cut
- * here. 64 MiB is 640 times the default output limit. */
-#define SBX_MAX_SHARED_OUTPUT ((size_t)64 << 20)
+/* Largest shared output region: the child writes its output there and
+ * nowhere else, and the parent takes it from there, whether the run
+ * finished or the child was killed. Mapped without reserving memory, so
+ * only the pages written cost anything; output beyond it ends the run
+ * with E505 (the output so far kept). 1 GiB is 2,600 times the bytes the
+ * default output limit allows. */
+#define SBX_MAX_SHARED_OUTPUT ((size_t)1 << 30)
 
 /* Output bytes allowed on top of 4 per character of max_output_length
  * (the most a code point takes in UTF-8), for anything the runtime adds
@@ -362,7 +365,7 @@ geno_result *sbx_run(const char *source, size_t len, const char *filename, const
   size_t out_cap = output_cap(cfg);
   if (out_cap > SBX_MAX_SHARED_OUTPUT) out_cap = SBX_MAX_SHARED_OUTPUT;
   size_t map_len = sizeof(SbxOutput) + out_cap;
-  SbxOutput *out = mmap(NULL, map_len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  SbxOutput *out = mmap(NULL, map_len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (out == MAP_FAILED) {
     close(sv[0]);
     close(sv[1]);
@@ -401,6 +404,7 @@ geno_result *sbx_run(const char *source, size_t len, const char *filename, const
   if (s.result && !s.violation) {
     r = s.result;
     s.result = NULL;
+    partial_output(r, out, out_cap); /* the output lives in the region only */
   } else {
     r = rt_result_new();
     if (r) {

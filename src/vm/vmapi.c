@@ -235,9 +235,17 @@ bool vm_output(VM *vm, const char *s, size_t n) {
                           (unsigned long long)vm->max_output);
   vm->out_chars += cp;
   if (vm->discard_output) return true;
+  /* A sandbox child streams its output to its parent (runtime/hooks.h). */
+  switch (rt_hook_output(s, n)) {
+    case RT_HOOK_TAKEN: return true;
+    case RT_HOOK_FULL:
+      return vm_raise_fatal(vm, E_OUTPUT, NULL,
+                            "Output limit exceeded: the sandbox returns at most %llu bytes of output",
+                            (unsigned long long)rt_hook_output_capacity());
+    case RT_HOOK_NONE: break;
+  }
   buf_append(&vm->out, s, n);
   if (vm->out.failed) return vm_raise_oom(vm);
-  rt_hook_output(s, n); /* a sandbox child streams its output (runtime/hooks.h) */
   return true;
 }
 

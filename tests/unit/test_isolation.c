@@ -183,6 +183,61 @@ static void partial_output_is_bounded_and_valid(void **state) {
   geno_result_free(r);
 }
 
+/* The region is the only copy of the output: a finished run's output is
+ * read from it, every byte the hook accepted, and a piece that does not
+ * fit is refused whole (the runtime then ends the run with E505). */
+static geno_result *body_fill(const char *src, size_t len, const char *file, const geno_config *c, void *arg) {
+  (void)src, (void)len, (void)file, (void)c, (void)arg;
+  size_t taken = 0;
+  while (rt_hook_output("abcdefg\n", 8) == RT_HOOK_TAKEN) taken += 8;
+  char msg[64];
+  snprintf(msg, sizeof msg, "%zu %zu", taken, rt_hook_output_capacity());
+  return string_result(msg);
+}
+
+static void output_comes_from_the_region_whole(void **state) {
+  (void)state;
+  geno_config c = config(5);
+  c.max_output_length = 10; /* region: 40 bytes plus 64 KiB */
+  geno_result *r = run(&c, body_fill, NULL);
+  size_t taken = 0, cap = 0, n;
+  assert_int_equal(sscanf(value_string(r), "%zu %zu", &taken, &cap), 2);
+  assert_int_equal(cap, 40 + (64u << 10));
+  assert_true(taken <= cap && taken + 8 > cap);
+  const char *out = geno_result_output(r, &n);
+  assert_int_equal(n, taken);
+  assert_memory_equal(out + n - 8, "abcdefg\n", 8);
+  geno_result_free(r);
+}
+
+/* A real program printing more than 64 MiB (the region's old size) keeps
+ * every byte; it used to come back ok with no output at all. */
+static void large_output_survives_isolation(void **state) {
+  (void)state;
+  static const char prog[] =
+      "func main() -> Unit\n"
+      "    let line: String = repeat_string(\"x\", 999999)\n"
+      "    var i: Int = 0\n"
+      "    while i < 70 do\n"
+      "        print(line)\n"
+      "        i = i + 1\n"
+      "    end while\n"
+      "    print(\"done\")\n"
+      "end func\n";
+  geno_config c = config(60);
+  c.capabilities_set = true;
+  c.capabilities = GENO_CAP_PRINT;
+  c.max_output_length = 80000000;
+  geno_result *r = geno_run_isolated(prog, strlen(prog), "big.geno", &c);
+  size_t n;
+  const char *out = geno_result_output(r, &n);
+  assert_true(geno_result_ok(r));
+  assert_int_equal(n, 70u * 1000000u + 5u);
+  assert_memory_equal(out + n - 5, "done\n", 5);
+  assert_int_equal(out[123456], 'x');
+  geno_result_free(r);
+}
+
 /* ---- memory ---- */
 
 static geno_result *body_eat_memory(const char *src, size_t len, const char *file, const geno_config *c,
@@ -682,6 +737,8 @@ int main(void) {
       cmocka_unit_test(endless_loop_is_killed_at_the_deadline),
       cmocka_unit_test(discarded_output_is_dropped),
       cmocka_unit_test(partial_output_is_bounded_and_valid),
+      cmocka_unit_test(output_comes_from_the_region_whole),
+      cmocka_unit_test(large_output_survives_isolation),
       cmocka_unit_test(memory_bomb_is_e504_not_the_oom_killer),
       cmocka_unit_test(a_crash_is_a_diagnostic_and_the_parent_carries_on),
       cmocka_unit_test(cpu_limit_ends_a_busy_child),
