@@ -38,8 +38,17 @@ char *cli_find_manifest(const char *file);
  * returns true with *targets (malloc'd strings, possibly none) and
  * *manifest (the manifest's path, or NULL when it declares none); free
  * each string, the array and the path with free(). On a manifest that cannot be read or
- * whose `targets` is malformed, returns false with a malloc'd *err. */
+ * that is not valid TOML or whose `targets` is malformed, returns false with a malloc'd *err. */
 bool cli_manifest_targets(const char *file, char ***targets, size_t *ntargets, char **manifest, char **err);
+/* The nearest geno.toml at or above FILE's directory, if any, is valid
+ * TOML with a well-formed `targets`; false with a malloc'd *err naming
+ * the manifest otherwise. */
+bool cli_manifest_check(const char *file, char **err);
+/* Print a run or check failure that has no location (file not found, bad
+ * manifest) as JSON on stdout: the RunResult shape when run_result, else
+ * {"ok": false, "diagnostics": [...]}. msg is escaped. */
+void cli_json_failure(bool run_result, const char *code, const char *msg);
+
 
 /* Print every diagnostic of r in human form to `out`:
  * file:line:col: error[E201]: message / source line / caret. `sources`

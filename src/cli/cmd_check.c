@@ -52,17 +52,8 @@ static void print_json(const geno_result *r) {
 /* A manifest error as the one diagnostic of a failed check (E204, the
  * reference's project-resolution code). */
 static void print_manifest_error(const char *msg, bool json) {
-  if (!json) {
-    fprintf(stderr, "error[E204]: %s\n", msg);
-    return;
-  }
-  printf("{\n  \"ok\": false,\n  \"diagnostics\": [\n    {\n      \"code\": \"E204\",\n      \"message\": \"");
-  for (const unsigned char *s = (const unsigned char *)msg; *s; s++) {
-    if (*s == '"' || *s == '\\') printf("\\%c", *s);
-    else if (*s < 0x20) printf("\\u%04x", *s);
-    else putchar(*s);
-  }
-  printf("\",\n      \"severity\": \"error\",\n      \"location\": null\n    }\n  ]\n}\n");
+  if (json) cli_json_failure(false, "E204", msg);
+  else fprintf(stderr, "error[E204]: %s\n", msg);
 }
 
 int cmd_check(int argc, char **argv) {

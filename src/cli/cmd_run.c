@@ -250,12 +250,25 @@ int cmd_run(int argc, char **argv) {
   const char *file = o.files[0];
   CliProgram prog;
   if (!cli_load_program(file, &prog)) {
-    if (o.json)
-      printf("{\n  \"ok\": false,\n  \"value\": null,\n  \"output\": \"\",\n  \"diagnostics\": [\n    {\n"
-             "      \"code\": \"E204\",\n      \"message\": \"File not found: %s\",\n      \"severity\": \"error\"\n"
-             "    }\n  ],\n  \"timing\": {\"total_ms\": 0.0, \"lex_ms\": 0.0, \"parse_ms\": 0.0, \"typecheck_ms\": 0.0, "
-             "\"run_ms\": 0.0},\n  \"steps_used\": 0\n}\n",
-             file);
+    if (o.json) {
+      size_t m = strlen(file) + 32;
+      char *msg = malloc(m);
+      if (msg) snprintf(msg, m, "File not found: %s", file);
+      cli_json_failure(true, "E204", msg ? msg : "File not found");
+      free(msg);
+    }
+    free_opts(&o);
+    return EXIT_FAIL;
+  }
+  /* A project manifest that is not valid TOML stops the run, as it stops
+   * geno check: a typo must not silently drop its rules. */
+  char *merr = NULL;
+  if (!cli_manifest_check(prog.path, &merr)) {
+    const char *m = merr ? merr : "cannot read geno.toml";
+    if (o.json) cli_json_failure(true, "E204", m);
+    else fprintf(stderr, "error[E204]: %s\n", m);
+    free(merr);
+    cli_free_program(&prog);
     free_opts(&o);
     return EXIT_FAIL;
   }

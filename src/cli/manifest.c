@@ -1,17 +1,19 @@
-/* The `targets` of a project manifest (geno.toml), for `geno check`.
+/* The project manifest (geno.toml): found, checked, and its `targets`
+ * read for `geno check`.
  *
  * The project root is the nearest directory, starting at the checked
  * file's own and walking up to the file-system root, that holds a
- * geno.toml (as the reference finds it). Only the top-level `targets` key
- * is read: an array of strings, e.g. targets = ["python-cli", "node-cli"].
- * This is a reader for that one key, not a TOML parser: other keys and
- * tables are skipped line by line. */
+ * geno.toml (as the reference finds it). The whole file must be valid
+ * TOML (checked by the toml_parse parser, src/lib/toml.h): a typo must not
+ * silently drop the rules it holds. Only the top-level `targets` key is
+ * used: an array of strings, e.g. targets = ["python-cli", "node-cli"]. */
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "../lib/toml.h"
 #include "cli.h"
 
 /* More entries than targets exist is certainly a mistake; the cap bounds
@@ -116,6 +118,18 @@ bool cli_manifest_targets(const char *file, char ***targets, size_t *ntargets, c
     free(path);
     return false;
   }
+  char *bad = lib_toml_check(text, len);
+  if (bad) {
+    size_t m = strlen(bad) + 32;
+    char *what = malloc(m);
+    if (what) snprintf(what, m, "invalid TOML: %s", bad);
+    set_error(err, path, what ? what : "invalid TOML");
+    free(what);
+    free(bad);
+    free(text);
+    free(path);
+    return false;
+  }
   const char *p = text, *end = text + len;
   bool ok = true;
   while (p < end) {
@@ -139,5 +153,15 @@ bool cli_manifest_targets(const char *file, char ***targets, size_t *ntargets, c
   free(text);
   if (ok && *ntargets) *manifest = path;
   else free(path);
+  return ok;
+}
+
+bool cli_manifest_check(const char *file, char **err) {
+  char **targets, *manifest;
+  size_t n;
+  bool ok = cli_manifest_targets(file, &targets, &n, &manifest, err);
+  for (size_t i = 0; i < n; i++) free(targets[i]);
+  free(targets);
+  free(manifest);
   return ok;
 }

@@ -24,6 +24,7 @@
 #include "../base/arena.h"
 #include "families.h"
 #include "text.h"
+#include "toml.h"
 
 /* Arrays and inline tables nested deeper than this are refused. Python's
  * parser recurses about as deep before its own recursion limit; a bound
@@ -1029,20 +1030,11 @@ static CvStatus convert(Toml *t, TNode *x, const char **err) {
   return ok ? CV_OK : CV_FAIL;
 }
 
-/* toml_parse(text) -> Result[JsonValue, String] */
-static bool lib_toml_parse(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
-  size_t n;
-  const char *src = lib_str(args[0], &n);
-  if (!vm_charge(vm, n)) return false;
-  Toml *t = calloc(1, sizeof *t);
+/* Set t up to read src (n bytes): "\r\n" reads as "\n" everywhere,
+ * strings included, as in tomllib. False when out of memory. */
+static bool toml_open(Toml *t, VM *vm, const char *src, size_t n) {
   char *text = malloc(n + 1);
-  if (!t || !text) {
-    free(t);
-    free(text);
-    return vm_error(vm, E_RUNTIME, "out of memory in toml_parse");
-  }
-  /* "\r\n" reads as "\n" everywhere, strings included, as in tomllib */
+  if (!text) return false;
   size_t k = 0;
   for (size_t i = 0; i < n; i++) {
     if (src[i] == '\r' && i + 1 < n && src[i + 1] == '\n') continue;
@@ -1053,14 +1045,40 @@ static bool lib_toml_parse(VM *vm, Value *args, int nargs, Value *out) {
   t->n = k;
   arena_init(&t->arena, TOML_ARENA_LIMIT);
   t->arena.oom = &t->fail;
-  bool ok = true;
-  TNode *root = NULL;
-  if (setjmp(t->fail) == 0) {
-    root = node(t, TK_TABLE);
-    parse_document(t, root);
-  } else {
-    ok = false;
+  return true;
+}
+
+static void toml_close(Toml *t) {
+  free(t->err);
+  buf_free(&t->sb);
+  free(t->slots);
+  arena_free(&t->arena);
+  free((char *)t->s);
+  free(t);
+}
+
+/* Parse the whole document into *root; false on a syntax error (t->err)
+ * or exhaustion (t->oom or no t->err). */
+static bool toml_read(Toml *t, TNode **root) {
+  if (setjmp(t->fail) != 0) return false;
+  *root = node(t, TK_TABLE);
+  parse_document(t, *root);
+  return true;
+}
+
+/* toml_parse(text) -> Result[JsonValue, String] */
+static bool lib_toml_parse(VM *vm, Value *args, int nargs, Value *out) {
+  (void)nargs;
+  size_t n;
+  const char *src = lib_str(args[0], &n);
+  if (!vm_charge(vm, n)) return false;
+  Toml *t = calloc(1, sizeof *t);
+  if (!t || !toml_open(t, vm, src, n)) {
+    free(t);
+    return vm_error(vm, E_RUNTIME, "out of memory in toml_parse");
   }
+  TNode *root = NULL;
+  bool ok = toml_read(t, &root);
   bool result;
   if (!ok) {
     if (t->oom || !t->err) result = vm_error(vm, E_RUNTIME, "out of memory in toml_parse");
@@ -1079,13 +1097,25 @@ static bool lib_toml_parse(VM *vm, Value *args, int nargs, Value *out) {
     if (st == CV_ERR) result = vm_string(vm, err, strlen(err), out) && vm_err(vm, *out, out);
     else result = st == CV_OK && vm_ok(vm, *out, out);
   }
-  free(t->err);
-  buf_free(&t->sb);
-  free(t->slots);
-  arena_free(&t->arena);
-  free(text);
-  free(t);
+  toml_close(t);
   return result;
+}
+
+char *lib_toml_check(const char *src, size_t n) {
+  Toml *t = calloc(1, sizeof *t);
+  if (!t || !toml_open(t, NULL, src, n)) {
+    free(t);
+    return strdup("out of memory reading TOML");
+  }
+  TNode *root = NULL;
+  char *err = NULL;
+  if (!toml_read(t, &root)) {
+    err = t->err && !t->oom ? t->err : NULL;
+    t->err = NULL;
+    if (!err) err = strdup("out of memory reading TOML");
+  }
+  toml_close(t);
+  return err;
 }
 
 const BuiltinDef lib_toml_builtins[] = {

@@ -24,6 +24,10 @@ PROGRAMS = {
         "func double(x: Int) -> Int\n    example 2 -> 4\n    return x * 2\nend func\n\n"
         'test "double works"\n    assert double(3) == 6\nend test\n'
     ),
+    "badproj/geno.toml": "this is [not toml\n",
+    "badproj/src/app.geno": 'func main() -> Unit\n    print("hi")\nend func\n',
+    "goodproj/geno.toml": '[project]\nname = "demo"\n',
+    "goodproj/src/app.geno": 'func main() -> Unit\n    print("hi")\nend func\n',
 }
 
 
@@ -84,6 +88,13 @@ CASES = [
     Case("check --syntax-only ignores type errors", ["check", "--syntax-only", "{d}/typo.geno"], 0),
     Case("test: examples and test blocks", ["test", "{d}/tested.geno"], 0, out=["2 passed, 0 failed"]),
     Case("test: --json is refused", ["test", "--json", "{d}/tested.geno"], 2, err=["--json is an option of geno run"]),
+    Case("run: invalid geno.toml stops the run", ["run", "{d}/badproj/src/app.geno"], 1,
+         err=["geno.toml: invalid TOML: Expected '=' after a key", "E204"], no_out=["hi"]),
+    Case("check: invalid geno.toml", ["check", "{d}/badproj/src/app.geno"], 1, err=["invalid TOML"]),
+    Case("check --json: invalid geno.toml", ["check", "--json", "{d}/badproj/src/app.geno"], 1, check=json_check(False, "E204")),
+    Case("run: a valid geno.toml", ["run", "{d}/goodproj/src/app.geno"], 0, out=["hi\n"]),
+    Case("run --json: file not found, name needing escapes", ["run", "--json", '{d}/no"such\\file.geno'], 1,
+         check=json_check(False, "E204")),
     Case("run: stdout full", ["run", "{d}/hi.geno"], 1, err=["error writing output"], stdout="full"),
     Case("run --unsafe: stdout full", ["run", "--unsafe", "{d}/hi.geno"], 1, err=["error writing output"], stdout="full"),
     Case("run --json: stdout closed", ["run", "--json", "{d}/hi.geno"], 1, err=["error writing output"], stdout="closed"),
@@ -130,6 +141,7 @@ def main():
     passed = failed = 0
     with tempfile.TemporaryDirectory() as d:
         for name, text in PROGRAMS.items():
+            os.makedirs(os.path.dirname(os.path.join(d, name)), exist_ok=True)
             with open(os.path.join(d, name), "w") as f:
                 f.write(text)
         for case in CASES:
