@@ -254,7 +254,15 @@ geno_result *geno_run(const char *source, size_t len, const char *filename, cons
     if (cfg->run_tests) {
       run_tests(vm, r);
     } else if (!cfg->check_examples || verify_examples(vm)) {
-      if (img->main && !img->app_mode) {
+      if (img->main && !img->app_mode && img->main->nrequired > 0) {
+        /* The checker lets `func main(args: List[String])` through, as the
+         * reference does; nothing can supply the arguments. */
+        vm_raise_fatal(vm, E_RUNTIME, &img->main->span,
+                       "main takes %d parameter%s but is called with none: declare `func main() -> ...` "
+                       "and read program arguments with cli_args()",
+                       img->main->nrequired, img->main->nrequired == 1 ? "" : "s");
+        vm->err.ntrace = 0;
+      } else if (img->main && !img->app_mode) {
         Value result = v_unit();
         gc_push_root(vm, &result);
         bool ok = vm_call_proto(vm, img->main, NULL, 0, &result);
@@ -265,7 +273,10 @@ geno_result *geno_run(const char *source, size_t len, const char *filename, cons
     }
     report_error(r, vm);
     rt_result_set_output(r, vm->out.data ? vm->out.data : "", vm->out.len);
-    r->steps = vm->steps;
+    /* Steps are charged a few at a time (per basic block), so the run that
+     * exhausts its budget has counted a little past it; it did no work
+     * beyond the limit, and steps_used never exceeds max_steps. */
+    r->steps = vm->max_steps && vm->steps > vm->max_steps ? vm->max_steps : vm->steps;
   }
   diag_free(&cdiags);
   vm_free(vm);

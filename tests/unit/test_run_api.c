@@ -251,6 +251,33 @@ static void test_deadline_by_allocation(void **state) {
   geno_result_free(r);
 }
 
+/* steps_used never exceeds max_steps: steps are charged per basic block,
+ * and the count of a run stopped by the limit used to overshoot it. */
+static void test_steps_used_at_the_limit(void **state) {
+  (void)state;
+  static const char src[] =
+      "func main() -> Unit\n"
+      "    print(\"start\")\n"
+      "    var i: Int = 0\n"
+      "    while true do\n"
+      "        i = i + 1\n"
+      "    end while\n"
+      "end func\n";
+  for (uint64_t limit = 50; limit <= 1000; limit += 317) {
+    geno_config cfg;
+    geno_config_init(&cfg);
+    cfg.max_steps = limit;
+    cfg.capabilities_set = true;
+    cfg.capabilities = GENO_CAP_PRINT;
+    geno_result *r = run_cfg(src, &cfg);
+    assert_false(geno_result_ok(r));
+    assert_string_equal(geno_result_diagnostic(r, 0)->code, "E503");
+    assert_int_equal(geno_result_steps(r), limit);
+    assert_string_equal(geno_result_output(r, NULL), "start\n");
+    geno_result_free(r);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_value_and_output),     cmocka_unit_test(test_ctor_value),
@@ -258,6 +285,7 @@ int main(void) {
       cmocka_unit_test(test_host_callback),        cmocka_unit_test(test_test_mode),
       cmocka_unit_test(test_heap_limit),           cmocka_unit_test(test_result_json),
       cmocka_unit_test(test_set_json_order),       cmocka_unit_test(test_deadline_by_allocation),
+      cmocka_unit_test(test_steps_used_at_the_limit),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
