@@ -21,15 +21,42 @@ typedef struct RCtx {
   size_t start;      /* out->len when rendering began */
   size_t byte_cap;   /* stop once the text grows past this many bytes */
   bool over;         /* the cap was hit */
+  size_t cp;         /* code points written so far */
+  size_t max_cp;     /* the limit in code points */
+  size_t over_at;    /* code points after the token that passed max_cp (0: none) */
+  int in_tok;        /* > 0 while writing the pieces of one token */
   const Obj *path[64]; /* mutable containers being rendered (cycle check) */
   int npath;
 } RCtx;
 
 static bool render(RCtx *c, Value v, bool top, int depth);
 
+/* The limit is checked after each token, where the reference's writer
+ * checks after each append: a scalar, a whole quoted string, a bracket, a
+ * separator, "field: ". The first token that passes the limit stops the
+ * walk, and the size after it is the N of the error message. */
+static void tok_end(RCtx *c) {
+  if (!c->over && c->cp > c->max_cp) {
+    c->over_at = c->cp;
+    c->over = true;
+  }
+}
+
 static void put(RCtx *c, const char *s, size_t n) {
   if (c->over) return;
   buf_append(c->out, s, n);
+  for (size_t i = 0; i < n; i++) c->cp += ((unsigned char)s[i] & 0xC0) != 0x80;
+  if (c->in_tok) return; /* a token's pieces: checked at its end (it is bounded by the value's own size) */
+  tok_end(c);
+  if (c->out->len - c->start > c->byte_cap) c->over = true;
+}
+
+static void tok_begin(RCtx *c) { c->in_tok++; }
+
+static void tok_close(RCtx *c) {
+  c->in_tok--;
+  if (c->in_tok) return;
+  tok_end(c);
   if (c->out->len - c->start > c->byte_cap) c->over = true;
 }
 
@@ -38,6 +65,7 @@ static void puts_(RCtx *c, const char *s) { put(c, s, strlen(s)); }
 /* Canonical quoted string: escapes \\ \" \b \f \n \r \t, other C0 controls
  * as \u00XX, everything else raw. */
 static void quote_canonical(RCtx *c, const ObjString *s) {
+  tok_begin(c);
   put(c, "\"", 1);
   size_t run = 0;
   for (size_t i = 0; i < s->blen; i++) {
@@ -66,6 +94,7 @@ static void quote_canonical(RCtx *c, const ObjString *s) {
   }
   put(c, s->data + run, s->blen - run);
   put(c, "\"", 1);
+  tok_close(c);
 }
 
 /* Python's str.isprintable for one code point. */
@@ -90,6 +119,7 @@ static void quote_python(RCtx *c, const ObjString *s) {
   bool has_sq = memchr(s->data, '\'', s->blen) != NULL;
   bool has_dq = memchr(s->data, '"', s->blen) != NULL;
   char q = has_sq && !has_dq ? '"' : '\'';
+  tok_begin(c);
   put(c, &q, 1);
   size_t i = 0;
   while (i < s->blen) {
@@ -121,6 +151,7 @@ static void quote_python(RCtx *c, const ObjString *s) {
     i += (size_t)n;
   }
   put(c, &q, 1);
+  tok_close(c);
 }
 
 /* Elements separated by ", "; nested strings are quoted (top = false). */
@@ -188,7 +219,10 @@ static bool render(RCtx *c, Value v, bool top, int depth) {
       puts_(c, tmp);
       return true;
     case T_BIGINT: {
+      size_t before = c->out->len;
       if (!fmt_int(c->vm, v, c->out)) return false;
+      c->cp += c->out->len - before; /* digits and a sign: ASCII */
+      tok_end(c);
       if (c->out->len - c->start > c->byte_cap) c->over = true;
       return true;
     }
@@ -198,8 +232,11 @@ static bool render(RCtx *c, Value v, bool top, int depth) {
       return true;
     case T_STRING: {
       ObjString *s = AS_STR(v);
-      if (top && c->mode == RENDER_RAW) put(c, s->data, s->blen);
-      else if (repr) quote_python(c, s);
+      if (top && c->mode == RENDER_RAW) {
+        tok_begin(c);
+        put(c, s->data, s->blen);
+        tok_close(c);
+      } else if (repr) quote_python(c, s);
       else quote_canonical(c, s);
       return true;
     }
@@ -225,8 +262,10 @@ static bool render(RCtx *c, Value v, bool top, int depth) {
       put(c, "(", 1);
       for (int i = 0; i < o->info->nfields && !c->over; i++) {
         if (i) put(c, ", ", 2);
+        tok_begin(c); /* "name: " is one token */
         puts_(c, o->info->field_names[i]);
         put(c, ": ", 2);
+        tok_close(c);
         if (!render(c, o->fields[i], false, depth + 1)) return false;
       }
       put(c, ")", 1);
@@ -245,9 +284,11 @@ static bool render(RCtx *c, Value v, bool top, int depth) {
       const char *open = v.tag == T_ARRAY ? "Array([" : v.tag == T_VEC ? "Vec([" : v.tag == T_SET ? "Set({" : "MutableMap({";
       const char *close = v.tag == T_ARRAY || v.tag == T_VEC ? "])" : "})";
       if (on_path(c, v.as.o)) {
+        tok_begin(c);
         puts_(c, open);
         puts_(c, "...");
         puts_(c, close);
+        tok_close(c);
         return true;
       }
       bool pushed = c->npath < 64;
@@ -263,23 +304,29 @@ static bool render(RCtx *c, Value v, bool top, int depth) {
     }
     case T_FUNC: {
       const char *name = AS_FUNC(v)->proto->name;
+      tok_begin(c);
       puts_(c, "<function ");
       puts_(c, name ? name : "anonymous");
       puts_(c, ">");
+      tok_close(c);
       return true;
     }
     case T_BUILTIN: {
+      tok_begin(c);
       puts_(c, "<builtin ");
       puts_(c, vm_builtin_name(AS_BUILTIN(v)));
       puts_(c, ">");
+      tok_close(c);
       return true;
     }
     case T_ASYNC: {
       Value fn = AS_ASYNC(v)->fn;
       const char *name = fn.tag == T_FUNC ? AS_FUNC(fn)->proto->name : NULL;
+      tok_begin(c);
       puts_(c, "<async ");
       puts_(c, name ? name : "anonymous");
       puts_(c, ">");
+      tok_close(c);
       return true;
     }
     default: puts_(c, "<?>"); return true;
@@ -300,6 +347,10 @@ bool vm_render(VM *vm, Value v, RenderMode mode, Buf *out, size_t max_cp, Render
    * certainly exceeded, so rendering can stop there. */
   c.byte_cap = max_cp > SIZE_MAX / 4 - 8 ? SIZE_MAX / 2 : max_cp * 4 + 8;
   c.over = false;
+  c.cp = 0;
+  c.max_cp = max_cp;
+  c.over_at = 0;
+  c.in_tok = 0;
   c.npath = 0;
   if (!render(&c, v, true, 0)) return false;
   if (out->failed) return vm_raise_oom(vm);
@@ -311,7 +362,7 @@ bool vm_render(VM *vm, Value v, RenderMode mode, Buf *out, size_t max_cp, Render
       return vm_raise_fatal(vm, E_OUTPUT, NULL, "Output limit exceeded (%llu characters)",
                             (unsigned long long)vm->max_output);
     return vm_raise_fatal(vm, E_RESOURCE, NULL, "%s%sString size exceeds limit (%zu > %zu)", what ? what : "",
-                          what ? ": " : "", cp, max_cp);
+                          what ? ": " : "", c.over_at ? c.over_at : cp, max_cp);
   }
   return true;
 }
