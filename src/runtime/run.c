@@ -248,8 +248,11 @@ geno_result *geno_run(const char *source, size_t len, const char *filename, cons
     rt_result_add_diags(r, &cdiags);
     if (cdiags.count == 0) rt_result_add(r, E_RESOURCE, NULL, "out of memory while compiling");
   } else {
+#ifndef NDEBUG
+    /* Debug builds only: a release library reads no environment. */
     if (getenv("GENO_DISASM"))
       for (int i = 0; i < img->nall; i++) vm_disasm(img->all[i], stderr);
+#endif
     vm_start_clock(vm);
     if (cfg->run_tests) {
       run_tests(vm, r);

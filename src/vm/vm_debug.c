@@ -1,5 +1,5 @@
-/* Opcode names and a disassembler (GENO_DISASM=1 in the environment of
- * `geno run` prints every compiled function; for debugging and tests). */
+/* Opcode names and a disassembler (in a debug build, GENO_DISASM=1 in the
+ * environment of a `geno run` prints every compiled function). */
 #include <stdio.h>
 
 #include "chunk.h"
