@@ -693,6 +693,26 @@ L_CALLBO: {
   }
   DISPATCH();
 }
+/* The hash-table builtins a word count or a cache spends its time in,
+ * done here instead of through the builtin call (their table rows are
+ * ungated library code, which CALLB would call directly too): the same
+ * table functions the builtins call, with the operands read in place. The
+ * checker has made sure of the argument types. */
+L_MMGETO: {
+  CHARGE();
+  SAVE();
+  HEntry *e = tbl_find(vm, &AS_MAP(R[i.b])->t, R[i.c]);
+  R[i.a] = e ? e->val : v_missing();
+  DISPATCH();
+}
+L_MMSET:
+  CHARGE();
+  SAVE();
+  if (GENO_UNLIKELY(!tbl_set(vm, R[i.a], R[i.b], R[i.c]))) {
+    if (!vm->err.active) vm_raise(vm, E_RUNTIME, NULL, "mutable_map_set failed");
+    goto error;
+  }
+  DISPATCH();
 /* Trait method call: the implementation is chosen by the constructor type of
  * the first argument, through a per-trait table indexed by type id. */
 L_TCALL: {
