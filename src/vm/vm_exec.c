@@ -13,6 +13,7 @@
 #include "equal.h"
 #include "object.h"
 #include "render.h"
+#include "table.h"
 #include "vmapi.h"
 
 /* Int -> Float for PROMOTE. A big Int goes through the arithmetic slow path
@@ -701,18 +702,24 @@ L_CALLBO: {
 L_MMGETO: {
   CHARGE();
   SAVE();
-  HEntry *e = tbl_find(vm, &AS_MAP(R[i.b])->t, R[i.c]);
+  HEntry *e = tbl_lookup(vm, &AS_MAP(R[i.b])->t, R[i.c]);
   R[i.a] = e ? e->val : v_missing();
   DISPATCH();
 }
-L_MMSET:
+L_MMSET: {
   CHARGE();
   SAVE();
-  if (GENO_UNLIKELY(!tbl_set(vm, R[i.a], R[i.b], R[i.c]))) {
+  HEntry *e = tbl_lookup(vm, &AS_MAP(R[i.a])->t, R[i.b]);
+  if (GENO_LIKELY(e != NULL)) {
+    e->val = R[i.c];
+    DISPATCH();
+  }
+  if (GENO_UNLIKELY(!tbl_add(vm, R[i.a], R[i.b], R[i.c]))) {
     if (!vm->err.active) vm_raise(vm, E_RUNTIME, NULL, "mutable_map_set failed");
     goto error;
   }
   DISPATCH();
+}
 /* Trait method call: the implementation is chosen by the constructor type of
  * the first argument, through a per-trait table indexed by type id. */
 L_TCALL: {
