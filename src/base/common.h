@@ -21,6 +21,7 @@
 #define GENO_LIKELY(x) __builtin_expect(!!(x), 1)
 #define GENO_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define GENO_UNUSED __attribute__((unused))
+#define GENO_ALWAYS_INLINE __attribute__((always_inline))
 #else
 #define GENO_NORETURN
 #define GENO_PRINTF(fmt, args)
@@ -28,6 +29,7 @@
 #define GENO_LIKELY(x) (x)
 #define GENO_UNLIKELY(x) (x)
 #define GENO_UNUSED
+#define GENO_ALWAYS_INLINE
 #endif
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))

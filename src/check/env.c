@@ -112,7 +112,7 @@ void chk_bind(Checker *C, Scope *s, const char *name, Type *t, bool mutable_) {
     return;
   }
   if (s->n == s->cap) {
-    int nc = s->cap ? s->cap * 2 : 8;
+    int nc = s->cap ? s->cap * 2 : 4; /* most blocks bind a few names */
     s->names = arena_grow(C->A, s->names, (size_t)s->n, (size_t)nc, sizeof *s->names);
     s->types = arena_grow(C->A, s->types, (size_t)s->n, (size_t)nc, sizeof *s->types);
     s->mut = arena_grow(C->A, s->mut, (size_t)s->n, (size_t)nc, sizeof *s->mut);

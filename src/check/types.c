@@ -88,9 +88,12 @@ Type *ty_adt(TypeCtx *tc, const char *name, int n, Type **args) {
 }
 
 Type *ty_var(TypeCtx *tc, const char *name) {
+  uintptr_t h = (uintptr_t)name;
+  Type **slot = &tc->var_cache[((h >> 4) ^ (h >> 12)) & (ARRAY_LEN(tc->var_cache) - 1)];
+  if (*slot && (*slot)->name == name) return *slot;
   Type *t = alloc_type(tc, TY_VAR, 0, NULL);
   t->name = name;
-  return finish(tc, t);
+  return *slot = finish(tc, t);
 }
 
 Type *ty_module(TypeCtx *tc, const char *name) {

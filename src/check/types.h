@@ -99,6 +99,9 @@ typedef struct TypeCtx {
   /* effect names: bit i <-> effect_names[i] (interned) */
   const char *effect_names[32];
   int neffects;
+  /* Type variables by name, direct-mapped (ty_var): types are never
+   * changed once built, so one Type serves every use of a name. */
+  Type *var_cache[256];
 } TypeCtx;
 
 void chk_types_init(TypeCtx *tc, Arena *arena, Interner *names);

@@ -177,7 +177,11 @@ static Expr *parse_unary(Parser *P) {
 
 /* args = arg ("," arg)* ; arg = (IDENT ":")? expr  -- the "(" is consumed */
 static Arg *parse_args(Parser *P, int *count) {
-  Arg *args = NULL;
+  /* Most calls have a few arguments: they are gathered in `small` and
+   * copied once at their final size (growing in the arena leaves every
+   * smaller copy behind); a longer list moves to the arena and grows. */
+  Arg small[8];
+  Arg *big = NULL;
   int n = 0, cap = 0;
   if (!p_check(P, TOK_RPAREN)) {
     for (;;) {
@@ -189,13 +193,22 @@ static Arg *parse_args(Parser *P, int *count) {
         p_advance(P);
       }
       a.value = parse_expression(P);
-      P_PUSH(P, args, n, cap, a);
+      if (big) {
+        P_PUSH(P, big, n, cap, a);
+      } else if (n < (int)ARRAY_LEN(small)) {
+        small[n++] = a;
+      } else {
+        cap = 2 * n;
+        big = arena_grow(P->arena, small, (size_t)n, (size_t)cap, sizeof *big);
+        big[n++] = a;
+      }
       if (!p_match(P, TOK_COMMA)) break;
     }
   }
   p_expect(P, TOK_RPAREN, NULL);
   *count = n;
-  return args;
+  if (big || n == 0) return big;
+  return arena_grow(P->arena, small, (size_t)n, (size_t)n, sizeof *small);
 }
 
 /* with_expr = "with" "(" IDENT ":" expr ("," IDENT ":" expr)* ")" */

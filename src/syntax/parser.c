@@ -763,8 +763,10 @@ TypeExpr *parse_type_text(Program *prog, const char *text, size_t len, DiagList 
   TypeExpr *volatile result = NULL;
   Lexer scan;
   lex_init(&scan, text, len, "<type>", 1, 1, NULL, NULL);
+  Parser parser; /* the checker parses every builtin signature used: no arena copy each time */
   if (lex_scan(&scan, d)) {
-    Parser *volatile P = arena_alloc(A, sizeof *P); /* live across the setjmp below */
+    memset(&parser, 0, sizeof parser);
+    Parser *volatile P = &parser; /* live across the setjmp below */
     P->prog = prog;
     P->arena = A;
     P->names = &prog->names;

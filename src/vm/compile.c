@@ -433,6 +433,12 @@ static int builtin_index(const char *name) {
   return (int)(d - all);
 }
 
+bool cg_builtin_is(int b, const char *name) {
+  size_t n;
+  const BuiltinDef *all = lib_builtins(&n);
+  return b >= 0 && (size_t)b < n && strcmp(all[b].name, name) == 0;
+}
+
 int cg_find_builtin(FuncState *fs, const char *name) {
   (void)fs;
   return builtin_index(name);

@@ -125,6 +125,7 @@ typedef struct FuncState {
   JumpList to_epilogue;/* returns that go through ensures */
   Span span;           /* position recorded for emitted instructions */
   bool hide_locals;    /* compiling a default value: only globals visible */
+  const struct Expr *discard; /* the expression of the statement being compiled, whose value is unused */
 } FuncState;
 
 typedef struct Cg {
@@ -183,6 +184,8 @@ VarRef cg_resolve(FuncState *fs, const char *name);
 int cg_find_func(FuncState *fs, const char *name);
 /* Builtin index for `name` (unqualified), or -1. */
 int cg_find_builtin(FuncState *fs, const char *name);
+/* Builtin b (an index into the builtin table) is the one named `name`. */
+bool cg_builtin_is(int b, const char *name);
 /* `Mod.name`: sets *fidx (function) or *bidx (builtin); false if Mod is
  * not a module visible here. */
 bool cg_find_qualified(FuncState *fs, const char *mod, const char *name, int *fidx, int *bidx);

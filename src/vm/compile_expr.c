@@ -500,7 +500,7 @@ static int builtin_params(FuncState *fs, int b, const char **names, bool *option
  * Slots no argument fills get LOADMISS and the callee's TESTARG evaluates
  * their defaults. A name bound locally shadows functions, traits and
  * builtins of the same name (it is called as a value). */
-static int call_common(FuncState *fs, Span sp, Expr *callee, CallArg *args, int nargs, int dst) {
+static int call_common(FuncState *fs, Span sp, Expr *callee, CallArg *args, int nargs, int dst, bool discard) {
   Cg *cg = fs->cg;
   CalleeKind kind = CK_VALUE;
   int idx = -1;
@@ -602,6 +602,23 @@ static int call_common(FuncState *fs, Span sp, Expr *callee, CallArg *args, int 
   }
   if (kind == CK_FUNC && nslots < np) nslots = np;
   int save = fs->freereg;
+  if (discard && kind == CK_BUILTIN && nargs == 3 && nslots == 3 && cg_builtin_is(idx, "mutable_map_set")) {
+    /* A statement `mutable_map_set(m, k, v)`: MMSET reads the arguments
+     * where they are, with no moves into a call frame and no result.
+     * Arguments are still evaluated in source order, and those that are
+     * locals are read at the MMSET instead of as they come: the same
+     * values, since nothing inside an expression assigns a local kept in
+     * a register (a lambda's assignments go through cells, which are read
+     * into temporaries). The weights are those of the CALLB path. */
+    int reg[3];
+    fs->pending++; /* the callee name */
+    for (int i = 0; i < 3; i++) reg[slot[i]] = args[i].value ? cg_expr(fs, args[i].value, -1) : args[i].reg;
+    fs->span = sp;
+    fs->pending++; /* a builtin call is one more step */
+    cg_emit_w(fs, BC_MMSET, reg[0], reg[1], reg[2]);
+    fs->freereg = save;
+    return target(fs, dst); /* unused: the statement discards it */
+  }
   int base = cg_reserve(fs, 1);
   if (kind == CK_VALUE) cg_expr(fs, callee, base);
   else if (kind != CK_TRAIT) fs->pending++; /* the callee name (trait dispatch skips it) */
@@ -665,7 +682,9 @@ static int call_expr(FuncState *fs, Expr *e, int dst) {
     args[i].value = e->u.call.args[i].value;
     args[i].reg = -1;
   }
-  int r = call_common(fs, e->span, e->u.call.callee, args, n, dst);
+  bool discard = fs->discard == e; /* this call is a statement of its own */
+  fs->discard = NULL;
+  int r = call_common(fs, e->span, e->u.call.callee, args, n, dst, discard);
   if (args != stack_args) free(args);
   return r;
 }
@@ -696,7 +715,7 @@ static int pipeline(FuncState *fs, Expr *e, int dst) {
         args[k++] = (CallArg){NULL, st->args[i], -1};
       }
     }
-    cur = call_common(fs, st->span, st->fn, args, k, -1);
+    cur = call_common(fs, st->span, st->fn, args, k, -1, false);
   }
   fs->freereg = save;
   int d = target(fs, dst);

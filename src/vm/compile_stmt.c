@@ -373,6 +373,28 @@ static bool fuse_option_call(FuncState *fs, const Expr *scrutinee, int sr, int s
   if (scrutinee->kind != EX_CALL || (int)fs->p->ncode <= start) return false;
   Insn *last = &fs->p->code[fs->p->ncode - 1];
   if (last->op != BC_CALLB || last->a != sr || !builtin_returns_option(last->c)) return false;
+  if (last->b == 2 && (cg_builtin_is(last->c, "mutable_map_get") || cg_builtin_is(last->c, "map_get"))) {
+    /* MMGETO sr, map, key. When the arguments were locals, the call is
+     * just their two moves into the frame (nothing else was emitted, so
+     * no jump lands between them), and MMGETO reads the locals instead. */
+    Proto *p = fs->p;
+    Insn *c0 = &p->code[start], *c1 = &p->code[start + 1];
+    if ((int)p->ncode - start == 3 && c0->op == BC_MOVE && c0->a == sr + 1 && c0->b < sr && c1->op == BC_MOVE &&
+        c1->a == sr + 2 && c1->b < sr) {
+      Insn in = *last;
+      in.b = c0->b;
+      in.c = c1->b;
+      in.op = BC_MMGETO;
+      p->code[start] = in;
+      p->lines[start] = p->lines[p->ncode - 1];
+      p->ncode = (uint32_t)start + 1;
+    } else {
+      last->op = BC_MMGETO;
+      last->b = (uint16_t)(sr + 1);
+      last->c = (uint16_t)(sr + 2);
+    }
+    return true;
+  }
   last->op = BC_CALLBO;
   return true;
 }
@@ -619,7 +641,11 @@ void cg_stmt(FuncState *fs, Stmt *s) {
       if (fs->loop) cg_patch(fs, cg_emit_jump(fs, BC_JMP, 0, 0, 0), fs->loop->cont_target);
       break;
     case ST_TRY: try_stmt(fs, s); break;
-    case ST_EXPR: cg_expr(fs, s->u.expr, -1); break;
+    case ST_EXPR:
+      fs->discard = s->u.expr;
+      cg_expr(fs, s->u.expr, -1);
+      fs->discard = NULL;
+      break;
     case ST_ASSERT: {
       int r = cg_expr(fs, s->u.expr, -1);
       at(fs, s->span);

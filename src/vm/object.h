@@ -67,6 +67,9 @@ HEntry *tbl_find(VM *vm, HTable *t, Value key);
 /* Insert or update (an updated key keeps its position). `map` is the
  * owning object (rooted); key and val must be rooted. */
 bool tbl_set(VM *vm, Value map, Value key, Value val);
+/* The insertion half of tbl_set, for a key known to be absent (a lookup
+ * just missed): size check, growth, a new last entry. */
+bool tbl_add(VM *vm, Value map, Value key, Value val);
 /* Remove a key (no-op when absent). */
 void tbl_delete(VM *vm, HTable *t, Value key);
 /* Copy of a table object (same kind unless `kind` says otherwise). */

@@ -96,6 +96,9 @@ OPCODE(CALLG, "ABC", 1)     /* R[a] = function c (R[a+1] .. R[a+b]) */
 OPCODE(CALLB, "ABC", 1)     /* R[a] = builtin c (R[a+1] .. R[a+b]); capability gate */
 OPCODE(CALLBO, "ABC", 1)    /* CALLB of an Option-returning builtin under a match: R[a] = the payload of Some,
                                MISSING for None (the Some is never allocated; see cg_match) */
+OPCODE(MMGETO, "ABC", 1)    /* CALLBO of mutable_map_get/map_get, done inline: R[a] = the value of key R[c] in
+                               table R[b], MISSING if absent (fuse_option_call) */
+OPCODE(MMSET, "ABC", 1)     /* statement mutable_map_set(R[a], R[b], R[c]), done inline; no result */
 OPCODE(TCALL, "ABC", 1)     /* R[a] = trait method c dispatched on R[a+1]'s type */
 OPCODE(RET, "A", 1)         /* return R[a] */
 OPCODE(RETU, "", 1)         /* return () */

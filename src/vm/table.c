@@ -4,6 +4,8 @@
  * open-addressing array of entry positions + 1. Deleting marks the entry's
  * key T_MISSING; the next resize squeezes such holes out, so iteration
  * order is always insertion order of the live keys. */
+#include "table.h"
+
 #include "equal.h"
 #include "object.h"
 #include "vmapi.h"
@@ -60,92 +62,31 @@ static void squeeze(HTable *t) {
   t->nentries = j;
 }
 
-/* The hash of a key, with the common String case inline. */
-static inline uint32_t key_hash(Value key) {
-  if (key.tag == T_STRING) {
-    uint32_t h = AS_STR(key)->hash;
-    return h ? h : obj_string_hash(AS_STR(key));
-  }
-  return vm_hash(key);
-}
-
-/* Work for a probe sequence longer than this is charged: normal tables
- * probe one or two slots, and only keys crafted to collide make chains
- * long enough to matter. */
-#define TBL_FREE_PROBES 8
-
 /* Long probe chains are added to the step count without a limit check
- * (this function cannot fail); the next checking instruction or
- * vm_charge call sees the total and enforces steps and the deadline. */
-static void charge_probes(VM *vm, size_t probes) {
-  if (!vm || probes <= TBL_FREE_PROBES) return;
+ * (lookups cannot fail); the next checking instruction or vm_charge call
+ * sees the total and enforces steps and the deadline. */
+void tbl_charge_probes(VM *vm, size_t probes) {
   uint64_t total = vm->work_carry + probes;
   vm->steps += total / VM_WORK_PER_STEP;
   vm->work_carry = total % VM_WORK_PER_STEP;
 }
 
-/* The last lookup's entry, when it holds this very key: the same object
- * (or the same small value), which the uniqueness of keys makes the entry
- * a full lookup would return. Checking it costs one entry load and saves
- * hashing (a cache miss on the key's string) and probing, for the common
- * `match get(m, k) ... set(m, k, v)` update. The probes of that lookup are
- * charged again, so step counts do not depend on the hint. */
-static inline HEntry *hinted(VM *vm, HTable *t, Value key) {
-  if (!t->hint || t->hint > t->nentries) return NULL;
-  HEntry *e = &t->entries[t->hint - 1];
-  if (e->key.tag != key.tag || e->key.as.i != key.as.i) return NULL;
-  charge_probes(vm, t->hint_probes);
-  return e;
-}
-
-HEntry *tbl_find(VM *vm, HTable *t, Value key) {
-  if (t->live == 0) return NULL;
-  HEntry *he = hinted(vm, t, key);
-  if (he) return he;
-  uint32_t h = key_hash(key);
-  if (t->icap == 0) {
-    for (size_t i = 0; i < t->nentries; i++) {
-      HEntry *e = &t->entries[i];
-      if (e->key.tag != T_MISSING && e->hash == h && vm_key_equal(e->key, key)) {
-        t->hint = (uint32_t)i + 1;
-        t->hint_probes = 0; /* the linear search charges nothing */
-        return e;
-      }
-    }
-    return NULL;
-  }
-  size_t mask = t->icap - 1, slot = h & mask, probes = 0;
-  for (;; probes++) {
-    HIndex ix = t->index[slot];
-    if (!ix.pos) {
-      charge_probes(vm, probes);
-      return NULL;
-    }
-    if (ix.hash == h) {
-      HEntry *e = &t->entries[ix.pos - 1];
-      /* the same object (or the same small value) is equal at once */
-      if ((e->key.tag == key.tag && e->key.as.i == key.as.i) ||
-          (e->key.tag != T_MISSING && vm_key_equal(e->key, key))) {
-        charge_probes(vm, probes);
-        t->hint = ix.pos;
-        t->hint_probes = (uint32_t)probes;
-        return e;
-      }
-    }
-    slot = (slot + 1) & mask;
-  }
-}
+HEntry *tbl_find(VM *vm, HTable *t, Value key) { return tbl_lookup(vm, t, key); }
 
 /* Tables of up to this many entries are searched linearly (no index). */
 #define TBL_LINEAR_MAX 8
 
 bool tbl_set(VM *vm, Value map, Value key, Value val) {
-  HTable *t = &AS_MAP(map)->t;
-  HEntry *e = tbl_find(vm, t, key);
+  HEntry *e = tbl_lookup(vm, &AS_MAP(map)->t, key);
   if (e) {
     e->val = val;
     return true;
   }
+  return tbl_add(vm, map, key, val);
+}
+
+bool tbl_add(VM *vm, Value map, Value key, Value val) {
+  HTable *t = &AS_MAP(map)->t;
   const char *kind = map.tag == T_SET ? "Set" : map.tag == T_MMAP ? "MutableMap" : "Map";
   if (t->live + 1 > vm->max_collection && !vm_check_collection(vm, kind, t->live + 1)) return false;
   if (t->nentries == t->ecap) {
@@ -167,7 +108,7 @@ bool tbl_set(VM *vm, Value map, Value key, Value val) {
       val = v;
     }
   }
-  uint32_t h = key_hash(key);
+  uint32_t h = tbl_key_hash(key);
   HEntry *slot_e = &t->entries[t->nentries++];
   slot_e->key = key;
   slot_e->val = val;

@@ -13,6 +13,7 @@
 #include "equal.h"
 #include "object.h"
 #include "render.h"
+#include "table.h"
 #include "vmapi.h"
 
 /* Int -> Float for PROMOTE. A big Int goes through the arithmetic slow path
@@ -690,6 +691,32 @@ L_CALLBO: {
     Value v = *out;
     if (v.tag == T_CTOR && AS_CTOR(v)->info->id == CTOR_SOME) *out = AS_CTOR(v)->fields[0];
     else *out = v_missing(); /* None: the builtin's type admits nothing else */
+  }
+  DISPATCH();
+}
+/* The hash-table builtins a word count or a cache spends its time in,
+ * done here instead of through the builtin call (their table rows are
+ * ungated library code, which CALLB would call directly too): the same
+ * table functions the builtins call, with the operands read in place. The
+ * checker has made sure of the argument types. */
+L_MMGETO: {
+  CHARGE();
+  SAVE();
+  HEntry *e = tbl_lookup(vm, &AS_MAP(R[i.b])->t, R[i.c]);
+  R[i.a] = e ? e->val : v_missing();
+  DISPATCH();
+}
+L_MMSET: {
+  CHARGE();
+  SAVE();
+  HEntry *e = tbl_lookup(vm, &AS_MAP(R[i.a])->t, R[i.b]);
+  if (GENO_LIKELY(e != NULL)) {
+    e->val = R[i.c];
+    DISPATCH();
+  }
+  if (GENO_UNLIKELY(!tbl_add(vm, R[i.a], R[i.b], R[i.c]))) {
+    if (!vm->err.active) vm_raise(vm, E_RUNTIME, NULL, "mutable_map_set failed");
+    goto error;
   }
   DISPATCH();
 }
