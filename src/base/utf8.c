@@ -92,3 +92,27 @@ size_t utf8_offset(const char *s, size_t n, size_t idx) {
   }
   return n;
 }
+
+char *utf8_sanitize(const char *s, size_t n, size_t *out_len) {
+  /* at most 3 output bytes per input byte (one U+FFFD each) */
+  if (n > (SIZE_MAX - 1) / 3) return NULL;
+  char *out = malloc(n * 3 + 1);
+  if (!out) return NULL;
+  size_t o = 0;
+  for (size_t i = 0; i < n;) {
+    int32_t cp;
+    int k = utf8_decode((const unsigned char *)s + i, n - i, &cp);
+    if (k > 0) {
+      memcpy(out + o, s + i, (size_t)k);
+      o += (size_t)k;
+      i += (size_t)k;
+    } else {
+      memcpy(out + o, "\xEF\xBF\xBD", 3);
+      o += 3;
+      i++;
+    }
+  }
+  out[o] = '\0';
+  if (out_len) *out_len = o;
+  return out;
+}

@@ -15,6 +15,10 @@ int utf8_encode(int32_t cp, char out[4]);
 /* True if s[0..n) is valid UTF-8; on failure *bad_offset is the offset of
  * the first invalid byte. */
 bool utf8_valid(const char *s, size_t n, size_t *bad_offset);
+/* [m] A NUL-terminated copy of s[0..n) in which every invalid or
+ * truncated sequence is replaced by U+FFFD; *out_len (if not NULL) gets its
+ * length. NULL when out of memory. */
+char *utf8_sanitize(const char *s, size_t n, size_t *out_len);
 /* Number of code points in valid UTF-8 text. */
 size_t utf8_length(const char *s, size_t n);
 /* Byte offset of code point index `idx` (0 <= idx <= length) in valid text. */

@@ -498,9 +498,14 @@ bool rt_host_call(VM *vm, const BuiltinDef *def, Value *args, int nargs, Value *
     return false;
   }
   if (!r) {
-    const char *m = error ? error : "host callback failed";
-    vm_error(vm, vm_code_for_message(m), "%s", m);
+    /* The host's text becomes a catchable String: it must be valid UTF-8
+     * like every String (an OS message may hold a file name's bytes). */
+    char *clean = utf8_sanitize(error ? error : "host callback failed",
+                                error ? strlen(error) : strlen("host callback failed"), NULL);
     free(error);
+    if (!clean) return vm_raise_oom(vm);
+    vm_error(vm, vm_code_for_message(clean), "%s", clean);
+    free(clean);
     return false;
   }
   free(error);

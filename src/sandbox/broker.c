@@ -93,10 +93,13 @@ geno_callback *sbx_forwarders(const geno_config *cfg, int *chan) {
 static void reply_error(Buf *reply, const char *msg) {
   sbx_frame_begin(reply, SBX_MSG_REPLY);
   sbx_put_u8(reply, 0);
-  /* The child decodes strictly: pass on only valid UTF-8. */
-  size_t n = strlen(msg), bad;
-  if (!utf8_valid(msg, n, &bad)) n = bad;
-  sbx_put_bytes(reply, msg, n);
+  /* The child decodes strictly: pass on valid UTF-8, invalid bytes
+   * replaced by U+FFFD as geno_run replaces them in-process. */
+  size_t n;
+  char *clean = utf8_sanitize(msg, strlen(msg), &n);
+  if (clean) sbx_put_bytes(reply, clean, n);
+  else sbx_put_bytes(reply, "out of memory", 13);
+  free(clean);
   sbx_frame_end(reply);
 }
 

@@ -81,6 +81,44 @@ static void wrong_type_isolated(void **state) {
   wrong_type_refused(true);
 }
 
+/* An error text that is not valid UTF-8 reaches the program with each bad
+ * byte replaced by U+FFFD, in both modes (it used to become a String
+ * holding invalid UTF-8, which string builtins read past). */
+static geno_value *bad_error_cb(const char *name, const geno_value *const *args, size_t nargs, void *ud,
+                                char **error) {
+  (void)name, (void)args, (void)nargs, (void)ud;
+  *error = strdup("bad \xff utf8 \xe2\x82");
+  return NULL;
+}
+
+static void error_text_made_valid(void **state) {
+  (void)state;
+  static const char src[] =
+      "func main() -> Unit\n"
+      "    try\n"
+      "        let s: String = fs_read_text(\"x\")\n"
+      "    catch err: String\n"
+      "        print(length(err))\n"
+      "        print(to_chars(err))\n"
+      "    end try\n"
+      "end func\n";
+  geno_callback c = {"fs_read_text", bad_error_cb, NULL};
+  geno_config cfg;
+  geno_config_init(&cfg);
+  cfg.capabilities_set = true;
+  cfg.capabilities = GENO_CAP_PRINT | GENO_CAP_FS;
+  cfg.callbacks = &c;
+  cfg.ncallbacks = 1;
+  for (int iso = 0; iso < 2; iso++) {
+    geno_result *r = iso ? geno_run_isolated(src, strlen(src), "e.geno", &cfg) : geno_run(src, strlen(src), "e.geno", &cfg);
+    assert_true(geno_result_ok(r));
+    assert_string_equal(geno_result_output(r, NULL),
+                        "13\n[\"b\", \"a\", \"d\", \" \", \"\xef\xbf\xbd\", \" \", \"u\", \"t\", \"f\", \"8\", \" \", "
+                        "\"\xef\xbf\xbd\", \"\xef\xbf\xbd\"]\n");
+    geno_result_free(r);
+  }
+}
+
 /* The matcher itself, on the return types builtins declare. */
 static void conforms_nested_types(void **state) {
   (void)state;
@@ -124,6 +162,7 @@ int main(void) {
       cmocka_unit_test(wrong_type_in_process),
       cmocka_unit_test(wrong_type_isolated),
       cmocka_unit_test(conforms_nested_types),
+      cmocka_unit_test(error_text_made_valid),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
