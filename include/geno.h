@@ -163,10 +163,16 @@ GENO_API char *geno_value_to_json(const geno_value *v);
  *   [userdata] the pointer given in geno_callback
  *   [error]    on failure, set *error to a malloc'd message (the library
  *              frees it); the program sees a runtime error (E499) with that
- *              text, catchable as a String.
+ *              text, catchable as a String. Bytes that are not valid UTF-8
+ *              become U+FFFD. A message containing " size exceeds limit ("
+ *              (as in "String size exceeds limit (N > M)", the words the
+ *              runtime uses) reports that the host stopped at the run's
+ *              max_collection_size: the run ends with E504, uncatchable,
+ *              like every limit.
  * Returns the builtin's result (ownership passes to the library), typed as
- * the builtin declares (e.g. String for fs_read_text; Result[...] where the builtin returns one), or
- * NULL with *error set. A result of the wrong type is a runtime error. */
+ * the builtin declares (e.g. String for fs_read_text; Result[...] where
+ * the builtin returns one), or NULL with *error set. A result of the
+ * wrong type ends in a runtime error (E499) naming the mismatch. */
 typedef geno_value *(*geno_callback_fn)(const char *name, const geno_value *const *args,
                                         size_t nargs, void *userdata, char **error);
 

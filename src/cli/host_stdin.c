@@ -2,9 +2,9 @@
  * the CLI's standard input, as Ok(text), or Err when it is not UTF-8.
  *
  * Bounded twice: only max_collection_size code points are kept (past that
- * the input is still read, to count it and to report a decoding error
- * first, as the reference does, but not stored), and waiting stops at the
- * run's deadline, so a terminal nobody types into cannot hold the CLI past
+ * the input is still read, up to 4 times the limit, to count it and to
+ * report a decoding error first, as the reference does, but not stored),
+ * and reading and waiting stop at the run's deadline, so a terminal nobody types into cannot hold the CLI past
  * its timeout (in isolated mode the parent cannot supervise the child
  * while it waits here). */
 #include <errno.h>
@@ -28,6 +28,12 @@ static geno_value *stdin_read_all(const char *name, const geno_value *const *arg
   geno_value *result = NULL;
   for (;;) {
     double left = cli_host_remaining(h);
+    /* Checked before every read, not only when poll times out: input that
+     * is always readable (/dev/zero, a huge file) never lets it. */
+    if (left == 0) {
+      result = cli_host_fail(error, "stdin_read_all: the run's deadline passed while reading input");
+      goto done;
+    }
     struct pollfd p = {.fd = 0, .events = POLLIN};
     /* wait in slices of at most a minute (poll takes an int of ms) */
     int ms = left < 0 ? -1 : left > 60 ? 60000 : (int)(left * 1000) + 1;
@@ -66,6 +72,10 @@ static geno_value *stdin_read_all(const char *name, const geno_value *const *arg
     memmove(buf, buf + i, pending);
     pos += i;
     if (final) break;
+    /* Past the limit the input is read on to count it and find a decoding
+     * error (as the reference does), but only up to 4 times the limit:
+     * endless input must not keep the run reading until its deadline. */
+    if (count > h->max_collection && count / 4 >= h->max_collection + 1) break;
   }
   if (count > h->max_collection) result = cli_host_size_error(error, "String", count, h->max_collection);
   else if (out.oom) result = cli_host_fail(error, "out of memory");

@@ -504,7 +504,10 @@ bool rt_host_call(VM *vm, const BuiltinDef *def, Value *args, int nargs, Value *
                                 error ? strlen(error) : strlen("host callback failed"), NULL);
     free(error);
     if (!clean) return vm_raise_oom(vm);
-    vm_error(vm, vm_code_for_message(clean), "%s", clean);
+    /* A host that stopped at max_collection_size reports it in the
+     * runtime's words; it is a limit like the VM's own (geno.h). */
+    if (strstr(clean, " size exceeds limit (")) vm_limit_error(vm, E_RESOURCE, "%s", clean);
+    else vm_error(vm, vm_code_for_message(clean), "%s", clean);
     free(clean);
     return false;
   }

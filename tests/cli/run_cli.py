@@ -24,6 +24,13 @@ PROGRAMS = {
         "func double(x: Int) -> Int\n    example 2 -> 4\n    return x * 2\nend func\n\n"
         'test "double works"\n    assert double(3) == 6\nend test\n'
     ),
+    "readall.geno": (
+        'func main() -> Unit\n    print("reading")\n'
+        "    match stdin_read_all() with\n"
+        '        | Ok(s) -> print(length(s))\n'
+        '        | Err(e) -> print("err " + e)\n'
+        "    end match\nend func\n"
+    ),
     "badproj/geno.toml": "this is [not toml\n",
     "badproj/src/app.geno": 'func main() -> Unit\n    print("hi")\nend func\n',
     "goodproj/geno.toml": '[project]\nname = "demo"\n',
@@ -32,8 +39,9 @@ PROGRAMS = {
 
 
 class Case:
-    def __init__(self, name, args, rc, out=(), err=(), no_out=(), stdout=None, check=None):
+    def __init__(self, name, args, rc, out=(), err=(), no_out=(), stdout=None, check=None, stdin=None):
         self.name, self.args, self.rc = name, args, rc
+        self.stdin = stdin  # a path opened as the command's standard input
         self.out, self.err, self.no_out = out, err, no_out
         self.stdout = stdout  # None: a pipe; "full": /dev/full; "closed": no fd 1
         self.check = check    # extra check on stdout text: returns an error or None
@@ -95,6 +103,14 @@ CASES = [
     Case("run: a valid geno.toml", ["run", "{d}/goodproj/src/app.geno"], 0, out=["hi\n"]),
     Case("run --json: file not found, name needing escapes", ["run", "--json", '{d}/no"such\\file.geno'], 1,
          check=json_check(False, "E204")),
+    # endless, always-readable input: the size limit ends the read (E504,
+    # uncatchable); it used to read forever, past --timeout
+    Case("run: stdin from /dev/zero", ["run", "--timeout", "5", "--cap", "print,stdin", "{d}/readall.geno"], 1,
+         out=["reading\n"], err=["E504", "String size exceeds limit"], stdin="/dev/zero"),
+    Case("run --unsafe: stdin from /dev/zero", ["run", "--unsafe", "--timeout", "5", "--cap", "print,stdin", "{d}/readall.geno"], 1,
+         out=["reading\n"], err=["E504"], no_out=["err "], stdin="/dev/zero"),
+    Case("run: stdin from /dev/zero, limit out of reach", ["run", "--timeout", "1", "--max-collection-size", "100000000000",
+         "--cap", "print,stdin", "{d}/readall.geno"], 1, out=["reading\n"], err=["E501"], stdin="/dev/zero"),
     Case("run: stdout full", ["run", "{d}/hi.geno"], 1, err=["error writing output"], stdout="full"),
     Case("run --unsafe: stdout full", ["run", "--unsafe", "{d}/hi.geno"], 1, err=["error writing output"], stdout="full"),
     Case("run --json: stdout closed", ["run", "--json", "{d}/hi.geno"], 1, err=["error writing output"], stdout="closed"),
@@ -105,6 +121,8 @@ CASES = [
 def run_case(geno, d, case):
     args = [geno] + [a.replace("{d}", d) for a in case.args]
     kw = dict(stderr=subprocess.PIPE, timeout=60)
+    if case.stdin:
+        kw["stdin"] = open(case.stdin, "rb")
     if case.stdout == "full":
         with open("/dev/full", "wb") as full:
             p = subprocess.run(args, stdout=full, **kw)
