@@ -59,9 +59,19 @@ static int run_example(VM *vm, const ExampleCase *ex, char **msg) {
   gc_push_root(vm, &actual);
   int rc = -1;
   if (!vm_call_proto(vm, ex->thunk, NULL, 0, &pair)) goto done;
-  Value args[64];
-  int n = example_args(ex->fn, AS_TUPLE(pair)->items[0], args, 64);
-  if (!vm_call_proto(vm, ex->fn, args, n, &actual)) goto done;
+  /* a function may take any number of parameters (the compiler allows
+   * up to 65535): the argument array is sized to it */
+  Value small[16];
+  int cap = ex->fn->nparams > 16 ? ex->fn->nparams : 16;
+  Value *args = cap > 16 ? malloc((size_t)cap * sizeof *args) : small;
+  if (!args) {
+    vm_raise_oom(vm);
+    goto done;
+  }
+  int n = example_args(ex->fn, AS_TUPLE(pair)->items[0], args, cap);
+  bool called = vm_call_proto(vm, ex->fn, args, n, &actual);
+  if (args != small) free(args);
+  if (!called) goto done;
   if (actual.tag == T_ASYNC && !vm_await(vm, actual, &actual)) goto done;
   int eq = vm_equal(vm, actual, AS_TUPLE(pair)->items[1], true);
   if (eq < 0) goto done;
