@@ -22,9 +22,13 @@ typedef struct CliProgram {
   size_t nmodules;
 } CliProgram;
 
-/* Read the entry file and its imports. On failure prints an error and
- * returns false (nothing to free). */
-bool cli_load_program(const char *path, CliProgram *prog);
+/* How a failure before any run is reported on stdout besides stderr. */
+typedef enum { CLI_JSON_NONE, CLI_JSON_RUN, CLI_JSON_CHECK } CliJsonShape;
+
+/* Read the entry file and its imports. On failure prints an error on
+ * stderr (and, unless json is CLI_JSON_NONE, an E204 diagnostic as JSON on
+ * stdout) and returns false (nothing to free). */
+bool cli_load_program(const char *path, CliProgram *prog, CliJsonShape json);
 void cli_free_program(CliProgram *prog);
 /* Read a whole file; NULL with errno set on failure. */
 char *cli_read_file(const char *path, size_t *len);

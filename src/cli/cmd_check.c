@@ -88,10 +88,7 @@ int cmd_check(int argc, char **argv) {
   }
   if (!file) return cli_usage_error("check", "missing FILE");
   CliProgram prog;
-  if (!cli_load_program(file, &prog)) {
-    if (json) printf("{\n  \"ok\": false,\n  \"diagnostics\": []\n}\n");
-    return EXIT_FAIL;
-  }
+  if (!cli_load_program(file, &prog, json ? CLI_JSON_CHECK : CLI_JSON_NONE)) return EXIT_FAIL;
   /* Without --target, the project's declared targets apply. */
   char **declared = NULL, *manifest = NULL, *err = NULL;
   size_t ndeclared = 0;

@@ -249,14 +249,7 @@ int cmd_run(int argc, char **argv) {
   }
   const char *file = o.files[0];
   CliProgram prog;
-  if (!cli_load_program(file, &prog)) {
-    if (o.json) {
-      size_t m = strlen(file) + 32;
-      char *msg = malloc(m);
-      if (msg) snprintf(msg, m, "File not found: %s", file);
-      cli_json_failure(true, "E204", msg ? msg : "File not found");
-      free(msg);
-    }
+  if (!cli_load_program(file, &prog, o.json ? CLI_JSON_RUN : CLI_JSON_NONE)) {
     free_opts(&o);
     return EXIT_FAIL;
   }
@@ -331,7 +324,7 @@ int cmd_test(int argc, char **argv) {
   int status = EXIT_OK;
   for (int f = 0; f < o.nfiles; f++) {
     CliProgram prog;
-    if (!cli_load_program(o.files[f], &prog)) {
+    if (!cli_load_program(o.files[f], &prog, CLI_JSON_NONE)) {
       status = EXIT_FAIL;
       continue;
     }

@@ -20,7 +20,8 @@ void cli_json_failure(bool run_result, const char *code, const char *msg) {
   json_string(code);
   printf(",\n      \"message\": ");
   json_string(msg);
-  printf(",\n      \"severity\": \"error\",\n      \"location\": null\n    }\n  ]");
+  /* no "location" key: the failure has none (as the reference writes it) */
+  printf(",\n      \"severity\": \"error\"\n    }\n  ]");
   if (run_result)
     printf(",\n  \"timing\": {\"total_ms\": 0.0, \"lex_ms\": 0.0, \"parse_ms\": 0.0, \"typecheck_ms\": 0.0, "
            "\"run_ms\": 0.0},\n  \"steps_used\": 0");

@@ -122,13 +122,21 @@ static void load_imports(CliProgram *p, const char *dir, const char *source, siz
   geno_strings_free(names, n > 0 ? (size_t)n : 0);
 }
 
-bool cli_load_program(const char *path, CliProgram *prog) {
+bool cli_load_program(const char *path, CliProgram *prog, CliJsonShape json) {
   memset(prog, 0, sizeof *prog);
   size_t len;
   char *src = cli_read_file(path, &len);
   if (!src) {
-    if (errno == ENOENT) fprintf(stderr, "Error: File not found: %s\n", path);
-    else fprintf(stderr, "Error: Cannot read %s: %s\n", path, strerror(errno));
+    int e = errno;
+    size_t m = strlen(path) + 128;
+    char *msg = malloc(m);
+    if (msg) {
+      if (e == ENOENT) snprintf(msg, m, "File not found: %s", path);
+      else snprintf(msg, m, "Cannot read %s: %s", path, strerror(e));
+    }
+    fprintf(stderr, "Error: %s\n", msg ? msg : "cannot read the program");
+    if (json != CLI_JSON_NONE) cli_json_failure(json == CLI_JSON_RUN, "E204", msg ? msg : "cannot read the program");
+    free(msg);
     return false;
   }
   prog->path = strdup(path);
