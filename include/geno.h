@@ -245,12 +245,16 @@ typedef struct geno_config {
                                     {"total": N, "passed": N, "failed": N}. */
   geno_monitor_fn monitor;       /* optional monitoring hook */
   void *monitor_userdata;
-  /* Isolation (geno_run_isolated only). */
-  uint64_t memory_bytes;         /* address space the child may add to what
-                                    it inherits from the host at fork
-                                    (RLIMIT_AS = inherited + this). Default
-                                    256 MiB. 0 = no limit. Exceeding it:
-                                    E504. */
+  /* Memory, and the isolation settings (the rest: geno_run_isolated only). */
+  uint64_t memory_bytes;         /* bytes. Every run: the VM's heap budget
+                                    (the bytes of the program's live values
+                                    as the GC counts them, collected first;
+                                    the interpreter's own fixed structures
+                                    are not counted). Isolated runs also:
+                                    the address space the child may add to
+                                    what it inherits at fork (RLIMIT_AS =
+                                    inherited + this). Default 256 MiB.
+                                    0 = no limit. Exceeding either: E504. */
   double cpu_seconds;            /* RLIMIT_CPU of the child, rounded up to
                                     whole seconds. Default 0 = derived from
                                     timeout_s (one second after the
