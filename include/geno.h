@@ -9,6 +9,10 @@
  * Thread safety: no global mutable state. Independent calls on different
  * threads are safe as long as they do not share a geno_result or geno_value.
  * A geno_config is only read during a call and may be shared read-only.
+ * Any thread stack of 256 KiB or more will do: a run learns the calling
+ * thread's stack bounds and ends recursion that would overrun them (deep
+ * values compared or printed, nested callbacks) with E502; larger stacks
+ * only let deeper values through (up to 10,000 levels).
  *
  * Error classes (after Lua's manual): functions marked [-] never fail;
  * [m] can fail only for lack of memory (then return NULL / false);
@@ -112,6 +116,14 @@ GENO_API const char *geno_value_name(const geno_value *v);
 GENO_API const char *geno_value_field_name(const geno_value *v, size_t i);
 /* LIST: "List", "Array" or "Vec"; MAP: "Map" or "MutableMap"; else NULL. */
 GENO_API const char *geno_value_container(const geno_value *v);
+
+/* Values handed between host and program nest at most this many levels
+ * (a list in a list is 2). A constructor below that would build a deeper
+ * value returns NULL (its items freed); a program value deeper than this
+ * cannot be passed to a host callback (the call fails with E502) and is
+ * not given as main's inspectable value (geno_result_value is NULL; its
+ * text and JSON are still there). The same in-process and isolated. */
+#define GENO_VALUE_MAX_DEPTH 1000
 
 /* [m] Construction, for host-callback results. Each returns a new value the
  * caller owns (free with geno_value_free unless ownership is passed on).

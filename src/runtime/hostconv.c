@@ -36,6 +36,7 @@ static geno_value *seq(VM *vm, geno_value_kind kind, const char *container, cons
       return NULL;
     }
   }
+  rt_hv_set_depth(hv);
   return hv;
 }
 
@@ -60,11 +61,17 @@ static geno_value *table(VM *vm, Value v, int depth) {
     }
     k++;
   }
+  rt_hv_set_depth(hv);
   return hv;
 }
 
+/* NULL when out of memory or when v nests deeper than
+ * GENO_VALUE_MAX_DEPTH (vm->host_too_deep is then set). */
 static geno_value *to_host(VM *vm, Value v, int depth) {
-  if (depth > VM_MAX_VALUE_DEPTH) return NULL;
+  if (depth >= GENO_VALUE_MAX_DEPTH) {
+    vm->host_too_deep = true;
+    return NULL;
+  }
   switch ((ValueTag)v.tag) {
     case T_UNIT: return geno_value_new_unit();
     case T_BOOL: return geno_value_new_bool(v.as.b);
@@ -149,7 +156,12 @@ static geno_value *to_host(VM *vm, Value v, int depth) {
   }
 }
 
-geno_value *rt_value_to_host(VM *vm, Value v) { return to_host(vm, v, 0); }
+geno_value *rt_value_to_host(VM *vm, Value v, bool *too_deep) {
+  vm->host_too_deep = false;
+  geno_value *hv = to_host(vm, v, 0);
+  if (too_deep) *too_deep = !hv && vm->host_too_deep;
+  return hv;
+}
 
 /* ---- host -> VM ---------------------------------------------------------------- */
 
@@ -480,9 +492,14 @@ bool rt_host_call(VM *vm, const BuiltinDef *def, Value *args, int nargs, Value *
   geno_value *hargs[16];
   int n = nargs < 16 ? nargs : 16;
   for (int i = 0; i < n; i++) {
-    hargs[i] = rt_value_to_host(vm, args[i]);
+    bool deep = false;
+    hargs[i] = rt_value_to_host(vm, args[i], &deep);
     if (!hargs[i]) {
       for (int k = 0; k < i; k++) geno_value_free(hargs[k]);
+      if (deep)
+        return vm_raise_fatal(vm, E_RECURSION, NULL,
+                              "Value nested too deeply to pass to the host callback '%s' (more than %d levels)",
+                              def->name, GENO_VALUE_MAX_DEPTH);
       return vm_raise_oom(vm);
     }
   }

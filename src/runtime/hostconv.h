@@ -8,9 +8,9 @@
 
 #include "../vm/vm.h"
 
-/* [m] A self-contained copy of v; NULL when out of memory (or nested too
- * deeply). */
-geno_value *rt_value_to_host(VM *vm, Value v);
+/* [m] A self-contained copy of v; NULL when out of memory or when v nests
+ * deeper than GENO_VALUE_MAX_DEPTH (then *too_deep, if given, is true). */
+geno_value *rt_value_to_host(VM *vm, Value v, bool *too_deep);
 /* A VM value from a host value: built-in constructors are checked against
  * their declared fields. False with an error raised in vm. */
 bool rt_value_from_host(VM *vm, const geno_value *hv, Value *out);

@@ -20,7 +20,18 @@ geno_value *rt_hv_alloc(geno_value_kind kind, size_t count) {
     }
   }
   v->count = count;
+  v->depth = 1;
   return v;
+}
+
+bool rt_hv_set_depth(geno_value *v) {
+  unsigned d = 0;
+  for (size_t i = 0; i < v->count; i++) {
+    if (v->items && v->items[i] && v->items[i]->depth > d) d = v->items[i]->depth;
+    if (v->keys && v->keys[i] && v->keys[i]->depth > d) d = v->keys[i]->depth;
+  }
+  v->depth = d + 1;
+  return v->depth <= GENO_VALUE_MAX_DEPTH;
 }
 
 static char *xstrdup(const char *s) {
@@ -153,7 +164,9 @@ static geno_value *new_seq(geno_value_kind kind, geno_value **items, size_t coun
     if (v && items) v->items[i] = items[i];
     else if (items) geno_value_free(items[i]);
   }
-  if (!ok) {
+  /* a value no deeper than GENO_VALUE_MAX_DEPTH: every recursive walk of
+   * it (free, copy, conversion) stays bounded */
+  if (!ok || !rt_hv_set_depth(v)) {
     geno_value_free(v);
     return NULL;
   }
@@ -223,6 +236,7 @@ geno_value *geno_value_copy(const geno_value *v) {
     geno_value_free(c);
     return NULL;
   }
+  c->depth = v->depth;
   return c;
 }
 

@@ -18,7 +18,12 @@ struct geno_value {
   geno_value **keys;       /* GENO_MAP keys */
   char **field_names;      /* GENO_CTOR */
   size_t count;
+  unsigned depth;          /* levels: 1 for a leaf, 1 + the deepest item */
 };
+
+/* Set v->depth from its items and keys (already built). False when that
+ * is more than GENO_VALUE_MAX_DEPTH. */
+bool rt_hv_set_depth(geno_value *v);
 
 /* [m] Allocate a value of a kind with `count` zeroed item slots. */
 geno_value *rt_hv_alloc(geno_value_kind kind, size_t count);

@@ -187,7 +187,9 @@ static void set_value(geno_result *r, VM *vm, Value v) {
     r->value_text = buf_take(&t);
     buf_free(&t);
   }
-  r->value = rt_value_to_host(vm, v);
+  /* NULL also when main's value nests deeper than GENO_VALUE_MAX_DEPTH
+   * (its JSON and text above are still given) */
+  r->value = rt_value_to_host(vm, v, NULL);
 }
 
 geno_result *geno_run(const char *source, size_t len, const char *filename, const geno_config *cfg) {

@@ -21,6 +21,7 @@
 
 #include "../runtime/hooks.h"
 #include "../runtime/result.h"
+#include "../vm/vm.h"
 #include "wire.h"
 
 uint64_t sbx_cpu_limit(const geno_config *cfg) {
@@ -221,6 +222,7 @@ void sbx_child_main(const SbxChildCtx *ctx) {
     if (!fwd) setup_failed(fd, "out of memory preparing host callbacks");
     cfg.callbacks = fwd;
   }
+  vm_prepare_thread(); /* normally learnt by the parent before fork */
   if (!sbx_filter_install(err, sizeof err)) setup_failed(fd, err);
   /* From here on the child holds no authority: user code may run. */
   RtRunHooks hooks = {output_hook, output_discard_hook, (void *)ctx, ctx->out_cap};

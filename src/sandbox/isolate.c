@@ -28,6 +28,7 @@
 #include "../base/diag.h"
 #include "../base/utf8.h"
 #include "../runtime/result.h"
+#include "../vm/vm.h"
 #include "wire.h"
 
 /* Largest shared output region: the child writes its output there and
@@ -376,6 +377,9 @@ geno_result *sbx_run(const char *source, size_t len, const char *filename, const
   out->len = 0;
   SbxChildCtx ctx = {getpid(), sv[1], out, out_cap, cfg, source, len, filename, fn, arg};
   double start = rt_now_ms();
+  /* The child inherits this thread's stack bounds (it cannot read /proc
+   * for them once its descriptors are closed and its filter is on). */
+  vm_prepare_thread();
   s.pid = fork();
   if (s.pid == 0) sbx_child_main(&ctx); /* never returns */
   close(sv[1]);

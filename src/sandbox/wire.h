@@ -36,12 +36,11 @@ enum {
  * make its parent buffer well below typical host memory. */
 #define SBX_MAX_FRAME ((size_t)256 << 20)
 
-/* Deepest geno_value nesting carried across the boundary. Decoding is
- * recursive on the caller's stack (about 100 bytes a level), so 256 levels
- * stay under 32 KiB even on small thread stacks, and they exceed what
- * json_parse accepts (128 levels) with room for Option/Result wrappers.
- * Deeper values still reach the parent as JSON and text. */
-#define SBX_MAX_VALUE_DEPTH 256
+/* Deepest geno_value nesting carried across the boundary: the public
+ * bound on host values, so isolated and in-process runs agree. Decoding
+ * is recursive on the caller's stack (about 100 bytes a level: 100 KiB at
+ * the bound). Deeper values still reach the parent as JSON and text. */
+#define SBX_MAX_VALUE_DEPTH GENO_VALUE_MAX_DEPTH
 
 /* Most diagnostics one result may carry: above the front end's own cap of
  * 1000 errors per run, with room for warnings. */

@@ -117,10 +117,10 @@ static bool eq_tables(EqCtx *c, ObjMap *x, ObjMap *y, int depth) {
 
 static bool eq(EqCtx *c, Value a, Value b, int depth) {
   if (c->failed || !charge(c)) return false;
-  if (depth > VM_MAX_VALUE_DEPTH) {
+  if (depth > VM_MAX_VALUE_DEPTH || (c->vm && vm_c_stack_low(c->vm))) {
     if (c->vm) {
       vm_raise_fatal(c->vm, E_RECURSION, NULL, "Value nested too deeply to compare (more than %d levels)",
-                     VM_MAX_VALUE_DEPTH);
+                     depth > VM_MAX_VALUE_DEPTH ? VM_MAX_VALUE_DEPTH : depth - 1);
       c->failed = true;
     }
     return false;
@@ -424,9 +424,9 @@ static Value *sorted_keys(OrdCtx *c, HTable *t, bool with_values, size_t *n) {
 static int ord(OrdCtx *c, Value a, Value b, int depth) {
   if (c->failed) return 0;
   c->work++;
-  if (depth > VM_MAX_VALUE_DEPTH) {
+  if (depth > VM_MAX_VALUE_DEPTH || vm_c_stack_low(c->vm)) {
     vm_raise_fatal(c->vm, E_RECURSION, NULL, "Value nested too deeply to compare (more than %d levels)",
-                   VM_MAX_VALUE_DEPTH);
+                   depth > VM_MAX_VALUE_DEPTH ? VM_MAX_VALUE_DEPTH : depth - 1);
     c->failed = true;
     return 0;
   }

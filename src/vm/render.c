@@ -206,9 +206,9 @@ static bool on_path(RCtx *c, const Obj *o) {
  * text). Floats always print in shortest round-trip form (fmt_float). */
 static bool render(RCtx *c, Value v, bool top, int depth) {
   if (c->over) return true;
-  if (depth > VM_MAX_VALUE_DEPTH)
+  if (depth > VM_MAX_VALUE_DEPTH || vm_c_stack_low(c->vm))
     return vm_raise_fatal(c->vm, E_RECURSION, NULL, "Value nested too deeply to render (more than %d levels)",
-                          VM_MAX_VALUE_DEPTH);
+                          depth > VM_MAX_VALUE_DEPTH ? VM_MAX_VALUE_DEPTH : depth - 1);
   bool repr = c->mode == RENDER_REPR;
   char tmp[64];
   switch ((ValueTag)v.tag) {
@@ -422,9 +422,9 @@ static bool json_table(JCtx *c, HTable *t, int depth) {
 }
 
 static bool json(JCtx *c, Value v, int depth) {
-  if (depth > VM_MAX_VALUE_DEPTH)
+  if (depth > VM_MAX_VALUE_DEPTH || vm_c_stack_low(c->vm))
     return vm_raise_fatal(c->vm, E_RECURSION, NULL, "Value nested too deeply to encode (more than %d levels)",
-                          VM_MAX_VALUE_DEPTH);
+                          depth > VM_MAX_VALUE_DEPTH ? VM_MAX_VALUE_DEPTH : depth - 1);
   Buf *o = c->out;
   char tmp[64];
   switch ((ValueTag)v.tag) {

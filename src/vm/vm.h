@@ -118,6 +118,8 @@ typedef struct VM {
   int depth;             /* active Geno calls (E502 past max_depth) */
   int max_depth;
   int native_depth;      /* nested dispatch loops */
+  const char *c_stack_limit; /* lowest safe C stack address (vm_c_stack_low) */
+  bool host_too_deep;    /* the last conversion to a host value hit GENO_VALUE_MAX_DEPTH */
   /* The result slot of the CALLBO in progress, or NULL. vm_some(v, out)
    * with out == opt_out stores v itself there instead of allocating a
    * Some, and clears opt_out to say so: the match that follows only needs
@@ -253,5 +255,21 @@ bool vm_concat(VM *vm, Value a, Value b, Value *out);
 bool vm_concat_n(VM *vm, const Value *parts, int n, Value *out);
 /* Python truthiness (conditions on non-Bool values in unchecked code). */
 bool vm_truthy(Value v);
+
+/* The C stack of the thread running the VM is nearly used up: the
+ * recursive algorithms (comparison, rendering, JSON, host conversion) and
+ * nested builtin callbacks stop with E502 here, whatever the thread's stack
+ * size, rather than overflow it. The limit is set by vm_new from the
+ * calling thread's stack bounds, with a margin for the deepest call made
+ * without a check (a builtin, GMP, the C library). */
+/* Learn the calling thread's stack bounds now (vm_new does it on first
+ * use): glibc reads /proc for the main thread, which a sandbox child may
+ * not once its filter is on. A forked child inherits what its parent's
+ * thread learnt, for the same addresses. */
+void vm_prepare_thread(void);
+
+static inline bool vm_c_stack_low(const VM *vm) {
+  return vm->c_stack_limit && (const char *)__builtin_frame_address(0) < vm->c_stack_limit;
+}
 
 #endif

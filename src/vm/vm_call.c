@@ -78,6 +78,10 @@ static bool call_impl(VM *vm, const Proto *p, Value fnv, const Value *args, int 
   if (vm->native_depth >= VM_MAX_NATIVE_DEPTH || vm->nroots + VM_ROOTS_PER_LEVEL > VM_MAX_ROOTS)
     return vm_raise_fatal(vm, E_RECURSION, NULL,
                           "Maximum recursion depth exceeded (%d nested builtin callbacks)", VM_MAX_NATIVE_DEPTH);
+  if (vm_c_stack_low(vm))
+    return vm_raise_fatal(vm, E_RECURSION, NULL,
+                          "Maximum recursion depth exceeded (%d nested builtin callbacks fill the thread's stack)",
+                          vm->native_depth);
   Value *slot = vm->sp;
   if (slot + nargs + 16 > vm->stack_end)
     return vm_raise_fatal(vm, E_RECURSION, NULL,

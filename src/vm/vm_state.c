@@ -2,6 +2,7 @@
  * that are checked outside the dispatch loop: steps and deadline, integer
  * size, collection size. */
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <time.h>
 
@@ -29,6 +30,34 @@ static void update_step_check(VM *vm) {
  * space; the OS backs only the pages used), so frames never move and
  * pointers into the stack stay valid across calls. The frame array is
  * sized by max_recursion_depth, capped at VM_HARD_MAX_DEPTH. */
+/* Stack bytes kept free below the checked recursion: the deepest unchecked
+ * work at the bottom (a builtin with GMP's stack temporaries of up to 64
+ * KiB, formatting, a host callback's first frames). */
+#define VM_C_STACK_MARGIN ((size_t)256 << 10)
+
+/* The lowest address the VM's recursion may reach on this thread, or NULL
+ * when the thread's stack cannot be learnt (then only the depth limits
+ * apply). Stacks grow down on every platform geno-c builds for. */
+static _Thread_local const char *thread_stack_limit;
+static _Thread_local bool thread_stack_known;
+
+static const char *c_stack_limit(void) {
+  if (thread_stack_known) return thread_stack_limit;
+  thread_stack_known = true;
+  pthread_attr_t attr;
+  if (pthread_getattr_np(pthread_self(), &attr) != 0) return NULL;
+  void *addr = NULL;
+  size_t size = 0;
+  int rc = pthread_attr_getstack(&attr, &addr, &size);
+  pthread_attr_destroy(&attr);
+  if (rc != 0 || !addr || size == 0) return NULL;
+  size_t margin = size / 2 < VM_C_STACK_MARGIN ? size / 2 : VM_C_STACK_MARGIN;
+  thread_stack_limit = (const char *)addr + margin;
+  return thread_stack_limit;
+}
+
+void vm_prepare_thread(void) { (void)c_stack_limit(); }
+
 VM *vm_new(const geno_config *cfg) {
   VM *vm = calloc(1, sizeof *vm);
   if (!vm) return NULL;
@@ -38,6 +67,7 @@ VM *vm_new(const geno_config *cfg) {
     cfg = &defaults;
   }
   vm->cfg = cfg;
+  vm->c_stack_limit = c_stack_limit();
   vm->heap_limit = (size_t)cfg->memory_bytes;
   vm->next_gc = vm->heap_limit && vm->heap_limit < GC_MIN_THRESHOLD ? vm->heap_limit : GC_MIN_THRESHOLD;
   vm->stack = malloc(VM_STACK_SLOTS * sizeof(Value));

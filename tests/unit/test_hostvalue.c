@@ -177,6 +177,94 @@ static void copy_is_deep_and_independent(void **state) {
   geno_value_free(copy);
 }
 
+/* Host values nest at most GENO_VALUE_MAX_DEPTH levels: a deeper one
+ * cannot be built (a host's million-deep list used to crash
+ * geno_value_free by recursion). */
+static void depth_is_bounded(void **state) {
+  (void)state;
+  geno_value *v = geno_value_new_unit();
+  for (int i = 1; i < GENO_VALUE_MAX_DEPTH; i++) {
+    v = geno_value_new_list(&v, 1);
+    assert_non_null(v);
+  }
+  geno_value *copy = geno_value_copy(v);
+  assert_non_null(copy);
+  geno_value *one_more = geno_value_new_list(&copy, 1); /* takes copy */
+  assert_null(one_more);
+  geno_value *some = geno_value_new_some(v); /* takes v */
+  assert_null(some);
+  /* a host trying for a million levels gets NULL at the bound, no crash */
+  geno_value *w = geno_value_new_int(1);
+  int built = 1;
+  for (int i = 0; i < 1000000 && w; i++) {
+    w = geno_value_new_list(&w, 1);
+    if (w) built++;
+  }
+  assert_null(w);
+  assert_int_equal(built, GENO_VALUE_MAX_DEPTH);
+}
+
+/* A program value deeper than GENO_VALUE_MAX_DEPTH: as a callback argument
+ * the call fails with E502 (it was reported as E504 "Memory limit
+ * exceeded", and isolated runs had a lower bound than in-process ones);
+ * as main's value it has text and JSON but no handle. Both modes agree. */
+static geno_value *print_cb(const char *name, const geno_value *const *args, size_t nargs, void *ud, char **error) {
+  (void)name, (void)args, (void)nargs, (void)ud, (void)error;
+  return geno_value_new_unit();
+}
+
+static char *chain_program(int depth, bool print_it) {
+  char *src = malloc(1024);
+  snprintf(src, 1024,
+           "type C = Link(next: C) | End\n"
+           "func main() -> %s\n"
+           "    var c: C = End\n"
+           "    var i: Int = 0\n"
+           "    while i < %d do\n"
+           "        c = Link(c)\n"
+           "        i = i + 1\n"
+           "    end while\n"
+           "    %s\n"
+           "end func\n",
+           print_it ? "Unit" : "C", depth - 1, print_it ? "print(c)" : "return c");
+  return src;
+}
+
+static void deep_values_at_the_boundary(void **state) {
+  (void)state;
+  geno_callback cb = {"print", print_cb, NULL};
+  for (int iso = 0; iso < 2; iso++) {
+    geno_config cfg;
+    geno_config_init(&cfg);
+    cfg.capabilities_set = true;
+    cfg.capabilities = GENO_CAP_PRINT;
+    cfg.callbacks = &cb;
+    cfg.ncallbacks = 1;
+    for (int depth = GENO_VALUE_MAX_DEPTH; depth <= GENO_VALUE_MAX_DEPTH + 1; depth++) {
+      char *src = chain_program(depth, true);
+      geno_result *r = iso ? geno_run_isolated(src, strlen(src), "d.geno", &cfg) : geno_run(src, strlen(src), "d.geno", &cfg);
+      if (depth <= GENO_VALUE_MAX_DEPTH) {
+        assert_true(geno_result_ok(r));
+      } else {
+        assert_false(geno_result_ok(r));
+        assert_string_equal(geno_result_diagnostic(r, 0)->code, "E502");
+        assert_non_null(strstr(geno_result_diagnostic(r, 0)->message, "pass to the host callback 'print'"));
+      }
+      geno_result_free(r);
+      free(src);
+      src = chain_program(depth, false);
+      r = iso ? geno_run_isolated(src, strlen(src), "d.geno", &cfg) : geno_run(src, strlen(src), "d.geno", &cfg);
+      assert_true(geno_result_ok(r));
+      assert_non_null(geno_result_value_json(r));
+      assert_non_null(geno_result_value_text(r));
+      if (depth <= GENO_VALUE_MAX_DEPTH) assert_non_null(geno_result_value(r));
+      else assert_null(geno_result_value(r));
+      geno_result_free(r);
+      free(src);
+    }
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(scalars),
@@ -186,6 +274,8 @@ int main(void) {
       cmocka_unit_test(containers_take_ownership),
       cmocka_unit_test(constructors),
       cmocka_unit_test(copy_is_deep_and_independent),
+      cmocka_unit_test(depth_is_bounded),
+      cmocka_unit_test(deep_values_at_the_boundary),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <stdlib.h>
@@ -296,6 +297,60 @@ static void test_steps_used_at_the_limit(void **state) {
   }
 }
 
+/* geno_run on a thread with a small stack: a legal 9,990-deep value
+ * compared, printed and returned ends with E502 instead of overflowing the
+ * thread's stack (the depth limits alone assumed about 8 MiB). */
+typedef struct DeepRun {
+  bool isolated;
+  geno_result *r;
+} DeepRun;
+
+static void *deep_on_small_stack(void *arg) {
+  static const char src[] =
+      "type C = Link(next: C) | End\n"
+      "func main() -> Unit\n"
+      "    var c: C = End\n"
+      "    var i: Int = 0\n"
+      "    while i < 9990 do\n"
+      "        c = Link(c)\n"
+      "        i = i + 1\n"
+      "    end while\n"
+      "    print(\"built\")\n"
+      "    print(c == c)\n"
+      "end func\n";
+  geno_config cfg;
+  geno_config_init(&cfg);
+  cfg.capabilities_set = true;
+  cfg.capabilities = GENO_CAP_PRINT;
+  DeepRun *d = arg;
+  d->r = d->isolated ? geno_run_isolated(src, strlen(src), "deep.geno", &cfg) : geno_run(src, strlen(src), "deep.geno", &cfg);
+  return NULL;
+}
+
+static void test_small_thread_stack(void **state) {
+  (void)state;
+  static const size_t sizes[] = {256u << 10, 1u << 20};
+  for (int iso = 0; iso < 2; iso++)
+    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+      pthread_attr_t attr;
+      pthread_attr_init(&attr);
+      assert_int_equal(pthread_attr_setstacksize(&attr, sizes[k]), 0);
+      pthread_t t;
+      DeepRun d = {iso == 1, NULL};
+      assert_int_equal(pthread_create(&t, &attr, deep_on_small_stack, &d), 0);
+      pthread_join(t, NULL);
+      pthread_attr_destroy(&attr);
+      geno_result *r = d.r;
+      assert_non_null(r);
+      assert_string_equal(geno_result_output(r, NULL), "built\n");
+      /* 1 MiB may hold the whole comparison; otherwise E502, never a crash
+       * (isolated: never E500) */
+      if (!geno_result_ok(r)) assert_string_equal(geno_result_diagnostic(r, 0)->code, "E502");
+      else assert_true(sizes[k] >= (1u << 20));
+      geno_result_free(r);
+    }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_value_and_output),     cmocka_unit_test(test_ctor_value),
@@ -304,6 +359,7 @@ int main(void) {
       cmocka_unit_test(test_heap_limit),           cmocka_unit_test(test_result_json),
       cmocka_unit_test(test_set_json_order),       cmocka_unit_test(test_deadline_by_allocation),
       cmocka_unit_test(test_steps_used_at_the_limit),
+      cmocka_unit_test(test_small_thread_stack),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
