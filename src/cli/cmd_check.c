@@ -118,9 +118,11 @@ int cmd_check(int argc, char **argv) {
   if (json) {
     print_json(r);
   } else if (status == EXIT_OK) {
-    printf("Check passed: %s", file);
-    for (size_t i = 0; i < cfg.ntargets; i++) printf("%s%s", i ? ", " : " (targets: ", cfg.targets[i]);
-    printf("%s\n", cfg.ntargets ? ")" : "");
+    /* --syntax-only applies no target rule: claim none */
+    size_t shown = syntax_only ? 0 : cfg.ntargets;
+    printf("%s passed: %s", syntax_only ? "Syntax check" : "Check", file);
+    for (size_t i = 0; i < shown; i++) printf("%s%s", i ? ", " : " (targets: ", cfg.targets[i]);
+    printf("%s\n", shown ? ")" : "");
   } else {
     if (manifest) fprintf(stderr, "(targets from %s)\n", manifest);
     cli_print_diagnostics(stderr, r, &prog);

@@ -517,8 +517,9 @@ bool rt_host_call(VM *vm, const BuiltinDef *def, Value *args, int nargs, Value *
   if (!r) {
     /* The host's text becomes a catchable String: it must be valid UTF-8
      * like every String (an OS message may hold a file name's bytes). */
-    char *clean = utf8_sanitize(error ? error : "host callback failed",
-                                error ? strlen(error) : strlen("host callback failed"), NULL);
+    char none[160];
+    snprintf(none, sizeof none, "host callback '%s' returned no value and no error", def->name);
+    char *clean = utf8_sanitize(error ? error : none, strlen(error ? error : none), NULL);
     free(error);
     if (!clean) return vm_raise_oom(vm);
     /* A host that stopped at max_collection_size reports it in the

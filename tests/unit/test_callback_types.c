@@ -7,7 +7,7 @@
 
 #include "runtime/hostconv.h"
 
-typedef enum { R_INT, R_UNIT, R_LIST_INT, R_BOGUS_CTOR, R_FLOAT, R_STRING } Reply;
+typedef enum { R_INT, R_UNIT, R_LIST_INT, R_BOGUS_CTOR, R_FLOAT, R_STRING, R_NOTHING } Reply;
 static Reply reply;
 
 static geno_value *fs_read_text_cb(const char *name, const geno_value *const *args, size_t nargs, void *ud,
@@ -23,6 +23,7 @@ static geno_value *fs_read_text_cb(const char *name, const geno_value *const *ar
     case R_BOGUS_CTOR: return geno_value_new_ctor("Bogus", NULL, NULL, 0);
     case R_FLOAT: return geno_value_new_float(1.5);
     case R_STRING: return geno_value_new_string("abc", 3);
+    case R_NOTHING: return NULL; /* and no error text */
   }
   return NULL;
 }
@@ -64,6 +65,13 @@ static void wrong_type_refused(bool isolated) {
     assert_string_equal(geno_result_output(r, NULL), "before\n");
     geno_result_free(r);
   }
+  /* NULL without an error text: the same message in both modes */
+  reply = R_NOTHING;
+  geno_result *n = run_read(isolated, "t");
+  assert_string_equal(unit_codes(n), "E499");
+  assert_string_equal(geno_result_diagnostic(n, 0)->message,
+                      "host callback 'fs_read_text' returned no value and no error");
+  geno_result_free(n);
   reply = R_STRING;
   geno_result *r = run_read(isolated, "to_upper(t)");
   assert_true(geno_result_ok(r));
