@@ -28,6 +28,18 @@ static geno_value *fs_read_text_cb(const char *name, const geno_value *const *ar
   return NULL;
 }
 
+/* Run src with print and fs granted and `cb` as fs_read_text. */
+static geno_result *run_fs(bool isolated, const char *src, geno_callback_fn cb) {
+  geno_callback c = {"fs_read_text", cb, NULL};
+  geno_config cfg;
+  geno_config_init(&cfg);
+  cfg.capabilities_set = true;
+  cfg.capabilities = GENO_CAP_PRINT | GENO_CAP_FS;
+  cfg.callbacks = &c;
+  cfg.ncallbacks = 1;
+  return isolated ? geno_run_isolated(src, strlen(src), "cb.geno", &cfg) : geno_run(src, strlen(src), "cb.geno", &cfg);
+}
+
 static geno_result *run_read(bool isolated, const char *use) {
   char src[512];
   snprintf(src, sizeof src,
@@ -37,14 +49,7 @@ static geno_result *run_read(bool isolated, const char *use) {
            "    print(%s)\n"
            "end func\n",
            use);
-  geno_callback c = {"fs_read_text", fs_read_text_cb, NULL};
-  geno_config cfg;
-  geno_config_init(&cfg);
-  cfg.capabilities_set = true;
-  cfg.capabilities = GENO_CAP_PRINT | GENO_CAP_FS;
-  cfg.callbacks = &c;
-  cfg.ncallbacks = 1;
-  return isolated ? geno_run_isolated(src, strlen(src), "cb.geno", &cfg) : geno_run(src, strlen(src), "cb.geno", &cfg);
+  return run_fs(isolated, src, fs_read_text_cb);
 }
 
 static void wrong_type_refused(bool isolated) {
@@ -110,15 +115,8 @@ static void error_text_made_valid(void **state) {
       "        print(to_chars(err))\n"
       "    end try\n"
       "end func\n";
-  geno_callback c = {"fs_read_text", bad_error_cb, NULL};
-  geno_config cfg;
-  geno_config_init(&cfg);
-  cfg.capabilities_set = true;
-  cfg.capabilities = GENO_CAP_PRINT | GENO_CAP_FS;
-  cfg.callbacks = &c;
-  cfg.ncallbacks = 1;
   for (int iso = 0; iso < 2; iso++) {
-    geno_result *r = iso ? geno_run_isolated(src, strlen(src), "e.geno", &cfg) : geno_run(src, strlen(src), "e.geno", &cfg);
+    geno_result *r = run_fs(iso == 1, src, bad_error_cb);
     assert_true(geno_result_ok(r));
     assert_string_equal(geno_result_output(r, NULL),
                         "13\n[\"b\", \"a\", \"d\", \" \", \"\xef\xbf\xbd\", \" \", \"u\", \"t\", \"f\", \"8\", \" \", "
