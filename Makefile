@@ -29,12 +29,15 @@ asan: deps
 	@cmake --build build-asan -j $(JOBS)
 	@cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure -j $(JOBS)
 
-# libFuzzer targets; FUZZ_SECONDS per target (default 600).
+# libFuzzer targets (fuzz/README.md): builds every target in FUZZ_TARGETS
+# (default: all four) and runs each for FUZZ_SECONDS (default 600), one
+# after another; FUZZ_JOBS > 1 forks that many processes per target.
 FUZZ_SECONDS ?= 600
+FUZZ_TARGETS ?= fuzz_frontend fuzz_check fuzz_run fuzz_gen
 fuzz: deps
 	@CC=clang cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=Debug -DGENO_FUZZ=ON >/dev/null
-	@cmake --build build-fuzz -j $(JOBS) --target fuzz_frontend
-	@fuzz/run.sh build-fuzz $(FUZZ_SECONDS)
+	@cmake --build build-fuzz -j $(JOBS) $(addprefix --target ,$(FUZZ_TARGETS))
+	@FUZZ_TARGETS="$(FUZZ_TARGETS)" fuzz/run.sh build-fuzz $(FUZZ_SECONDS)
 
 bench: build
 	@bench/run.sh
