@@ -54,5 +54,9 @@ typedef struct BuiltinDef {
 const BuiltinDef *lib_builtin_find(const char *name);
 /* All builtins, sorted by name. */
 const BuiltinDef *lib_builtins(size_t *count);
+/* By the index of lib_builtins: bit i set when parameter i is declared
+ * exactly `Int`. The VM checks those arguments before a call, since an
+ * Int-typed value can be a Float at run time (`Int ** negative Int`). */
+const uint32_t *lib_builtin_int_params(void);
 
 #endif

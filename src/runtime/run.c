@@ -240,6 +240,7 @@ geno_result *geno_run(const char *source, size_t len, const char *filename, cons
   }
   vm->prog = &fe.prog;
   vm->builtins = lib_builtins(&vm->nbuiltins);
+  vm->builtin_int_params = lib_builtin_int_params();
   vm->host_call = rt_host_call;
   /* A callback named after a gated builtin that the library implements
    * itself (print, clock_now, regex_match...) replaces it, as in the

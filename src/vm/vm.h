@@ -132,6 +132,7 @@ typedef struct VM {
   struct Program *prog;  /* front end (names, for interning) */
   const struct BuiltinDef *builtins; /* the sorted builtin table */
   size_t nbuiltins;
+  const uint32_t *builtin_int_params; /* lib_builtin_int_params(); set with builtins */
   Obj **builtin_values;  /* cached builtin function values, by index */
 
   /* limits */
@@ -234,6 +235,11 @@ bool vm_call_value(VM *vm, Value fn, const Value *args, int nargs, Value *out);
 bool vm_call_proto(VM *vm, const Proto *p, const Value *args, int nargs, Value *out);
 /* Invoke builtin number `index` on args (rooted); gate by capability. */
 bool vm_call_builtin(VM *vm, int index, Value *args, int nargs, Value *out);
+/* Raise "'float' object cannot be interpreted as an integer" when an
+ * argument the builtin declares `Int` is a Float (`Int ** negative Int` is
+ * typed Int but is a Float at run time, as in the reference); the library
+ * code behind an Int parameter can then rely on an Int. */
+bool vm_builtin_int_args(VM *vm, int index, const Value *args, int nargs);
 /* Run an async value synchronously (await). Non-async values are returned. */
 bool vm_await(VM *vm, Value v, Value *out);
 /* The function value of top-level proto p (allocated once). */

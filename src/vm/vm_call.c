@@ -168,11 +168,20 @@ const char *vm_builtin_name(const ObjBuiltin *b) { return b->def->name; }
  * gated builtin freely and fails (E412) only if it actually calls it
  * without the capability. Host overrides and callbacks (BF_CALLBACK) go to
  * the host; a row without an implementation is a clean error, not a crash. */
+bool vm_builtin_int_args(VM *vm, int index, const Value *args, int nargs) {
+  uint32_t mask = vm->builtin_int_params[index];
+  for (int i = 0; i < nargs && i < 32; i++)
+    if ((mask >> i & 1) && args[i].tag == T_FLOAT)
+      return vm_raise(vm, E_RUNTIME, NULL, "'float' object cannot be interpreted as an integer");
+  return true;
+}
+
 bool vm_call_builtin(VM *vm, int index, Value *args, int nargs, Value *out) {
   const BuiltinDef *d = &vm->builtins[index];
   if (d->cap && !(vm->caps & d->cap))
     return vm_raise(vm, E_CAPABILITY, NULL, "Capability denied: '%s' requires a capability that was not granted",
                     d->name);
+  if (vm->builtin_int_params[index] && !vm_builtin_int_args(vm, index, args, nargs)) return false;
   for (int i = 0; i < vm->noverrides; i++)
     if (vm->overrides[i] == d) return vm->host_call(vm, d, args, nargs, out);
   if (d->flags & BF_CALLBACK) {

@@ -636,6 +636,8 @@ L_CALLB: {
    * callbacks and missing implementations go through vm_call_builtin. */
   const BuiltinDef *d = &vm->builtins[i.c];
   if (GENO_LIKELY(d->cap == 0 && d->fn && !(d->flags & BF_CALLBACK))) {
+    if (vm->builtin_int_params[i.c] && !vm_builtin_int_args(vm, i.c, &R[i.a + 1], i.b))
+      goto error;
     R[i.a] = v_unit();
 #ifndef NDEBUG
     int roots = vm->nroots;
@@ -669,6 +671,8 @@ L_CALLBO: {
   Value *outer = vm->opt_out;
   bool ok;
   if (GENO_LIKELY(d->cap == 0 && d->fn && !(d->flags & BF_CALLBACK))) {
+    if (vm->builtin_int_params[i.c] && !vm_builtin_int_args(vm, i.c, &R[i.a + 1], i.b))
+      goto error;
     *out = v_unit();
     vm->opt_out = out;
 #ifndef NDEBUG
