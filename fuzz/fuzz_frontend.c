@@ -12,8 +12,12 @@
  * - no tree is deeper than PARSE_MAX_TREE_DEPTH (walked here recursively,
  *   the way later phases will, so a node kind that depth.c forgets to
  *   visit shows up as a trap);
- * - the internal and the public entry points agree on the diagnostics, and
- *   geno_source_imports agrees on validity. */
+ * - the internal and the public entry points agree on the diagnostics;
+ * - geno_source_imports (a token scan that lists the imports of a source
+ *   with syntax errors too) fails exactly on a lexical error: on a source
+ *   that parses it lists the module's imports in order, after a lexical
+ *   error (E100-E103) it returns -1, and it never fails on a source that
+ *   parses. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -240,6 +244,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   }
   CHECK((diags.count == 0) == m->parsed_ok);
   walk_module(m);
+  bool lex_error = false;
+  for (int i = 0; i < diags.count; i++) lex_error |= diags.items[i].code >= 100 && diags.items[i].code <= 103;
+  /* The imports the parser saw, for geno_source_imports below. */
+  enum { MAX_IMPORTS = 64 };
+  char *imports[MAX_IMPORTS];
+  int nimports = 0;
+  for (int i = 0; i < m->ndecls && m->parsed_ok; i++)
+    if (m->decls[i]->kind == D_IMPORT) {
+      if (nimports < MAX_IMPORTS) imports[nimports] = strdup(m->decls[i]->u.import.module);
+      nimports++;
+    }
   int internal_count = diags.count;
   int first_code = diags.count ? diags.items[0].code : 0;
   diag_free(&diags);
@@ -258,8 +273,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 
   char **names = NULL;
   int n = geno_source_imports(src, size, &names);
-  CHECK(ok == (n >= 0));
+  if (ok) CHECK(n == nimports);
+  if (n < 0) CHECK(!ok);
+  if (lex_error) CHECK(n < 0);
   for (int i = 0; i < n; i++) CHECK(names[i] && names[i][0] >= 'A' && names[i][0] <= 'Z');
+  for (int i = 0; ok && i < n && i < MAX_IMPORTS; i++) CHECK(imports[i] && strcmp(names[i], imports[i]) == 0);
+  for (int i = 0; i < nimports && i < MAX_IMPORTS; i++) free(imports[i]);
   geno_strings_free(names, n > 0 ? (size_t)n : 0);
   return 0;
 }
