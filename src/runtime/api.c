@@ -39,9 +39,33 @@ geno_result *geno_parse(const char *source, size_t len, const char *filename, co
  * end. A source that fails to parse for another reason still lists its
  * imports; the library reports the parse error when the program is
  * checked. */
+/* geno_source_imports on text whose line ends are LF only. */
+static int scan_imports(const char *source, size_t len, char ***names_out);
+
 int geno_source_imports(const char *source, size_t len, char ***names_out) {
   *names_out = NULL;
   if (!source) source = "", len = 0;
+  if (!memchr(source, '\r', len)) return scan_imports(source, len, names_out);
+  /* A lone CR ends a line (a `//` comment included), as CR LF does: the
+   * parser normalises both to LF first (copy_source in parser.c), so the
+   * scan must see the same text. */
+  char *copy = malloc(len ? len : 1);
+  if (!copy) return -1;
+  size_t k = 0;
+  for (size_t i = 0; i < len; i++) {
+    if (source[i] != '\r') {
+      copy[k++] = source[i];
+    } else {
+      copy[k++] = '\n';
+      if (i + 1 < len && source[i + 1] == '\n') i++;
+    }
+  }
+  int n = scan_imports(copy, k, names_out);
+  free(copy);
+  return n;
+}
+
+static int scan_imports(const char *source, size_t len, char ***names_out) {
   size_t bad;
   if (!utf8_valid(source, len, &bad)) return -1;
   Lexer lx;

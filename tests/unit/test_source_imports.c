@@ -59,12 +59,29 @@ static void lexical_errors_fail(void **state) {
   assert_int_equal(imports("import Geom\nlet s = \"open\n", &names), -1);
 }
 
+/* A lone CR ends a line, as the parser sees it (it normalises CR and
+ * CR LF to LF): a `//` comment stops there (found by fuzz_frontend: the
+ * parser reported a lexical error after the CR that the scan skipped). */
+static void carriage_returns_end_lines(void **state) {
+  (void)state;
+  char **names = (char **)1;
+  int n = imports("// header\rimport Geom\r\nimport Math // x\rimport Late\r", &names);
+  assert_int_equal(n, 3);
+  assert_string_equal(names[0], "Geom");
+  assert_string_equal(names[1], "Math");
+  assert_string_equal(names[2], "Late");
+  geno_strings_free(names, (size_t)n);
+  assert_int_equal(imports("// comment\rb#\nfunc main() -> Int\n", &names), -1);
+  assert_null(names);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(lists_imports_in_order),
       cmocka_unit_test(none_and_empty),
       cmocka_unit_test(syntax_errors_still_list),
       cmocka_unit_test(lexical_errors_fail),
+      cmocka_unit_test(carriage_returns_end_lines),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
