@@ -191,14 +191,14 @@ static bool is_cont(unsigned char ch) { return (ch & 0xC0) == 0x80; }
 static void print_snippet(FILE *out, const char *src, size_t len, int line, int col) {
   int cur = 1;
   size_t i = 0;
+  /* lines end at LF, CR LF or a lone CR, as the lexer counts them */
   while (i < len && cur < line) {
-    if (src[i] == '\n') cur++;
+    if (src[i] == '\n' || (src[i] == '\r' && (i + 1 >= len || src[i + 1] != '\n'))) cur++;
     i++;
   }
   if (cur != line || i >= len) return;
   size_t end = i;
-  while (end < len && src[end] != '\n') end++;
-  if (end > i && src[end - 1] == '\r') end--;
+  while (end < len && src[end] != '\n' && src[end] != '\r') end++;
   /* Window [first, first + SNIPPET_WIDTH) of code points around col. */
   long first = 1;
   if (col > SNIPPET_WIDTH / 2) first = col - SNIPPET_WIDTH / 2;

@@ -31,6 +31,7 @@ PROGRAMS = {
         '        | Err(e) -> print("err " + e)\n'
         "    end match\nend func\n"
     ),
+    "lone_cr.geno": "func main() -> Unit\r    print(1)\r    print(undefined_x)\rend func\r",
     "badproj/geno.toml": "this is [not toml\n",
     "badproj/src/app.geno": 'func main() -> Unit\n    print("hi")\nend func\n',
     "goodproj/geno.toml": '[project]\nname = "demo"\n',
@@ -103,6 +104,9 @@ CASES = [
     Case("run: invalid geno.toml stops the run", ["run", "{d}/badproj/src/app.geno"], 1,
          err=["geno.toml: invalid TOML: Expected '=' after a key", "E204"], no_out=["hi"]),
     Case("check: invalid geno.toml", ["check", "{d}/badproj/src/app.geno"], 1, err=["invalid TOML"]),
+    # lines end at a lone CR too: the snippet is the line the error is on
+    Case("check: snippet of a file with CR line ends", ["check", "{d}/lone_cr.geno"], 1,
+         err=["lone_cr.geno:3:11: error[E301]", "\n      print(undefined_x)\n"]),
     Case("check --json: invalid geno.toml", ["check", "--json", "{d}/badproj/src/app.geno"], 1, check=json_check(False, "E204")),
     Case("run: a valid geno.toml", ["run", "{d}/goodproj/src/app.geno"], 0, out=["hi\n"]),
     Case("run --json: file not found, name needing escapes", ["run", "--json", '{d}/no"such\\file.geno'], 1,
@@ -168,7 +172,7 @@ def main():
     with tempfile.TemporaryDirectory() as d:
         for name, text in PROGRAMS.items():
             os.makedirs(os.path.dirname(os.path.join(d, name)), exist_ok=True)
-            with open(os.path.join(d, name), "w") as f:
+            with open(os.path.join(d, name), "w", newline="") as f:
                 f.write(text)
         for case in CASES:
             if run_case(geno, d, case):
