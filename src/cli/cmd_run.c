@@ -52,7 +52,8 @@ static const char test_help[] =
     "options:\n"
     "  --cap NAME               grant a capability, as for geno run (tests\n"
     "                           that print, read files...)\n"
-    "  --unsafe                 run in this process, as for geno run\n"
+    "  --unsafe                 run in this process; without it each file runs\n"
+    "                           in a sandboxed child process, as for geno run\n"
     "  --timeout S, --max-steps N, ... limits per file, as for geno run\n"
     "  -v, --verbose            list each failure\n"
     "  -h, --help               show this help\n"
@@ -337,7 +338,9 @@ int cmd_test(int argc, char **argv) {
       continue;
     }
     cli_host_start_clock(&host);
-    geno_result *r = geno_run(prog.source, prog.length, prog.path, &o.cfg);
+    /* like geno run: sandboxed unless --unsafe (tests run the file's code) */
+    geno_result *r = o.unsafe ? geno_run(prog.source, prog.length, prog.path, &o.cfg)
+                              : geno_run_isolated(prog.source, prog.length, prog.path, &o.cfg);
     cli_host_free(&host);
     if (!r) {
       cli_free_program(&prog);
@@ -345,7 +348,8 @@ int cmd_test(int argc, char **argv) {
       continue;
     }
     int total = -1, ok = 0, bad = 0;
-    sscanf(geno_result_value_json(r), "{\"total\": %d, \"passed\": %d, \"failed\": %d}", &total, &ok, &bad);
+    const char *counts = geno_result_value_json(r);
+    if (counts) sscanf(counts, "{\"total\": %d, \"passed\": %d, \"failed\": %d}", &total, &ok, &bad);
     if (total < 0) {
       /* the file did not compile: every diagnostic is an error */
       printf("  ERROR  %s\n", o.files[f]);

@@ -32,6 +32,7 @@ PROGRAMS = {
         "    end match\nend func\n"
     ),
     "lone_cr.geno": "func main() -> Unit\r    print(1)\r    print(undefined_x)\rend func\r",
+    "badexample.geno": "func inc(x: Int) -> Int\n    example 1 -> 3\n    return x + 1\nend func\n",
     "badproj/geno.toml": "this is [not toml\n",
     "badproj/src/app.geno": 'func main() -> Unit\n    print("hi")\nend func\n',
     "goodproj/geno.toml": '[project]\nname = "demo"\n',
@@ -100,6 +101,8 @@ CASES = [
          out=["Check passed", "(targets: node-cli)"]),
     Case("check --syntax-only ignores type errors", ["check", "--syntax-only", "{d}/typo.geno"], 0),
     Case("test: examples and test blocks", ["test", "{d}/tested.geno"], 0, out=["2 passed, 0 failed"]),
+    Case("test --unsafe: same verdicts in-process", ["test", "--unsafe", "{d}/tested.geno"], 0, out=["2 passed, 0 failed"]),
+    Case("test: a failing example", ["test", "{d}/badexample.geno"], 1, out=["FAIL", "0 passed, 1 failed"]),
     Case("test: --json is refused", ["test", "--json", "{d}/tested.geno"], 2, err=["--json is an option of geno run"]),
     Case("run: invalid geno.toml stops the run", ["run", "{d}/badproj/src/app.geno"], 1,
          err=["geno.toml: invalid TOML: Expected '=' after a key", "E204"], no_out=["hi"]),
