@@ -52,6 +52,8 @@ bool cli_manifest_check(const char *file, char **err);
  * manifest) as JSON on stdout: the RunResult shape when run_result, else
  * {"ok": false, "diagnostics": [...]}. msg is escaped. */
 void cli_json_failure(bool run_result, const char *code, const char *msg);
+/* Write s (NUL-terminated) to stdout as a JSON string literal. */
+void cli_json_string(const char *s);
 
 
 /* Print every diagnostic of r in human form to `out`:

@@ -1,7 +1,10 @@
-/* `geno run FILE` and `geno test FILE...`. */
+/* `geno run FILE` and `geno test [PATH...]`. */
+#include <dirent.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 
 #include "cli.h"
 #include "host.h"
@@ -44,10 +47,15 @@ static const char run_help[] =
     "exit status: 0 success, 1 program or check error, 2 usage error\n";
 
 static const char test_help[] =
-    "usage: geno test [options] FILE...\n"
+    "usage: geno test [options] [PATH...]\n"
     "\n"
-    "Run every example clause and test block of each FILE; one line per\n"
-    "file, then `N passed, N failed`.\n"
+    "Run every example clause and test block of each PATH (a .geno file, or a\n"
+    "directory searched recursively for *.geno files, in name order; default\n"
+    "the current directory). One line per file:\n"
+    "  PASS|FAIL  FILE (passed/total)[ (N untested)][ time]\n"
+    "  ERROR  FILE[ time], then its diagnostics (it did not compile)\n"
+    "then `P passed, F failed[, U untested], in S.SSs` (examples and tests\n"
+    "over all files).\n"
     "\n"
     "options:\n"
     "  --cap NAME               grant a capability, as for geno run (tests\n"
@@ -55,14 +63,24 @@ static const char test_help[] =
     "  --unsafe                 run in this process; without it each file runs\n"
     "                           in a sandboxed child process, as for geno run\n"
     "  --timeout S, --max-steps N, ... limits per file, as for geno run\n"
-    "  -v, --verbose            list each failure\n"
+    "  --json                   print the report as JSON: {\"files\": [{\"path\",\n"
+    "                           \"total\", \"passed\", \"failed\", \"untested\":\n"
+    "                           [{\"function\", \"reason\"}], \"violations\":\n"
+    "                           [{\"kind\", \"function\", \"message\"}], \"elapsed_ms\"}\n"
+    "                           or {\"path\", \"error\", \"elapsed_ms\"}], \"total\",\n"
+    "                           \"passed\", \"failed\", \"errors\", \"untested\",\n"
+    "                           \"success\"}\n"
+    "  --fail-on-untested       an @untested function fails the run\n"
+    "  -v, --verbose            list each failure and untested function\n"
     "  -h, --help               show this help\n"
     "\n"
-    "exit status: 0 all passed, 1 a failure or error, 2 usage error\n";
+    "exit status: 0 all passed, 1 a failure, an error or no file found,\n"
+    "2 usage error\n";
 
 typedef struct RunOpts {
   geno_config cfg;
   bool json, caps_given, verbose;
+  bool fail_on_untested; /* geno test --fail-on-untested */
   bool unsafe; /* --unsafe: geno_run in this process, not geno_run_isolated */
   const char **files;
   int nfiles;
@@ -149,8 +167,10 @@ static int parse_opts(const char *cmd, int argc, char **argv, RunOpts *o, const 
     }
     uint64_t n = 0;
     bool testing = strcmp(cmd, "test") == 0;
-    if (testing && (strcmp(a, "--json") == 0 || strcmp(a, "--no-check-examples") == 0))
+    if (testing && strcmp(a, "--no-check-examples") == 0)
       return cli_usage_error(cmd, "%s is an option of geno run, not of geno test", a);
+    if (!testing && strcmp(a, "--fail-on-untested") == 0)
+      return cli_usage_error(cmd, "%s is an option of geno test, not of geno run", a);
     if (strcmp(a, "--cap") == 0) {
       int rc = add_caps(cmd, o, val);
       if (rc != EXIT_OK) return rc;
@@ -158,6 +178,8 @@ static int parse_opts(const char *cmd, int argc, char **argv, RunOpts *o, const 
       o->json = true;
     } else if (strcmp(a, "--unsafe") == 0) {
       o->unsafe = true;
+    } else if (strcmp(a, "--fail-on-untested") == 0) {
+      o->fail_on_untested = true;
     } else if (strcmp(a, "-v") == 0 || strcmp(a, "--verbose") == 0) {
       o->verbose = true;
     } else if (strcmp(a, "--no-check-examples") == 0) {
@@ -197,6 +219,7 @@ static int parse_opts(const char *cmd, int argc, char **argv, RunOpts *o, const 
   if (!o->caps_given) o->cfg.capabilities = GENO_CAP_PRINT | GENO_CAP_CLOCK | GENO_CAP_RANDOM;
   o->cfg.cli_args = o->prog_args;
   o->cfg.ncli_args = (size_t)o->nprog_args;
+  if (o->nfiles == 0 && strcmp(cmd, "test") == 0) o->files[o->nfiles++] = "."; /* argv has room */
   if (o->nfiles == 0) return cli_usage_error(cmd, "missing FILE");
   return EXIT_OK;
 }
@@ -313,6 +336,184 @@ int cmd_run(int argc, char **argv) {
   return status;
 }
 
+/* ---- geno test ------------------------------------------------------------ */
+
+/* Monotonic milliseconds, for the per-file times of the report. */
+static double cli_now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec * 1000.0 + (double)ts.tv_nsec / 1e6;
+}
+
+/* A growable list of malloc'd paths. */
+typedef struct PathList {
+  char **items;
+  size_t n, cap;
+} PathList;
+
+static bool paths_add(PathList *l, const char *path) {
+  if (l->n == l->cap) {
+    size_t cap = l->cap ? l->cap * 2 : 16;
+    char **grown = realloc(l->items, cap * sizeof *grown);
+    if (!grown) return false;
+    l->items = grown;
+    l->cap = cap;
+  }
+  char *copy = strdup(path);
+  if (!copy) return false;
+  l->items[l->n++] = copy;
+  return true;
+}
+
+static void paths_free(PathList *l) {
+  for (size_t i = 0; i < l->n; i++) free(l->items[i]);
+  free(l->items);
+}
+
+static int cmp_path(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+static bool has_suffix(const char *s, const char *suffix) {
+  size_t n = strlen(s), k = strlen(suffix);
+  return n >= k && strcmp(s + n - k, suffix) == 0;
+}
+
+/* Every *.geno file under dir, recursively. Symbolic links to directories
+ * are not followed (a link cycle cannot loop), and the depth is bounded. */
+static bool find_sources(const char *dir, PathList *out, int depth) {
+  if (depth > 64) return true;
+  DIR *d = opendir(dir);
+  if (!d) return true; /* unreadable: nothing found there */
+  bool ok = true;
+  struct dirent *e;
+  while (ok && (e = readdir(d))) {
+    if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
+    size_t len = strlen(dir) + strlen(e->d_name) + 2;
+    char *path = malloc(len);
+    if (!path) {
+      ok = false;
+      break;
+    }
+    snprintf(path, len, strcmp(dir, "/") == 0 ? "%s%s" : "%s/%s", dir, e->d_name);
+    struct stat st;
+    if (lstat(path, &st) == 0) {
+      if (S_ISDIR(st.st_mode)) ok = find_sources(path, out, depth + 1);
+      else if (has_suffix(e->d_name, ".geno") && (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)))
+        ok = paths_add(out, path);
+    }
+    free(path);
+  }
+  closedir(d);
+  return ok;
+}
+
+/* The files one PATH argument names; false (message printed, *missing
+ * set for a path that does not exist) when there are none. */
+static bool collect_tests(const char *arg, PathList *out, bool json, char **missing) {
+  struct stat st;
+  if (stat(arg, &st) != 0) {
+    size_t m = strlen(arg) + 32;
+    *missing = malloc(m);
+    if (*missing) snprintf(*missing, m, "Error: '%s' not found", arg);
+    if (!json) fprintf(stderr, "Error: '%s' not found\n", arg);
+    return false;
+  }
+  if (!S_ISDIR(st.st_mode)) return paths_add(out, arg);
+  size_t before = out->n;
+  if (!find_sources(arg, out, 0)) {
+    fprintf(stderr, "Error: out of memory\n");
+    return false;
+  }
+  qsort(out->items + before, out->n - before, sizeof *out->items, cmp_path);
+  if (out->n == before) {
+    fprintf(stderr, "No .geno files found in '%s'\n", arg);
+    return false;
+  }
+  return true;
+}
+
+/* What one file's run reported (the result value of a test-mode run). */
+typedef struct FileReport {
+  int total, passed, failed, untested;
+  const char *fields; /* the report object's fields: `"total": ..., "violations": [...]` */
+  size_t fields_len;
+} FileReport;
+
+/* Read the counts of a test-mode result value (run.c writes it:
+ * {"total": N, "passed": N, "failed": N, "untested": [...], "violations":
+ * [...]}). False when the value is not such a report (the file did not
+ * compile). An untested entry is counted by its `{"function": ` opening: a
+ * JSON string cannot contain `{"` unescaped, so names cannot fake one. */
+static bool read_report(const char *json, FileReport *fr) {
+  memset(fr, 0, sizeof *fr);
+  if (!json || sscanf(json, "{\"total\": %d, \"passed\": %d, \"failed\": %d", &fr->total, &fr->passed,
+                      &fr->failed) != 3)
+    return false;
+  const char *u = strstr(json, "\"untested\": [");
+  const char *v = u ? strstr(u, "], \"violations\": [") : NULL;
+  if (!u || !v) return false;
+  for (const char *p = u; (p = strstr(p, "{\"function\": ")) && p < v; p++) fr->untested++;
+  size_t n = strlen(json);
+  if (n < 2 || json[n - 1] != '}') return false;
+  fr->fields = json + 1;
+  fr->fields_len = n - 2;
+  return true;
+}
+
+/* The diagnostics of a file that did not compile, one per line, as
+ * "file:line:col: message" (the error text of the JSON report). */
+static char *error_text(const geno_result *r) {
+  size_t cap = 256, len = 0;
+  char *s = malloc(cap);
+  if (!s) return NULL;
+  s[0] = '\0';
+  for (size_t i = 0; i < geno_result_diagnostic_count(r); i++) {
+    const geno_diagnostic *d = geno_result_diagnostic(r, i);
+    char loc[64] = "";
+    if (d->filename && d->line > 0) snprintf(loc, sizeof loc, ":%d:%d: ", d->line, d->column);
+    size_t need = len + (d->filename && d->line > 0 ? strlen(d->filename) : 0) + strlen(loc) + strlen(d->code) +
+                  strlen(d->message) + 8;
+    if (need > cap) {
+      while (cap < need) cap *= 2;
+      char *grown = realloc(s, cap);
+      if (!grown) {
+        free(s);
+        return NULL;
+      }
+      s = grown;
+    }
+    len += (size_t)snprintf(s + len, cap - len, "%s%s%s%s[%s]: %s", len ? "\n" : "",
+                            d->filename && d->line > 0 ? d->filename : "", loc, "error", d->code, d->message);
+  }
+  return s;
+}
+
+static void print_elapsed(double ms) {
+  if (ms >= 1000) printf(" %.2fs", ms / 1000);
+  else if (ms >= 1) printf(" %.0fms", ms);
+}
+
+/* Print the `o name: @untested('reason')` lines of a report (verbose). */
+static void print_untested(const geno_result *r) {
+  const char *json = geno_result_value_json(r);
+  const char *u = json ? strstr(json, "\"untested\": [") : NULL;
+  const char *end = u ? strstr(u, "], \"violations\": [") : NULL;
+  /* The entries are {"function": "F", "reason": "R"}; F and R are shown as
+   * written in the JSON (escapes included), which keeps any control
+   * character of a reason visible. */
+  for (const char *p = u; p && (p = strstr(p, "{\"function\": \"")) && p < end;) {
+    p += strlen("{\"function\": \"");
+    const char *q = p;
+    while (*q && !(*q == '"' && q[-1] != '\\')) q++;
+    const char *rs = strstr(q, "\"reason\": \"");
+    if (!rs) break;
+    rs += strlen("\"reason\": \"");
+    const char *re = rs;
+    while (*re && !(*re == '"' && re[-1] != '\\')) re++;
+    printf("        o %.*s: @untested('%.*s')\n", (int)(q - p), p, (int)(re - rs), rs);
+    p = re;
+  }
+}
+
 int cmd_test(int argc, char **argv) {
   RunOpts o;
   int rc = parse_opts("test", argc, argv, &o, test_help);
@@ -321,51 +522,115 @@ int cmd_test(int argc, char **argv) {
     return rc < 0 ? EXIT_OK : rc;
   }
   o.cfg.run_tests = true;
-  long passed = 0, failed = 0;
+  double t_start = cli_now_ms();
+  PathList files = {0};
   int status = EXIT_OK;
-  for (int f = 0; f < o.nfiles; f++) {
+  char *missing = NULL;
+  for (int i = 0; i < o.nfiles; i++) {
+    if (!collect_tests(o.files[i], &files, o.json, &missing)) status = EXIT_FAIL;
+    if (missing) break;
+  }
+  if (missing && o.json) {
+    /* the report's shape, with the missing path as its one error */
+    printf("{\n  \"files\": [\n    {\"path\": ");
+    cli_json_string(o.files[0]);
+    printf(", \"error\": ");
+    cli_json_string(missing);
+    printf(", \"elapsed_ms\": 0.0}\n  ],\n  \"total\": 0,\n  \"passed\": 0,\n  \"failed\": 0,\n"
+           "  \"errors\": 1,\n  \"untested\": 0,\n  \"success\": false\n}\n");
+  }
+  if (status != EXIT_OK) {
+    free(missing);
+    paths_free(&files);
+    free_opts(&o);
+    return EXIT_FAIL;
+  }
+  long passed = 0, failed = 0, untested = 0, errors = 0;
+  if (o.json) printf("{\n  \"files\": [");
+  for (size_t f = 0; f < files.n; f++) {
+    const char *path = files.items[f];
+    double t0 = cli_now_ms();
+    if (o.json) printf("%s\n    ", f ? "," : "");
     CliProgram prog;
-    if (!cli_load_program(o.files[f], &prog, CLI_JSON_NONE)) {
-      status = EXIT_FAIL;
+    if (!cli_load_program(path, &prog, CLI_JSON_NONE)) {
+      errors++;
+      if (o.json) {
+        printf("{\"path\": ");
+        cli_json_string(path);
+        printf(", \"error\": ");
+        cli_json_string("cannot read the file");
+        printf(", \"elapsed_ms\": %.2f}", cli_now_ms() - t0);
+      } else {
+        printf("  ERROR  %s\n", path);
+      }
       continue;
     }
     o.cfg.modules = prog.modules;
     o.cfg.nmodules = prog.nmodules;
     CliHost host;
-    if (!setup_host("test", &o, prog.path, &host)) {
-      cli_free_program(&prog);
-      status = EXIT_FAIL;
-      continue;
+    geno_result *r = NULL;
+    if (setup_host("test", &o, prog.path, &host)) {
+      cli_host_start_clock(&host);
+      /* like geno run: sandboxed unless --unsafe (tests run the file's code) */
+      r = o.unsafe ? geno_run(prog.source, prog.length, prog.path, &o.cfg)
+                   : geno_run_isolated(prog.source, prog.length, prog.path, &o.cfg);
+      cli_host_free(&host);
     }
-    cli_host_start_clock(&host);
-    /* like geno run: sandboxed unless --unsafe (tests run the file's code) */
-    geno_result *r = o.unsafe ? geno_run(prog.source, prog.length, prog.path, &o.cfg)
-                              : geno_run_isolated(prog.source, prog.length, prog.path, &o.cfg);
-    cli_host_free(&host);
-    if (!r) {
-      cli_free_program(&prog);
-      status = EXIT_FAIL;
-      continue;
-    }
-    int total = -1, ok = 0, bad = 0;
-    const char *counts = geno_result_value_json(r);
-    if (counts) sscanf(counts, "{\"total\": %d, \"passed\": %d, \"failed\": %d}", &total, &ok, &bad);
-    if (total < 0) {
-      /* the file did not compile: every diagnostic is an error */
-      printf("  ERROR  %s\n", o.files[f]);
-      cli_print_diagnostics(stdout, r, &prog);
-      status = EXIT_FAIL;
+    double ms = cli_now_ms() - t0;
+    FileReport fr;
+    if (r && read_report(geno_result_value_json(r), &fr)) {
+      if (o.json) {
+        printf("{\"path\": ");
+        cli_json_string(path);
+        printf(", %.*s, \"elapsed_ms\": %.2f}", (int)fr.fields_len, fr.fields, ms);
+      } else {
+        printf("  %s  %s (%d/%d)", fr.failed ? "FAIL" : "PASS", path, fr.passed, fr.total);
+        if (fr.untested) printf(" (%d untested)", fr.untested);
+        print_elapsed(ms);
+        putchar('\n');
+        if (o.verbose) {
+          fflush(stdout);
+          if (fr.failed) cli_print_diagnostics(stdout, r, &prog);
+          print_untested(r);
+        }
+      }
+      passed += fr.passed;
+      failed += fr.failed;
+      untested += fr.untested;
     } else {
-      printf("  %s  %s (%d/%d)\n", bad ? "FAIL" : "PASS", o.files[f], ok, total);
-      if (bad && o.verbose) cli_print_diagnostics(stdout, r, &prog);
-      passed += ok;
-      failed += bad;
-      if (bad) status = EXIT_FAIL;
+      /* the file did not compile (or no memory to run it) */
+      errors++;
+      if (o.json) {
+        char *text = r ? error_text(r) : NULL;
+        printf("{\"path\": ");
+        cli_json_string(path);
+        printf(", \"error\": ");
+        cli_json_string(text ? text : "out of memory");
+        printf(", \"elapsed_ms\": %.2f}", ms);
+        free(text);
+      } else {
+        printf("  ERROR  %s", path);
+        print_elapsed(ms);
+        putchar('\n');
+        fflush(stdout);
+        if (r) cli_print_diagnostics(stdout, r, &prog);
+        else printf("Error: out of memory\n");
+      }
     }
     geno_result_free(r);
     cli_free_program(&prog);
   }
-  printf("\n%ld passed, %ld failed\n", passed, failed);
+  bool success = failed == 0 && errors == 0 && !(o.fail_on_untested && untested > 0);
+  if (o.json) {
+    printf("%s  ],\n  \"total\": %ld,\n  \"passed\": %ld,\n  \"failed\": %ld,\n  \"errors\": %ld,\n"
+           "  \"untested\": %ld,\n  \"success\": %s\n}\n",
+           files.n ? "\n" : "", passed + failed, passed, failed, errors, untested, success ? "true" : "false");
+  } else {
+    printf("\n%ld passed, %ld failed", passed, failed);
+    if (untested) printf(", %ld untested", untested);
+    printf(", in %.2fs\n", (cli_now_ms() - t_start) / 1000);
+  }
+  paths_free(&files);
   free_opts(&o);
-  return status;
+  return success ? EXIT_OK : EXIT_FAIL;
 }

@@ -3,7 +3,7 @@
 
 #include "cli.h"
 
-static void json_string(const char *s) {
+void cli_json_string(const char *s) {
   putchar('"');
   for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
     if (*p == '"' || *p == '\\') printf("\\%c", *p);
@@ -17,9 +17,9 @@ void cli_json_failure(bool run_result, const char *code, const char *msg) {
   printf("{\n  \"ok\": false,\n");
   if (run_result) printf("  \"value\": null,\n  \"output\": \"\",\n");
   printf("  \"diagnostics\": [\n    {\n      \"code\": ");
-  json_string(code);
+  cli_json_string(code);
   printf(",\n      \"message\": ");
-  json_string(msg);
+  cli_json_string(msg);
   /* no "location" key: the failure has none (as the reference writes it) */
   printf(",\n      \"severity\": \"error\"\n    }\n  ]");
   if (run_result)

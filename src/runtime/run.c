@@ -117,10 +117,45 @@ static bool verify_examples(VM *vm) {
   return ok;
 }
 
-/* Test mode: every example and test block; failures become diagnostics. */
+/* One failure in a test report: {"kind": K, "function": F, "message": M}. */
+static void add_violation(Buf *v, const char *kind, const char *function, size_t flen, const char *message) {
+  buf_puts(v, v->len ? ", {\"kind\": " : "{\"kind\": ");
+  buf_json_string(v, kind, strlen(kind));
+  buf_puts(v, ", \"function\": ");
+  buf_json_string(v, function, flen);
+  buf_puts(v, ", \"message\": ");
+  buf_json_string(v, message, strlen(message));
+  buf_puts(v, "}");
+}
+
+/* "file:line:col: Runtime Error: message" for the VM's pending error, as
+ * the reference words a failing test in its report. */
+static void runtime_detail(VM *vm, Buf *out) {
+  const VMError *e = &vm->err;
+  if (e->span.line > 0 && e->span.file)
+    buf_printf(out, "%s:%d:%d: ", e->span.file, e->span.line, e->span.col);
+  buf_printf(out, "Runtime Error: %s", e->msg ? e->msg : "runtime error");
+}
+
+/* A failing example's kind: a broken contract is reported as such. */
+static const char *example_error_kind(const VM *vm) {
+  const char *m = vm->err.msg ? vm->err.msg : "";
+  if (strncmp(m, "Precondition failed", 19) == 0) return "requires";
+  if (strncmp(m, "Postcondition failed", 20) == 0) return "ensures";
+  return "example";
+}
+
+/* Test mode: every example and test block; each failure becomes a
+ * diagnostic, and the result value is the report
+ *   {"total": N, "passed": N, "failed": N,
+ *    "untested": [{"function": F, "reason": R}...],
+ *    "violations": [{"kind": K, "function": F, "message": M}...]}
+ * (the fields of one file in the reference's `geno test --json`; untested
+ * lists the entry file's @untested functions). */
 static void run_tests(VM *vm, geno_result *r) {
   Image *img = vm->img;
   int total = 0, passed = 0;
+  Buf viol = BUF_INIT;
   vm->discard_output = true;
   for (int pass = 0; pass < 2; pass++) {
     ExampleCase *list = pass ? img->impl_examples : img->examples;
@@ -129,13 +164,24 @@ static void run_tests(VM *vm, geno_result *r) {
       char *msg = NULL;
       total++;
       int rc = run_example(vm, &list[i], &msg);
-      if (rc == 1) passed++;
-      else if (rc == 0) rt_result_add(r, E_EXAMPLE, &list[i].span, msg);
-      else {
-        Buf m = BUF_INIT;
+      if (rc == 1) {
+        passed++;
+      } else if (rc == 0) {
+        rt_result_add(r, E_EXAMPLE, &list[i].span, msg);
+        /* the report keeps the comparison only: "expected X, got Y" */
+        const char *cmp = msg ? strstr(msg, ": expected ") : NULL;
+        add_violation(&viol, "example", list[i].qualified, strlen(list[i].qualified),
+                      cmp ? cmp + 2 : (msg ? msg : ""));
+      } else {
+        Buf m = BUF_INIT, d = BUF_INIT;
         buf_printf(&m, "%s: %s", list[i].qualified, vm->err.msg ? vm->err.msg : "runtime error");
         rt_result_add(r, vm->err.code, &list[i].span, m.data ? m.data : "");
+        buf_puts(&d, "Runtime error: ");
+        runtime_detail(vm, &d);
+        add_violation(&viol, example_error_kind(vm), list[i].qualified, strlen(list[i].qualified),
+                      d.data ? d.data : "");
         buf_free(&m);
+        buf_free(&d);
         vm_error_clear(vm);
       }
       free(msg);
@@ -147,23 +193,40 @@ static void run_tests(VM *vm, geno_result *r) {
     if (vm_call_proto(vm, img->tests[i].body, NULL, 0, &out)) {
       passed++;
     } else {
-      Buf m = BUF_INIT;
+      Buf m = BUF_INIT, d = BUF_INIT;
       buf_printf(&m, "test \"%.*s\": %s", (int)img->tests[i].name_len, img->tests[i].name,
                  vm->err.msg ? vm->err.msg : "runtime error");
       rt_result_add(r, vm->err.code, vm->err.span.line > 0 ? &vm->err.span : &img->tests[i].span,
                     m.data ? m.data : "");
+      runtime_detail(vm, &d);
+      add_violation(&viol, "test", img->tests[i].name, img->tests[i].name_len, d.data ? d.data : "");
       buf_free(&m);
+      buf_free(&d);
       vm_error_clear(vm);
     }
   }
   vm->discard_output = false;
-  char json[128];
-  snprintf(json, sizeof json, "{\"total\": %d, \"passed\": %d, \"failed\": %d}", total, passed, total - passed);
-  char *j = malloc(strlen(json) + 1);
-  if (j) {
-    memcpy(j, json, strlen(json) + 1);
-    rt_result_set_value_json(r, j);
+  Buf j = BUF_INIT;
+  buf_printf(&j, "{\"total\": %d, \"passed\": %d, \"failed\": %d, \"untested\": [", total, passed,
+             total - passed);
+  const Module *entry = vm->prog && vm->prog->nmodules > 0 ? vm->prog->modules[0] : NULL;
+  int nuntested = 0;
+  for (int i = 0; entry && i < entry->ndecls; i++) {
+    const Decl *d = entry->decls[i];
+    if (d->kind != D_FUNC || !d->u.func.untested) continue;
+    buf_puts(&j, nuntested++ ? ", {\"function\": " : "{\"function\": ");
+    buf_json_string(&j, d->u.func.name, strlen(d->u.func.name));
+    buf_puts(&j, ", \"reason\": ");
+    buf_json_string(&j, d->u.func.untested, strlen(d->u.func.untested));
+    buf_puts(&j, "}");
   }
+  buf_puts(&j, "], \"violations\": [");
+  if (viol.len) buf_append(&j, viol.data, viol.len);
+  buf_puts(&j, "]}");
+  buf_free(&viol);
+  char *json = buf_take(&j);
+  buf_free(&j);
+  if (json) rt_result_set_value_json(r, json);
 }
 
 /* main's value into the result: JSON, display text and host value. A

@@ -33,11 +33,51 @@ PROGRAMS = {
     ),
     "lone_cr.geno": "func main() -> Unit\r    print(1)\r    print(undefined_x)\rend func\r",
     "badexample.geno": "func inc(x: Int) -> Int\n    example 1 -> 3\n    return x + 1\nend func\n",
+    "suite/a.geno": (
+        "func inc(x: Int) -> Int\n    example 1 -> 3\n    example 2 -> 3\n    return x + 1\nend func\n\n"
+        '@untested("talks to the network")\nfunc fetch(u: String) -> String\n    return u\nend func\n\n'
+        'test "fails"\n    assert 1 + 1 == 3\nend test\n'
+    ),
+    "suite/sub/b.geno": "func pos(x: Int) -> Int\n    requires x > 0\n    example 0 -> 0\n    return x\nend func\n",
+    "suite/sub/c.geno": 'func main() -> Int\n    return "not an int"\nend func\n',
+    "suite/notes.txt": "not a program\n",
+    "emptydir/readme.txt": "no programs here\n",
     "badproj/geno.toml": "this is [not toml\n",
     "badproj/src/app.geno": 'func main() -> Unit\n    print("hi")\nend func\n',
     "goodproj/geno.toml": '[project]\nname = "demo"\n',
     "goodproj/src/app.geno": 'func main() -> Unit\n    print("hi")\nend func\n',
 }
+
+
+def test_report_check(out):
+    """The JSON report of the `suite` folder: per-file counts, untested
+    functions, violations by kind, the error entry and the totals."""
+    try:
+        doc = json.loads(out)
+    except ValueError as e:
+        return f"stdout is not JSON: {e}"
+    files = {os.path.basename(f["path"]): f for f in doc["files"]}
+    if sorted(files) != ["a.geno", "b.geno", "c.geno"]:
+        return f"files: {sorted(files)}"
+    a, b, c = files["a.geno"], files["b.geno"], files["c.geno"]
+    if (a["total"], a["passed"], a["failed"]) != (3, 1, 2):
+        return f"a.geno counts {a['total']}/{a['passed']}/{a['failed']}"
+    if a["untested"] != [{"function": "fetch", "reason": "talks to the network"}]:
+        return f"a.geno untested {a['untested']}"
+    kinds = [(v["kind"], v["function"]) for v in a["violations"]]
+    if kinds != [("example", "inc"), ("test", "fails")]:
+        return f"a.geno violations {kinds}"
+    if a["violations"][0]["message"] != "expected 3, got 2":
+        return f"example message {a['violations'][0]['message']!r}"
+    if "Assertion failed" not in a["violations"][1]["message"]:
+        return f"test message {a['violations'][1]['message']!r}"
+    if [v["kind"] for v in b["violations"]] != ["requires"] or "Precondition failed" not in b["violations"][0]["message"]:
+        return f"b.geno violations {b['violations']}"
+    if "E300" not in c.get("error", "") or "total" in c:
+        return f"c.geno entry {c}"
+    want = {"total": 4, "passed": 1, "failed": 3, "errors": 1, "untested": 1, "success": False}
+    got = {k: doc[k] for k in want}
+    return None if got == want else f"totals {got}"
 
 
 class Case:
@@ -103,7 +143,27 @@ CASES = [
     Case("test: examples and test blocks", ["test", "{d}/tested.geno"], 0, out=["2 passed, 0 failed"]),
     Case("test --unsafe: same verdicts in-process", ["test", "--unsafe", "{d}/tested.geno"], 0, out=["2 passed, 0 failed"]),
     Case("test: a failing example", ["test", "{d}/badexample.geno"], 1, out=["FAIL", "0 passed, 1 failed"]),
-    Case("test: --json is refused", ["test", "--json", "{d}/tested.geno"], 2, err=["--json is an option of geno run"]),
+    Case("test: --no-check-examples is refused", ["test", "--no-check-examples", "{d}/tested.geno"], 2,
+         err=["--no-check-examples is an option of geno run"]),
+    Case("run: --fail-on-untested is refused", ["run", "--fail-on-untested", "{d}/hi.geno"], 2,
+         err=["--fail-on-untested is an option of geno test"]),
+    Case("test: a directory is searched recursively, in name order", ["test", "{d}/suite"], 1,
+         out=["FAIL  {d}/suite/a.geno (1/3) (1 untested)", "FAIL  {d}/suite/sub/b.geno (0/1)",
+              "ERROR  {d}/suite/sub/c.geno", "error[E300]", "1 passed, 3 failed, 1 untested, in "],
+         check=lambda out: None if out.index("suite/a.geno") < out.index("sub/b.geno") < out.index("sub/c.geno")
+         else "files not in name order"),
+    Case("test -v: failures and untested functions", ["test", "-v", "{d}/suite/a.geno"], 1,
+         out=["expected 3, got 2", "o fetch: @untested('talks to the network')"]),
+    Case("test --json: the report", ["test", "--json", "{d}/suite"], 1, check=lambda out: test_report_check(out)),
+    Case("test --json: all passing", ["test", "--json", "{d}/tested.geno"], 0,
+         check=lambda out: None if json.loads(out)["success"] is True and json.loads(out)["passed"] == 2
+         else "expected success with 2 passed"),
+    Case("test --fail-on-untested", ["test", "--fail-on-untested", "{d}/suite/a.geno"], 1, out=["1 untested"]),
+    Case("test: a missing path", ["test", "{d}/nowhere"], 1, err=["Error: '{d}/nowhere' not found"]),
+    Case("test --json: a missing path", ["test", "--json", "{d}/nowhere"], 1,
+         check=lambda out: None if json.loads(out)["errors"] == 1 and json.loads(out)["files"][0]["error"]
+         .endswith("not found") else "expected one error entry"),
+    Case("test: a directory without programs", ["test", "{d}/emptydir"], 1, err=["No .geno files found in"]),
     Case("run: invalid geno.toml stops the run", ["run", "{d}/badproj/src/app.geno"], 1,
          err=["geno.toml: invalid TOML: Expected '=' after a key", "E204"], no_out=["hi"]),
     Case("check: invalid geno.toml", ["check", "{d}/badproj/src/app.geno"], 1, err=["invalid TOML"]),
@@ -153,9 +213,9 @@ def run_case(geno, d, case):
     problems = []
     if p.returncode != case.rc:
         problems.append(f"exit {p.returncode}, expected {case.rc}")
-    problems += [f"stdout lacks {s!r}" for s in case.out if s not in out]
-    problems += [f"stdout has {s!r}" for s in case.no_out if s in out]
-    problems += [f"stderr lacks {s!r}" for s in case.err if s not in err]
+    problems += [f"stdout lacks {s!r}" for s in case.out if s.replace("{d}", d) not in out]
+    problems += [f"stdout has {s!r}" for s in case.no_out if s.replace("{d}", d) in out]
+    problems += [f"stderr lacks {s!r}" for s in case.err if s.replace("{d}", d) not in err]
     if case.check:
         msg = case.check(out)
         if msg:

@@ -181,12 +181,34 @@ static void test_test_mode(void **state) {
                            "test \"fails\"\n    assert inc(1) == 3\nend test\n"
                            "func main() -> Unit\n    print(\"main does not run\")\nend func\n",
                            &cfg);
-  assert_string_equal(geno_result_value_json(r), "{\"total\": 4, \"passed\": 2, \"failed\": 2}");
+  assert_string_equal(geno_result_value_json(r),
+                      "{\"total\": 4, \"passed\": 2, \"failed\": 2, \"untested\": [], \"violations\": ["
+                      "{\"kind\": \"example\", \"function\": \"inc\", \"message\": \"expected 4, got 3\"}, "
+                      "{\"kind\": \"test\", \"function\": \"fails\", \"message\": "
+                      "\"t.geno:10:5: Runtime Error: Assertion failed\"}]}");
   assert_int_equal(geno_result_diagnostic_count(r), 2);
   assert_string_equal(geno_result_diagnostic(r, 0)->code, "E409");
   assert_int_equal(geno_result_diagnostic(r, 0)->line, 3);
   assert_non_null(strstr(geno_result_diagnostic(r, 1)->message, "Assertion failed"));
   assert_string_equal(geno_result_output(r, NULL), "");
+  geno_result_free(r);
+}
+
+/* The test-mode report lists the entry file's @untested functions and
+ * names a broken contract by its kind; strings in it are JSON-escaped. */
+static void test_test_mode_report(void **state) {
+  (void)state;
+  geno_config cfg;
+  geno_config_init(&cfg);
+  cfg.run_tests = true;
+  geno_result *r = run_cfg("@untested(\"needs \\\"quotes\\\"\")\nfunc f(x: Int) -> Int\n    return x\nend func\n"
+                           "func pos(x: Int) -> Int\n    requires x > 0\n    example 0 -> 0\n    return x\nend func\n",
+                           &cfg);
+  assert_string_equal(geno_result_value_json(r),
+                      "{\"total\": 1, \"passed\": 0, \"failed\": 1, \"untested\": [{\"function\": \"f\", "
+                      "\"reason\": \"needs \\\"quotes\\\"\"}], \"violations\": [{\"kind\": \"requires\", "
+                      "\"function\": \"pos\", \"message\": \"Runtime error: t.geno:6:14: Runtime Error: "
+                      "Precondition failed for pos: requires clause evaluated to false\"}]}");
   geno_result_free(r);
 }
 
@@ -356,6 +378,7 @@ int main(void) {
       cmocka_unit_test(test_value_and_output),     cmocka_unit_test(test_ctor_value),
       cmocka_unit_test(test_runtime_error_keeps_output), cmocka_unit_test(test_no_capabilities),
       cmocka_unit_test(test_host_callback),        cmocka_unit_test(test_test_mode),
+      cmocka_unit_test(test_test_mode_report),
       cmocka_unit_test(test_heap_limit),           cmocka_unit_test(test_result_json),
       cmocka_unit_test(test_set_json_order),       cmocka_unit_test(test_deadline_by_allocation),
       cmocka_unit_test(test_steps_used_at_the_limit),
