@@ -253,8 +253,14 @@ typedef struct geno_config {
   bool run_tests;                /* test mode: run every example (impl methods
                                     too) and test block instead of main.
                                     Default false. Each failure is one
-                                    diagnostic; the result value is
-                                    {"total": N, "passed": N, "failed": N}. */
+                                    diagnostic; the result value (JSON) is
+                                    the report {"total": N, "passed": N,
+                                    "failed": N, "untested": [{"function",
+                                    "reason"}...], "violations": [{"kind":
+                                    "example"|"requires"|"ensures"|"test",
+                                    "function", "message"}...]}, fields in
+                                    that order; untested lists the entry
+                                    file's @untested functions. */
   geno_monitor_fn monitor;       /* optional monitoring hook */
   void *monitor_userdata;
   /* Memory, and the isolation settings (the rest: geno_run_isolated only). */
