@@ -423,11 +423,11 @@ static bool collect_tests(const char *arg, PathList *out, bool json, char **miss
     fprintf(stderr, "Error: out of memory\n");
     return false;
   }
-  qsort(out->items + before, out->n - before, sizeof *out->items, cmp_path);
   if (out->n == before) {
     fprintf(stderr, "No .geno files found in '%s'\n", arg);
     return false;
   }
+  qsort(out->items + before, out->n - before, sizeof *out->items, cmp_path);
   return true;
 }
 
