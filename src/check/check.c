@@ -133,6 +133,7 @@ static void checker_init(Checker *C, Program *prog, Module *m, Module **avail, i
   diag_init(&C->errors);
   chk_types_init(&C->tc, C->A, C->I);
   init_names(C);
+  chk_resolve_init(C);
   C->global_scope = arena_alloc(C->A, sizeof(Scope));
   C->eff_mutation = ty_effect_bit(&C->tc, intern_cstr(C->I, "mutation"));
   C->eff_throw = ty_effect_bit(&C->tc, intern_cstr(C->I, "throw"));

@@ -173,6 +173,7 @@ typedef struct Checker {
   PtrMap type_cache;     /* TypeExpr* -> TypeCacheEntry* (resolve.c) */
   EffectSet eff_mutation, eff_throw;
   const char *prefixes[3][CHK_PREFIX_CACHE]; /* "__arg%d_", "__pipe%d_", "__ctor_arg%d_" */
+  const char *builtin_type_names[16]; /* Int, Float, ... interned (resolve.c) */
 
   PtrMap type_defs;    /* type name -> AdtInfo* */
   PtrMap ctor_to_type; /* constructor name -> type name */
@@ -242,6 +243,8 @@ const char *chk_suggest_in_scope(Checker *C, Scope *s, const char *name);
  * generic declaration's parameters (may be NULL). Fatal on unknown types,
  * wrong type-argument counts, recursive aliases and `Self` misuse. */
 Type *chk_resolve_type(Checker *C, TypeExpr *te, const ParamList *type_params);
+/* Intern the built-in type names (once per checker, before any resolve). */
+void chk_resolve_init(Checker *C);
 void chk_push_declared(Checker *C, Decl **type_decls, int n);
 void chk_pop_declared(Checker *C);
 /* Resolved annotations are cached per (annotation, type parameters), and

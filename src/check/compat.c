@@ -219,8 +219,15 @@ bool chk_compatible(Checker *C, Type *expected, Type *actual) { return structura
 bool chk_strictly_compatible(Checker *C, Type *expected, Type *actual) {
   if (structural(C, expected, actual, false)) return true;
   if (ty_has_var(actual) && !ty_has_var(expected)) {
+    /* The reference freshens the actual's variables ("__actual_" + name)
+     * before binding them. The renaming is one-to-one and `expected` has
+     * no variables, so the only name the relation can tell apart is `Num`
+     * (var_accepts and the numeric widening test it by name): without a
+     * `Num` inside, the renamed copy gives the same answer. The
+     * substitution is local, so no renamed name escapes. */
     Subst s = {0};
-    return chk_compatible_subst(C, expected, chk_freshen(C, actual, "__actual_"), &s);
+    Type *a = ty_occurs(C->n.num, actual) ? chk_freshen(C, actual, "__actual_") : actual;
+    return chk_compatible_subst(C, expected, a, &s);
   }
   return false;
 }

@@ -80,9 +80,17 @@ static const BuiltinTypeName builtin_types[] = {
     {"Vec", TY_VEC, 1},        {"Set", TY_SET, 1},          {"Async", TY_ASYNC, 1},
 };
 
-static const BuiltinTypeName *builtin_type(const char *name) {
+void chk_resolve_init(Checker *C) {
+  _Static_assert(ARRAY_LEN(builtin_types) <= ARRAY_LEN(C->builtin_type_names), "builtin_type_names too small");
   for (size_t i = 0; i < ARRAY_LEN(builtin_types); i++)
-    if (strcmp(builtin_types[i].name, name) == 0) return &builtin_types[i];
+    C->builtin_type_names[i] = intern_cstr(C->I, builtin_types[i].name);
+}
+
+/* Annotation names are interned, so the table is searched by pointer
+ * (chk_resolve_init interned its names). */
+static const BuiltinTypeName *builtin_type(Checker *C, const char *name) {
+  for (size_t i = 0; i < ARRAY_LEN(builtin_types); i++)
+    if (C->builtin_type_names[i] == name) return &builtin_types[i];
   return NULL;
 }
 
@@ -214,7 +222,7 @@ static Type *resolve_uncached(Checker *C, TypeExpr *te, const ParamList *tp) {
     for (int i = 0; i < te->nargs; i++) es[i] = chk_resolve_type(C, te->args[i], tp);
     result = ty_new(tc, TY_TUPLE, te->nargs, es);
   } else {
-    const BuiltinTypeName *bt = builtin_type(name);
+    const BuiltinTypeName *bt = builtin_type(C, name);
     if (bt && bt->arity == 0) {
       if (te->nargs) chk_fatal(C, E_TYPE_MISMATCH, te->span, "Type '%s' does not take type parameters", name);
       result = ty_prim(tc, bt->kind);
@@ -273,7 +281,7 @@ Type *chk_sig_type(Checker *C, TypeExpr *te) {
   for (int i = 0; i < n; i++) as[i] = chk_sig_type(C, te->args[i]);
   if (te->is_tuple) return ty_new(tc, TY_TUPLE, n, as);
   if ((name[0] >= 'A' && name[0] <= 'Z' && name[1] == 0) || name == C->n.num) return ty_var(tc, name);
-  const BuiltinTypeName *bt = builtin_type(name);
+  const BuiltinTypeName *bt = builtin_type(C, name);
   if (bt) return bt->arity == 0 ? ty_prim(tc, bt->kind) : ty_new(tc, bt->kind, n, as);
   return ty_adt(tc, name, n, as);
 }
