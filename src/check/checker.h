@@ -199,6 +199,12 @@ typedef struct Checker {
   long fresh_counter;
   bool too_deep_reported;  /* the CHK_MAX_TYPE_DEPTH error was given */
   PtrMap lambda_memo;       /* Expr* -> Type*, see CHK_MEMO_AFTER_STEPS */
+  unsigned long globals_gen; /* bumped by every chk_bind_global */
+  /* Pass 3 reuse of the fixpoint's last inference per function
+   * (effects.c, chk_remembered_effects). */
+  PtrMap eff_memo;           /* FuncDecl* -> EffMemo* */
+  bool eff_memo_ok;          /* the fixpoint converged ... */
+  unsigned long eff_memo_gen; /* ... when globals_gen was this */
   ChkTarget target;         /* target-aware checking (target.c), or NONE */
 } Checker;
 
@@ -356,6 +362,11 @@ EffectSet chk_infer_function_effects(Checker *C, FuncDecl *f);
  * (FuncDecl*) whose check in pass 3 can differ from pass 2: those that
  * mention a name whose function type gained effects. */
 PtrMap chk_stabilize_effects(Checker *C);
+/* The effects the fixpoint last inferred for f, when inferring them again
+ * now would give the same answer and record nothing (see effects.c); the
+ * work that inference would count (steps, fresh variables) is counted as
+ * if it had run. False when f must be inferred again. */
+bool chk_remembered_effects(Checker *C, FuncDecl *f, EffectSet *out);
 void chk_bind_pattern_effect_env(Checker *C, Pattern *p, Type *expected, Scope *s);
 
 /* ---- walks (walk.c) ------------------------------------------------------------ */

@@ -269,8 +269,61 @@ EffectSet chk_infer_function_effects(Checker *C, FuncDecl *f) {
   return e;
 }
 
+/* ---- reusing the fixpoint's inference in pass 3 ----------------------------------- */
+
+/* Pass 3 infers every function's effects once more (to validate them
+ * against its `with` clause). For a function whose body is not checked
+ * again in pass 3, that inference repeats the fixpoint's last one for it
+ * exactly, so its result is remembered instead, when all of this holds:
+ * - the fixpoint converged, and no global has been rebound since (the
+ *   fixpoint re-infers a function after any name it mentions changes, so
+ *   its last inference saw the final types of everything it mentions);
+ * - that inference recorded no diagnostic: it ran outside the function's
+ *   context (no return type, not async), which only matters through
+ *   errors (`?` and `await` are errors there);
+ * - no lambda memo (CHK_MEMO_AFTER_STEPS) took part in it, nor would in the
+ *   repeat, and no type-depth error is pending.
+ * The repeat would also have set Expr->type on the expressions it
+ * re-checks: the remembered run set the same types there (up to the
+ * numbering of fresh variables), and nothing has checked them since.
+ * The steps and fresh-variable numbers it would have used are consumed,
+ * so everything after it (names in later messages) stays the same. */
+typedef struct EffMemo {
+  bool valid;
+  EffectSet effects; /* the inferred set */
+  long steps;        /* chk_step calls it made */
+  long fresh;        /* fresh variables it created */
+} EffMemo;
+
+static EffectSet infer_remembered(Checker *C, FuncDecl *f) {
+  long steps0 = C->steps, fresh0 = C->fresh_counter;
+  int errs0 = C->errors.count, dropped0 = C->errors.dropped;
+  EffectSet e = chk_infer_function_effects(C, f);
+  EffMemo *m = chk_pm_get(&C->eff_memo, f);
+  if (!m) {
+    m = arena_alloc(C->A, sizeof *m);
+    chk_pm_put(C->A, &C->eff_memo, f, m);
+  }
+  m->valid = C->errors.count == errs0 && C->errors.dropped == dropped0 && C->steps <= CHK_MEMO_AFTER_STEPS &&
+             !C->tc.too_deep;
+  m->effects = e;
+  m->steps = C->steps - steps0;
+  m->fresh = C->fresh_counter - fresh0;
+  return e;
+}
+
+bool chk_remembered_effects(Checker *C, FuncDecl *f, EffectSet *out) {
+  if (!C->eff_memo_ok || C->eff_memo_gen != C->globals_gen || C->tc.too_deep) return false;
+  EffMemo *m = chk_pm_get(&C->eff_memo, f);
+  if (!m || !m->valid || C->steps + m->steps > CHK_MEMO_AFTER_STEPS) return false;
+  C->steps += m->steps;
+  C->fresh_counter += m->fresh;
+  *out = m->effects;
+  return true;
+}
+
 static EffectSet stable_effects(Checker *C, FuncDecl *f) {
-  EffectSet inferred = chk_infer_function_effects(C, f);
+  EffectSet inferred = infer_remembered(C, f);
   return f->neffects ? chk_effects_of_decl(C, f) : inferred;
 }
 
@@ -368,7 +421,11 @@ PtrMap chk_stabilize_effects(Checker *C) {
         }
       }
     }
-    if (!any) break;
+    if (!any) {
+      C->eff_memo_ok = true;
+      C->eff_memo_gen = C->globals_gen;
+      break;
+    }
     changed = next;
   }
   for (int i = 0; i < n; i++)

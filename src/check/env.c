@@ -137,7 +137,10 @@ static int scope_slot(const Scope *s, const char *name) {
   return -1;
 }
 
-void chk_bind_global(Checker *C, const char *name, Type *t) { chk_pm_put(C->A, &C->globals, name, t); }
+void chk_bind_global(Checker *C, const char *name, Type *t) {
+  chk_pm_put(C->A, &C->globals, name, t);
+  C->globals_gen++;
+}
 
 /* The builtin table row for `name`, through a per-checker cache (names
  * are interned, so the cache is keyed by pointer). */
