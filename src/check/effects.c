@@ -336,12 +336,15 @@ typedef struct EffFn {
 
 typedef struct RefCollect {
   Checker *C;
+  const PtrMap *fn_names; /* names of the functions taking part */
   PtrMap *refs;
 } RefCollect;
 
+/* Only names that can change in the fixpoint (its functions' own names)
+ * are worth keeping: every use of refs meets a set of those. */
 static void collect_ref(void *ud, Expr *e) {
   RefCollect *rc = ud;
-  if (e->kind == EX_IDENT) chk_pm_put(rc->C->A, rc->refs, e->u.name, (void *)1);
+  if (e->kind == EX_IDENT && chk_pm_has(rc->fn_names, e->u.name)) chk_pm_put(rc->C->A, rc->refs, e->u.name, (void *)1);
 }
 
 /* Do two sets share a key? Walks the smaller one (a function mentions few
@@ -383,9 +386,11 @@ PtrMap chk_stabilize_effects(Checker *C) {
       }
     }
   }
+  PtrMap fn_names = {0};
+  for (int i = 0; i < n; i++) chk_pm_put(C->A, &fn_names, fns[i].f->name, (void *)1);
   for (int i = 0; i < n; i++) {
     memset(&fns[i].refs, 0, sizeof fns[i].refs);
-    RefCollect rc = {C, &fns[i].refs};
+    RefCollect rc = {C, &fn_names, &fns[i].refs};
     chk_walk_function(fns[i].f, collect_ref, &rc);
   }
   PtrMap changed = {0}, next = {0}, all_changed = {0};
