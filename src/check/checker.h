@@ -125,13 +125,19 @@ typedef struct ReturnCollector {
 
 /* ---- scopes ------------------------------------------------------------------ */
 
+typedef struct Binding {
+  const char *name;
+  Type *type;
+  bool mut;
+} Binding;
+
+/* Small on purpose: a function check makes thousands of scopes, many of
+ * which never bind a name (if and loop bodies, match arms). */
 typedef struct Scope {
   struct Scope *parent; /* NULL for the global scope's children's root */
   int n, cap;
-  const char **names;
-  Type **types;
-  uint8_t *mut;
-  PtrMap index;         /* name -> (intptr_t) slot + 1, once n > CHK_SCOPE_INDEX_AT */
+  Binding *b;           /* b[0..n), in binding order (one arena block) */
+  PtrMap *index;        /* name -> (intptr_t) slot + 1, once n > CHK_SCOPE_INDEX_AT */
 } Scope;
 
 /* A scope with more bindings than this gets a hash index: a function body
@@ -171,6 +177,7 @@ typedef struct Checker {
   PtrMap builtin_rows;   /* name -> BuiltinDef* or &C->not_builtin (lookup cache) */
   char not_builtin;      /* sentinel address for builtin_rows */
   PtrMap type_cache;     /* TypeExpr* -> TypeCacheEntry* (resolve.c) */
+  unsigned type_cache_gen; /* entries of older generations are cleared */
   EffectSet eff_mutation, eff_throw;
   const char *prefixes[3][CHK_PREFIX_CACHE]; /* "__arg%d_", "__pipe%d_", "__ctor_arg%d_" */
   const char *builtin_type_names[16]; /* Int, Float, ... interned (resolve.c) */

@@ -31,9 +31,18 @@ void chk_subst_set(Checker *C, Subst *s, const char *name, Type *t) {
       return;
     }
   if (s->n == s->cap) {
-    int nc = s->cap ? s->cap * 2 : 4;
-    s->names = arena_grow(C->A, s->names, (size_t)s->n, (size_t)nc, sizeof *s->names);
-    s->types = arena_grow(C->A, s->types, (size_t)s->n, (size_t)nc, sizeof *s->types);
+    /* Most substitutions bind one or two names (T; T and E; K and V).
+     * Both arrays share one block. */
+    int nc = s->cap ? s->cap * 2 : 2;
+    void *blk = arena_array(C->A, (size_t)nc, sizeof *s->names + sizeof *s->types);
+    const char **names = blk;
+    Type **types = (Type **)(names + nc);
+    if (s->n) {
+      memcpy(names, s->names, (size_t)s->n * sizeof *names);
+      memcpy(types, s->types, (size_t)s->n * sizeof *types);
+    }
+    s->names = names;
+    s->types = types;
     s->cap = nc;
   }
   s->names[s->n] = name;
@@ -45,8 +54,8 @@ static Subst subst_copy(Checker *C, const Subst *s) {
   Subst c = {0};
   if (s->n) {
     c.cap = s->n;
-    c.names = arena_array(C->A, (size_t)c.cap, sizeof *c.names);
-    c.types = arena_array(C->A, (size_t)c.cap, sizeof *c.types);
+    c.names = arena_array(C->A, (size_t)c.cap, sizeof *c.names + sizeof *c.types);
+    c.types = (Type **)(c.names + c.cap);
     memcpy(c.names, s->names, (size_t)s->n * sizeof *c.names);
     memcpy(c.types, s->types, (size_t)s->n * sizeof *c.types);
     c.n = s->n;

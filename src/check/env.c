@@ -90,51 +90,39 @@ Scope *chk_scope_new(Checker *C, Scope *parent) {
   return s;
 }
 
+/* Slot of `name` in s, or -1. */
+static int scope_slot(const Scope *s, const char *name) {
+  if (s->index) return (int)(intptr_t)chk_pm_get(s->index, name) - 1;
+  for (int i = s->n - 1; i >= 0; i--)
+    if (s->b[i].name == name) return i;
+  return -1;
+}
+
 void chk_bind(Checker *C, Scope *s, const char *name, Type *t, bool mutable_) {
   if (s == C->global_scope) {
     chk_bind_global(C, name, t);
     return;
   }
   /* Rebinding in the same scope replaces (the reference's dict). */
-  int at = -1;
-  if (s->index.cap) {
-    at = (int)(intptr_t)chk_pm_get(&s->index, name) - 1;
-  } else {
-    for (int i = s->n - 1; i >= 0; i--)
-      if (s->names[i] == name) {
-        at = i;
-        break;
-      }
-  }
+  int at = scope_slot(s, name);
   if (at >= 0) {
-    s->types[at] = t;
-    s->mut[at] = mutable_;
+    s->b[at].type = t;
+    s->b[at].mut = mutable_;
     return;
   }
   if (s->n == s->cap) {
     int nc = s->cap ? s->cap * 2 : 4; /* most blocks bind a few names */
-    s->names = arena_grow(C->A, s->names, (size_t)s->n, (size_t)nc, sizeof *s->names);
-    s->types = arena_grow(C->A, s->types, (size_t)s->n, (size_t)nc, sizeof *s->types);
-    s->mut = arena_grow(C->A, s->mut, (size_t)s->n, (size_t)nc, sizeof *s->mut);
+    s->b = arena_grow(C->A, s->b, (size_t)s->n, (size_t)nc, sizeof *s->b);
     s->cap = nc;
   }
-  s->names[s->n] = name;
-  s->types[s->n] = t;
-  s->mut[s->n] = mutable_;
+  s->b[s->n] = (Binding){name, t, mutable_};
   s->n++;
-  if (s->index.cap) {
-    chk_pm_put(C->A, &s->index, name, (void *)(intptr_t)s->n);
+  if (s->index) {
+    chk_pm_put(C->A, s->index, name, (void *)(intptr_t)s->n);
   } else if (s->n > CHK_SCOPE_INDEX_AT) {
-    for (int i = 0; i < s->n; i++) chk_pm_put(C->A, &s->index, s->names[i], (void *)(intptr_t)(i + 1));
+    s->index = arena_alloc(C->A, sizeof *s->index);
+    for (int i = 0; i < s->n; i++) chk_pm_put(C->A, s->index, s->b[i].name, (void *)(intptr_t)(i + 1));
   }
-}
-
-/* Slot of `name` in s, or -1. */
-static int scope_slot(const Scope *s, const char *name) {
-  if (s->index.cap) return (int)(intptr_t)chk_pm_get(&s->index, name) - 1;
-  for (int i = s->n - 1; i >= 0; i--)
-    if (s->names[i] == name) return i;
-  return -1;
 }
 
 void chk_bind_global(Checker *C, const char *name, Type *t) {
@@ -197,7 +185,7 @@ static Type *lookup_global(Checker *C, const char *name) {
 Type *chk_lookup(Checker *C, Scope *s, const char *name) {
   for (; s && s != C->global_scope; s = s->parent) {
     int i = scope_slot(s, name);
-    if (i >= 0) return s->types[i];
+    if (i >= 0) return s->b[i].type;
   }
   return lookup_global(C, name);
 }
@@ -205,7 +193,7 @@ Type *chk_lookup(Checker *C, Scope *s, const char *name) {
 bool chk_is_mutable(Checker *C, Scope *s, const char *name) {
   for (; s && s != C->global_scope; s = s->parent) {
     int i = scope_slot(s, name);
-    if (i >= 0) return s->mut[i] != 0;
+    if (i >= 0) return s->b[i].mut;
   }
   return false;
 }
@@ -297,7 +285,7 @@ const char *chk_suggest_in_scope(Checker *C, Scope *s, const char *name) {
   if (C->errors.count > CHK_SUGGEST_MAX_ERRORS) return "";
   Suggest sg = {name, NULL, 3};
   for (; s && s != C->global_scope; s = s->parent)
-    for (int i = 0; i < s->n; i++) consider(&sg, s->names[i]);
+    for (int i = 0; i < s->n; i++) consider(&sg, s->b[i].name);
   for (size_t i = 0; i < C->globals.cap; i++)
     if (C->globals.keys[i]) consider(&sg, C->globals.keys[i]);
   size_t nb;

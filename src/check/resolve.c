@@ -147,31 +147,29 @@ static Type *resolve_uncached(Checker *C, TypeExpr *te, const ParamList *tp);
 
 /* One cached resolution: the type parameters in scope (by name) and the
  * result. An annotation resolved under several parameter lists (an alias
- * target) has a chain of entries. */
+ * target) has a chain of entries. Entries of an older generation than
+ * C->type_cache_gen were cleared. */
 typedef struct TypeCacheEntry {
   int n;
+  unsigned gen;
   const char *const *names;
   Type *type;
   struct TypeCacheEntry *next;
 } TypeCacheEntry;
 
-void chk_type_cache_clear(Checker *C) {
-  PtrMap *m = &C->type_cache;
-  if (m->count == 0) return;
-  /* A big table is dropped rather than wiped (it stays in the arena), so
-   * frequent clears after one large phase cost nothing per entry. */
-  if (m->cap <= 64) {
-    memset(m->keys, 0, m->cap * sizeof *m->keys);
-    m->count = 0;
-  } else {
-    memset(m, 0, sizeof *m);
-  }
+/* Clearing starts a new generation rather than wiping the table: the
+ * cache is cleared often (every trait and impl signature), and the keys
+ * are the program's annotations, so the table stays as large as they are. */
+void chk_type_cache_clear(Checker *C) { C->type_cache_gen++; }
+
+static TypeCacheEntry *cache_head(Checker *C, TypeExpr *te) {
+  TypeCacheEntry *e = chk_pm_get(&C->type_cache, te);
+  return e && e->gen == C->type_cache_gen ? e : NULL;
 }
 
 Type *chk_resolve_type(Checker *C, TypeExpr *te, const ParamList *tp) {
   int n = tp ? tp->n : 0;
-  TypeCacheEntry *first = chk_pm_get(&C->type_cache, te);
-  for (TypeCacheEntry *e = first; e; e = e->next) {
+  for (TypeCacheEntry *e = cache_head(C, te); e; e = e->next) {
     if (e->n != n) continue;
     int i = 0;
     while (i < n && e->names[i] == tp->names[i]) i++;
@@ -182,7 +180,8 @@ Type *chk_resolve_type(Checker *C, TypeExpr *te, const ParamList *tp) {
   e->n = n;
   e->names = n ? tp->names : NULL;
   e->type = t;
-  e->next = chk_pm_get(&C->type_cache, te); /* the resolution may have cleared the cache */
+  e->next = cache_head(C, te); /* the resolution may have cleared the cache */
+  e->gen = C->type_cache_gen;
   chk_pm_put(C->A, &C->type_cache, te, e);
   return t;
 }
