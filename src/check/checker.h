@@ -136,6 +136,8 @@ typedef struct Binding {
 typedef struct Scope {
   struct Scope *parent; /* NULL for the global scope's children's root */
   int n, cap;
+  uint64_t names;       /* one bit per bound name (chk_name_bit): a lookup
+                           passes a scope whose bit is clear */
   Binding *b;           /* b[0..n), in binding order (one arena block) */
   PtrMap *index;        /* name -> (intptr_t) slot + 1, once n > CHK_SCOPE_INDEX_AT */
 } Scope;

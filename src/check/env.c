@@ -9,13 +9,12 @@
 /* ---- PtrMap --------------------------------------------------------------------- */
 
 /* Keys are interned names (or AST/Type pointers): equal keys are equal
- * pointers, so the pointer value is the key. The multiply spreads the
- * low bits, which allocation alignment leaves mostly zero. */
+ * pointers, so the pointer value is the key. Fibonacci hashing: the
+ * product's middle bits depend on every low bit of the pointer (which
+ * allocation alignment leaves partly zero). */
 static size_t ptr_hash(const void *p) {
-  uintptr_t x = (uintptr_t)p;
-  x ^= x >> 17;
-  x *= 0x9E3779B97F4A7C15ull;
-  return (size_t)(x >> 7);
+  uint64_t x = (uint64_t)(uintptr_t)p;
+  return (size_t)((x * 0x9E3779B97F4A7C15ull) >> 32);
 }
 
 static size_t find_slot(const PtrMap *m, const void *key) {
@@ -90,8 +89,16 @@ Scope *chk_scope_new(Checker *C, Scope *parent) {
   return s;
 }
 
+/* A name's bit in Scope.names: interned names are distinct pointers, so
+ * a few of their bits serve as a hash. */
+static uint64_t name_bit(const char *name) {
+  uintptr_t x = (uintptr_t)name;
+  return (uint64_t)1 << ((x ^ (x >> 6)) & 63);
+}
+
 /* Slot of `name` in s, or -1. */
 static int scope_slot(const Scope *s, const char *name) {
+  if (!(s->names & name_bit(name))) return -1;
   if (s->index) return (int)(intptr_t)chk_pm_get(s->index, name) - 1;
   for (int i = s->n - 1; i >= 0; i--)
     if (s->b[i].name == name) return i;
@@ -117,6 +124,7 @@ void chk_bind(Checker *C, Scope *s, const char *name, Type *t, bool mutable_) {
   }
   s->b[s->n] = (Binding){name, t, mutable_};
   s->n++;
+  s->names |= name_bit(name);
   if (s->index) {
     chk_pm_put(C->A, s->index, name, (void *)(intptr_t)s->n);
   } else if (s->n > CHK_SCOPE_INDEX_AT) {
