@@ -249,11 +249,71 @@ static bool var_accepts(Checker *C, Type *var, Type *actual) {
   return true;
 }
 
+/* Make s hold t's bindings (in s's own arrays). */
+static void subst_assign(Checker *C, Subst *s, const Subst *t) {
+  if (t->n > s->cap) {
+    void *blk = arena_array(C->A, (size_t)t->n, sizeof *s->names + sizeof *s->types);
+    s->names = blk;
+    s->types = (Type **)(s->names + t->n);
+    s->cap = t->n;
+  }
+  if (t->n) {
+    memcpy(s->names, t->names, (size_t)t->n * sizeof *s->names);
+    memcpy(s->types, t->types, (size_t)t->n * sizeof *s->types);
+  }
+  s->n = t->n;
+}
+
+/* subst_inv's short cut for an unbound variable v (not Num) against a
+ * type t without variables. Whichever side v is on, the trial binds v to
+ * t (Any binds nothing; Never binds in one direction and is then accepted
+ * in the other) and then compares t with t: the same call, so the same
+ * answer and the same depth. */
+static bool inv_bind_var(Checker *C, Type *v, Type *t, Subst *s) {
+  if (t->kind == TY_ERROR) return true;
+  chk_subst_set(C, s, v->name, t);
+  if (t->kind == TY_NEVER) return true;
+  if (chk_compatible_subst(C, t, t, s)) return true;
+  s->n--; /* the binding was appended: v had none */
+  return false;
+}
+
+static bool unbound_var(Checker *C, Type *t, const Subst *s) {
+  return t->kind == TY_VAR && t->name != C->n.num && !chk_subst_get(s, t->name);
+}
+
+/* An invariant position: both directions must hold, on a trial copy of
+ * the bindings that is kept only if both do. Generic builtins over
+ * MutableMap and Array come here for every argument, so the common cases
+ * take a short cut with exactly the trial's answer and bindings:
+ * - neither side has a variable: nothing can bind, and the relation is
+ *   the structural one (structural() does not count depth, so this is
+ *   only taken where the trial could not reach CHK_MAX_DEPTH either);
+ * - one side is an unbound variable and the other has none
+ *   (inv_bind_var). */
 static bool subst_inv(Checker *C, Type *e, Type *a, Subst *s) {
-  Subst trial = subst_copy(C, s);
+  if (!ty_has_var(a)) {
+    if (!ty_has_var(e)) {
+      int deepest = e->depth > a->depth ? e->depth : a->depth;
+      if (C->depth + deepest + 1 < CHK_MAX_DEPTH) return structural(C, e, a, false) && structural(C, a, e, false);
+    } else if (unbound_var(C, e, s)) {
+      return inv_bind_var(C, e, a, s);
+    }
+  } else if (!ty_has_var(e) && unbound_var(C, a, s)) {
+    return inv_bind_var(C, a, e, s);
+  }
+  const char *names[8];
+  Type *types[8];
+  Subst trial = {s->n, 8, names, types};
+  if (s->n > 8) {
+    trial = subst_copy(C, s);
+  } else if (s->n) {
+    memcpy(names, s->names, (size_t)s->n * sizeof *names);
+    memcpy(types, s->types, (size_t)s->n * sizeof *types);
+  }
   if (!chk_compatible_subst(C, e, a, &trial)) return false;
   if (!chk_compatible_subst(C, a, e, &trial)) return false;
-  *s = trial;
+  subst_assign(C, s, &trial);
   return true;
 }
 
