@@ -228,9 +228,18 @@ const char *chk_tstr(Checker *C, const Type *t);
 /* " Did you mean 'x'?" for the closest candidate within edit distance 2,
  * or "". */
 const char *chk_suggest(Checker *C, const char *name, const char *const *cands, int n);
-/* Count one unit of work; fatal past CHK_MAX_STEPS. */
-void chk_step(Checker *C, Span sp);
-void chk_enter(Checker *C, Span sp);
+/* The limits' slow paths (check.c): fatal when a bound is passed. */
+void chk_step_check(Checker *C, Span sp);
+void chk_enter_check(Checker *C, Span sp);
+/* Count one unit of work; fatal past CHK_MAX_STEPS (and, looked at every
+ * 1024 steps, past CHK_MAX_BYTES). Inline: every node visit counts one. */
+static inline void chk_step(Checker *C, Span sp) {
+  if (GENO_UNLIKELY(++C->steps > CHK_MAX_STEPS || (C->steps & 1023) == 0)) chk_step_check(C, sp);
+}
+/* One level of recursion; fatal past CHK_MAX_DEPTH. */
+static inline void chk_enter(Checker *C, Span sp) {
+  if (GENO_UNLIKELY(++C->depth > CHK_MAX_DEPTH)) chk_enter_check(C, sp);
+}
 static inline void chk_leave(Checker *C) { C->depth--; }
 
 /* ---- environment (env.c) ----------------------------------------------------- */
