@@ -208,7 +208,7 @@ static bool structural(Checker *C, Type *e, Type *a, bool wild) {
   }
   case TY_ADT: {
     if (e->name != a->name || e->n != a->n) return false;
-    uint64_t inv = adt_invariant(C, e->name);
+    uint64_t inv = e->n ? adt_invariant(C, e->name) : 0; /* no lookup without parameters */
     for (int i = 0; i < e->n; i++) {
       bool ok = is_inv(inv, i) ? structural_inv(C, e->args[i], a->args[i], wild)
                                : structural(C, e->args[i], a->args[i], wild);
@@ -388,7 +388,7 @@ static bool compat_subst(Checker *C, Type *e, Type *a, Subst *s) {
   }
   case TY_ADT: {
     if (e->name != a->name || e->n != a->n) return false;
-    uint64_t inv = adt_invariant(C, e->name);
+    uint64_t inv = e->n ? adt_invariant(C, e->name) : 0; /* no lookup without parameters */
     for (int i = 0; i < e->n; i++) {
       bool ok = is_inv(inv, i) ? subst_inv(C, e->args[i], a->args[i], s)
                                : chk_compatible_subst(C, e->args[i], a->args[i], s);
@@ -519,6 +519,7 @@ static void validate_key(Checker *C, const char *coll, const char *role, Type *k
 }
 
 void chk_validate_keyed(Checker *C, Type *t, Span sp) {
+  if (!(t->flags & TF_HAS_KEYED)) return;
   if (t->kind == TY_MAP) validate_key(C, "Map", "key", t->args[0], sp);
   else if (t->kind == TY_MUTABLE_MAP) validate_key(C, "MutableMap", "key", t->args[0], sp);
   else if (t->kind == TY_SET) validate_key(C, "Set", "element", t->args[0], sp);

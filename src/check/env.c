@@ -96,13 +96,25 @@ static uint64_t name_bit(const char *name) {
   return (uint64_t)1 << ((x ^ (x >> 6)) & 63);
 }
 
-/* Slot of `name` in s, or -1. */
-static int scope_slot(const Scope *s, const char *name) {
-  if (!(s->names & name_bit(name))) return -1;
+/* Slot of `name` (whose name_bit is bit) in s, or -1. */
+static inline int scope_slot_bit(const Scope *s, const char *name, uint64_t bit) {
+  if (!(s->names & bit)) return -1;
   if (s->index) return (int)(intptr_t)chk_pm_get(s->index, name) - 1;
   for (int i = s->n - 1; i >= 0; i--)
     if (s->b[i].name == name) return i;
   return -1;
+}
+
+static int scope_slot(const Scope *s, const char *name) { return scope_slot_bit(s, name, name_bit(name)); }
+
+/* The innermost local binding of `name` visible from s, or NULL. */
+static inline Binding *find_local(Checker *C, Scope *s, const char *name) {
+  uint64_t bit = name_bit(name);
+  for (; s && s != C->global_scope; s = s->parent) {
+    int i = scope_slot_bit(s, name, bit);
+    if (i >= 0) return &s->b[i];
+  }
+  return NULL;
 }
 
 void chk_bind(Checker *C, Scope *s, const char *name, Type *t, bool mutable_) {
@@ -191,19 +203,13 @@ static Type *lookup_global(Checker *C, const char *name) {
 }
 
 Type *chk_lookup(Checker *C, Scope *s, const char *name) {
-  for (; s && s != C->global_scope; s = s->parent) {
-    int i = scope_slot(s, name);
-    if (i >= 0) return s->b[i].type;
-  }
-  return lookup_global(C, name);
+  const Binding *b = find_local(C, s, name);
+  return b ? b->type : lookup_global(C, name);
 }
 
 bool chk_is_mutable(Checker *C, Scope *s, const char *name) {
-  for (; s && s != C->global_scope; s = s->parent) {
-    int i = scope_slot(s, name);
-    if (i >= 0) return s->b[i].mut;
-  }
-  return false;
+  const Binding *b = find_local(C, s, name);
+  return b && b->mut;
 }
 
 const ParamList *chk_param_names(Checker *C, const char *name) {
@@ -218,8 +224,7 @@ const ParamList *chk_param_names(Checker *C, const char *name) {
  * then do `range` and `length` get their special typing. */
 bool chk_resolves_to_builtin(Checker *C, Scope *s, const char *name) {
   if (!builtin_row(C, name) || chk_pm_has(&C->user_defined, name)) return false;
-  for (; s && s != C->global_scope; s = s->parent)
-    if (scope_slot(s, name) >= 0) return false;
+  if (find_local(C, s, name)) return false;
   /* A non-function global of the same name (a module namespace) hides it. */
   Type *g = chk_pm_get(&C->globals, name);
   return !g || g == chk_builtin_type(C, name);

@@ -42,6 +42,7 @@ static Type *finish(TypeCtx *tc, Type *t) {
     flags |= t->ret->flags;
   }
   if (t->kind == TY_VAR) flags |= TF_HAS_VAR;
+  if (t->kind == TY_MAP || t->kind == TY_MUTABLE_MAP || t->kind == TY_SET) flags |= TF_HAS_KEYED;
   if (depth + 1 > CHK_MAX_TYPE_DEPTH) {
     tc->too_deep = true;
     return tc->prim[TY_ERROR];
