@@ -214,6 +214,8 @@ typedef struct Checker {
   PtrMap eff_memo;           /* FuncDecl* -> EffMemo* */
   bool eff_memo_ok;          /* the fixpoint converged ... */
   unsigned long eff_memo_gen; /* ... when globals_gen was this */
+  PtrMap body_memo;          /* FuncDecl* -> EffMemo*: pass 2's body check */
+  PtrMap callee_only;        /* FuncDecl* set: changed names only as direct callees */
   ChkTarget target;         /* target-aware checking (target.c), or NONE */
 } Checker;
 
@@ -380,6 +382,15 @@ EffectSet chk_infer_function_effects(Checker *C, FuncDecl *f);
  * (FuncDecl*) whose check in pass 3 can differ from pass 2: those that
  * mention a name whose function type gained effects. */
 PtrMap chk_stabilize_effects(Checker *C);
+/* Pass 3 for a body chk_stabilize_effects marked: when every name in it
+ * that gained effects is the callee of a direct call outside any lambda
+ * (where a callee's effects change nothing the check sees), its check
+ * would repeat pass 2's exactly; this counts that check's work as done
+ * and returns true, or returns false when the body must be checked. */
+bool chk_replay_body_check(Checker *C, FuncDecl *f);
+/* Pass 2: record the work of f's body check for chk_replay_body_check
+ * (call with the counters taken before the check). */
+void chk_record_body_check(Checker *C, FuncDecl *f, long steps0, long fresh0, int errs0, int dropped0);
 /* The effects the fixpoint last inferred for f, when inferring them again
  * now would give the same answer and record nothing (see effects.c); the
  * work that inference would count (steps, fresh variables) is counted as
@@ -401,6 +412,7 @@ typedef struct ChkWalk {
   void (*arm)(void *ud, MatchArm *arm);
   void *ud;
   bool skip_examples; /* leave out example clauses */
+  int *lambda_depth;  /* if set: raised while inside a lambda's parameters or body */
 } ChkWalk;
 void chk_walk(const ChkWalk *w, FuncDecl *f);
 void chk_walk_block(const ChkWalk *w, Block b);

@@ -322,6 +322,41 @@ bool chk_remembered_effects(Checker *C, FuncDecl *f, EffectSet *out) {
   return true;
 }
 
+/* ---- replaying pass 2's body check in pass 3 ---------------------------------------- */
+
+/* A body pass 3 would check again because a name it mentions gained
+ * effects (chk_stabilize_effects), where every such mention is the callee
+ * of a direct call outside lambdas: a call reads its callee's parameter
+ * and result types, never its effects (chk_call, trait dispatch), and
+ * only lambdas fold their calls' effects into a type. So that check
+ * decides everything as pass 2's did and records the same nothing;
+ * Expr->type ends the same except for those callees' own function types
+ * (their effects), which the compiler does not read. As for remembered
+ * effects, the conditions are: no global rebound since the fixpoint,
+ * pass 2's check recorded no diagnostic, no lambda memo in either run, no
+ * pending type-depth error. */
+void chk_record_body_check(Checker *C, FuncDecl *f, long steps0, long fresh0, int errs0, int dropped0) {
+  EffMemo *m = chk_pm_get(&C->body_memo, f);
+  if (!m) {
+    m = arena_alloc(C->A, sizeof *m);
+    chk_pm_put(C->A, &C->body_memo, f, m);
+  }
+  m->valid = C->errors.count == errs0 && C->errors.dropped == dropped0 && C->steps <= CHK_MEMO_AFTER_STEPS &&
+             !C->tc.too_deep;
+  m->steps = C->steps - steps0;
+  m->fresh = C->fresh_counter - fresh0;
+}
+
+bool chk_replay_body_check(Checker *C, FuncDecl *f) {
+  if (!chk_pm_has(&C->callee_only, f)) return false;
+  if (!C->eff_memo_ok || C->eff_memo_gen != C->globals_gen || C->tc.too_deep) return false;
+  EffMemo *m = chk_pm_get(&C->body_memo, f);
+  if (!m || !m->valid || C->steps + m->steps > CHK_MEMO_AFTER_STEPS) return false;
+  C->steps += m->steps;
+  C->fresh_counter += m->fresh;
+  return true;
+}
+
 static EffectSet stable_effects(Checker *C, FuncDecl *f) {
   EffectSet inferred = infer_remembered(C, f);
   return f->neffects ? chk_effects_of_decl(C, f) : inferred;
@@ -330,21 +365,30 @@ static EffectSet stable_effects(Checker *C, FuncDecl *f) {
 /* One function taking part in the fixpoint. */
 typedef struct EffFn {
   FuncDecl *f;
-  Impl *impl;   /* NULL for a top-level function */
-  PtrMap refs;  /* identifier names its body mentions: set */
+  Impl *impl;        /* NULL for a top-level function */
+  PtrMap refs;       /* identifier names its body mentions: set */
+  PtrMap value_refs; /* those of refs mentioned other than as a direct callee outside lambdas */
 } EffFn;
 
 typedef struct RefCollect {
   Checker *C;
   const PtrMap *fn_names; /* names of the functions taking part */
-  PtrMap *refs;
+  EffFn *fn;
+  const Expr *callee;     /* the callee of the call just visited */
+  int lambda_depth;       /* maintained by the walk */
 } RefCollect;
 
 /* Only names that can change in the fixpoint (its functions' own names)
- * are worth keeping: every use of refs meets a set of those. */
+ * are worth keeping: every use of refs meets a set of those. The walk is
+ * pre-order, so a call's callee is the next expression visited after it. */
 static void collect_ref(void *ud, Expr *e) {
   RefCollect *rc = ud;
-  if (e->kind == EX_IDENT && chk_pm_has(rc->fn_names, e->u.name)) chk_pm_put(rc->C->A, rc->refs, e->u.name, (void *)1);
+  const Expr *callee = rc->callee;
+  rc->callee = e->kind == EX_CALL ? e->u.call.callee : NULL;
+  if (e->kind == EX_IDENT && chk_pm_has(rc->fn_names, e->u.name)) {
+    chk_pm_put(rc->C->A, &rc->fn->refs, e->u.name, (void *)1);
+    if (e != callee || rc->lambda_depth > 0) chk_pm_put(rc->C->A, &rc->fn->value_refs, e->u.name, (void *)1);
+  }
 }
 
 /* Do two sets share a key? Walks the smaller one (a function mentions few
@@ -390,8 +434,10 @@ PtrMap chk_stabilize_effects(Checker *C) {
   for (int i = 0; i < n; i++) chk_pm_put(C->A, &fn_names, fns[i].f->name, (void *)1);
   for (int i = 0; i < n; i++) {
     memset(&fns[i].refs, 0, sizeof fns[i].refs);
-    RefCollect rc = {C, &fn_names, &fns[i].refs};
-    chk_walk_function(fns[i].f, collect_ref, &rc);
+    memset(&fns[i].value_refs, 0, sizeof fns[i].value_refs);
+    RefCollect rc = {C, &fn_names, &fns[i], NULL, 0};
+    ChkWalk w = {.expr = collect_ref, .ud = &rc, .lambda_depth = &rc.lambda_depth};
+    chk_walk(&w, fns[i].f);
   }
   PtrMap changed = {0}, next = {0}, all_changed = {0};
   /* Each round that changes something adds an effect bit to some
@@ -434,6 +480,9 @@ PtrMap chk_stabilize_effects(Checker *C) {
     changed = next;
   }
   for (int i = 0; i < n; i++)
-    if (maps_intersect(&fns[i].refs, &all_changed)) chk_pm_put(C->A, &affected_fns, fns[i].f, (void *)1);
+    if (maps_intersect(&fns[i].refs, &all_changed)) {
+      chk_pm_put(C->A, &affected_fns, fns[i].f, (void *)1);
+      if (!maps_intersect(&fns[i].value_refs, &all_changed)) chk_pm_put(C->A, &C->callee_only, fns[i].f, (void *)1);
+    }
   return affected_fns;
 }

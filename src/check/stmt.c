@@ -649,7 +649,13 @@ static void validate_function_effects(Checker *C, FuncDecl *f, bool update_signa
 void chk_function(Checker *C, FuncDecl *f, bool update_signature, bool validate_effects, bool recheck) {
   chk_memo_reset(C);
   bool prev_async = C->in_async, prev_main = C->in_main;
-  if (recheck) check_function_body(C, f);
+  if (recheck && validate_effects && chk_replay_body_check(C, f)) recheck = false; /* pass 3: as pass 2 */
+  if (recheck) {
+    long steps0 = C->steps, fresh0 = C->fresh_counter;
+    int errs0 = C->errors.count, dropped0 = C->errors.dropped;
+    check_function_body(C, f);
+    if (!validate_effects) chk_record_body_check(C, f, steps0, fresh0, errs0, dropped0);
+  }
   /* Inference re-checks expressions, so it runs in the function's context
    * (return type, async, main) like the reference's. */
   C->current_return = chk_resolve_type(C, f->ret, NULL);
