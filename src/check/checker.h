@@ -215,6 +215,11 @@ typedef struct Checker {
   bool eff_memo_ok;          /* the fixpoint converged ... */
   unsigned long eff_memo_gen; /* ... when globals_gen was this */
   PtrMap body_memo;          /* FuncDecl* -> EffMemo*: pass 2's body check */
+  /* The fixpoint's bookkeeping for inferring by union (effects.c) */
+  const PtrMap *eff_fn_names; /* names of its functions, while it runs */
+  bool eff_shadowed;          /* this inference met a call of such a name bound locally */
+  unsigned long eff_stamp;    /* counts the fixpoint's changes */
+  PtrMap eff_changed_at;      /* name -> (uintptr_t) stamp of its last change */
   PtrMap callee_only;        /* FuncDecl* set: changed names only as direct callees */
   ChkTarget target;         /* target-aware checking (target.c), or NONE */
 } Checker;
@@ -252,6 +257,8 @@ void chk_bind(Checker *C, Scope *s, const char *name, Type *t, bool mutable_);
  * falls back to the builtin table). NULL if unbound. */
 Type *chk_lookup(Checker *C, Scope *s, const char *name);
 bool chk_is_mutable(Checker *C, Scope *s, const char *name);
+/* Is `name` bound in s or a parent below the global scope? */
+bool chk_bound_locally(Checker *C, Scope *s, const char *name);
 /* The builtin's function type, or NULL if `name` is not a builtin. */
 Type *chk_builtin_type(Checker *C, const char *name);
 /* Parameter names for calls by name (user functions, trait methods and

@@ -77,7 +77,12 @@ EffectSet chk_infer_expr_effects(Checker *C, Expr *e, Scope *s) {
     eff |= chk_infer_expr_effects(C, callee, s);
     Type *ct = chk_expr(C, callee, s);
     if (ct->kind == TY_FUNC) eff |= ct->effects;
-    if (callee->kind == EX_IDENT) eff |= trait_dispatch_effects(C, e, s);
+    if (callee->kind == EX_IDENT) {
+      eff |= trait_dispatch_effects(C, e, s);
+      /* (for infer_by_union: did a function's name mean a local here?) */
+      if (C->eff_fn_names && chk_pm_has(C->eff_fn_names, callee->u.name) && chk_bound_locally(C, s, callee->u.name))
+        C->eff_shadowed = true;
+    }
     break;
   }
   case EX_THROW:
@@ -290,14 +295,17 @@ EffectSet chk_infer_function_effects(Checker *C, FuncDecl *f) {
  * so everything after it (names in later messages) stays the same. */
 typedef struct EffMemo {
   bool valid;
-  EffectSet effects; /* the inferred set */
-  long steps;        /* chk_step calls it made */
-  long fresh;        /* fresh variables it created */
+  bool shadowed;       /* a call of a fixpoint function's name meant a local */
+  EffectSet effects;   /* the inferred set */
+  long steps;          /* chk_step calls it made */
+  long fresh;          /* fresh variables it created */
+  unsigned long stamp; /* C->eff_stamp when it ran */
 } EffMemo;
 
 static EffectSet infer_remembered(Checker *C, FuncDecl *f) {
   long steps0 = C->steps, fresh0 = C->fresh_counter;
   int errs0 = C->errors.count, dropped0 = C->errors.dropped;
+  C->eff_shadowed = false;
   EffectSet e = chk_infer_function_effects(C, f);
   EffMemo *m = chk_pm_get(&C->eff_memo, f);
   if (!m) {
@@ -306,9 +314,11 @@ static EffectSet infer_remembered(Checker *C, FuncDecl *f) {
   }
   m->valid = C->errors.count == errs0 && C->errors.dropped == dropped0 && C->steps <= CHK_MEMO_AFTER_STEPS &&
              !C->tc.too_deep;
+  m->shadowed = C->eff_shadowed;
   m->effects = e;
   m->steps = C->steps - steps0;
   m->fresh = C->fresh_counter - fresh0;
+  m->stamp = C->eff_stamp;
   return e;
 }
 
@@ -357,11 +367,6 @@ bool chk_replay_body_check(Checker *C, FuncDecl *f) {
   return true;
 }
 
-static EffectSet stable_effects(Checker *C, FuncDecl *f) {
-  EffectSet inferred = infer_remembered(C, f);
-  return f->neffects ? chk_effects_of_decl(C, f) : inferred;
-}
-
 /* One function taking part in the fixpoint. */
 typedef struct EffFn {
   FuncDecl *f;
@@ -369,6 +374,45 @@ typedef struct EffFn {
   PtrMap refs;       /* identifier names its body mentions: set */
   PtrMap value_refs; /* those of refs mentioned other than as a direct callee outside lambdas */
 } EffFn;
+
+/* ---- re-inferring by union within the fixpoint ----------------------------------- */
+
+/* A function is inferred again when a name it mentions gained effects.
+ * If every name that changed since its last inference is mentioned only
+ * as the callee of direct calls outside lambdas, and each such call meant
+ * the global function (no local of that name was called), and none is a
+ * trait method (whose effects depend on the dispatch): then the new
+ * inference follows the last one step for step, and differs only in what
+ * those calls add, which is each callee's own function type's effects.
+ * Effects only grow in the fixpoint, so the result is the last one united
+ * with the callees' current effects. The steps and fresh variables of the
+ * inference it stands for are counted, as for chk_remembered_effects. */
+static bool infer_by_union(Checker *C, EffFn *ef, EffectSet *out) {
+  EffMemo *m = chk_pm_get(&C->eff_memo, ef->f);
+  if (!m || !m->valid || m->shadowed || C->tc.too_deep || C->steps + m->steps > CHK_MEMO_AFTER_STEPS) return false;
+  EffectSet extra = 0;
+  for (size_t i = 0; i < ef->refs.cap; i++) {
+    const char *name = ef->refs.keys[i];
+    if (!name || (uintptr_t)chk_pm_get(&C->eff_changed_at, name) <= m->stamp) continue;
+    if (chk_pm_has(&ef->value_refs, name) || chk_pm_has(&C->trait_methods, name)) return false;
+    Type *g = chk_pm_get(&C->globals, name);
+    if (!g || g->kind != TY_FUNC) return false;
+    extra |= g->effects;
+  }
+  C->steps += m->steps;
+  C->fresh_counter += m->fresh;
+  m->effects |= extra;
+  m->stamp = C->eff_stamp;
+  *out = m->effects;
+  return true;
+}
+
+static EffectSet stable_effects(Checker *C, EffFn *ef, bool again) {
+  EffectSet inferred;
+  if (!again || !infer_by_union(C, ef, &inferred)) inferred = infer_remembered(C, ef->f);
+  return ef->f->neffects ? chk_effects_of_decl(C, ef->f) : inferred;
+}
+
 
 typedef struct RefCollect {
   Checker *C;
@@ -440,6 +484,7 @@ PtrMap chk_stabilize_effects(Checker *C) {
     chk_walk(&w, fns[i].f);
   }
   PtrMap changed = {0}, next = {0}, all_changed = {0};
+  C->eff_fn_names = &fn_names;
   /* Each round that changes something adds an effect bit to some
    * function, so there are at most n * 32 rounds; the cap only guards
    * against an unforeseen oscillation. */
@@ -453,9 +498,10 @@ PtrMap chk_stabilize_effects(Checker *C) {
       if (!ef->impl) {
         Type *existing = chk_lookup(C, C->global_scope, ef->f->name);
         if (!existing || existing->kind != TY_FUNC) continue;
-        EffectSet fe = stable_effects(C, ef->f);
+        EffectSet fe = stable_effects(C, ef, round > 0);
         if (existing->effects != fe) {
           chk_bind_global(C, ef->f->name, ty_func(&C->tc, existing->n, existing->args, existing->ret, fe));
+          chk_pm_put(C->A, &C->eff_changed_at, ef->f->name, (void *)(uintptr_t)++C->eff_stamp);
           chk_pm_put(C->A, &next, ef->f->name, (void *)1);
           chk_pm_put(C->A, &all_changed, ef->f->name, (void *)1);
           any = true;
@@ -463,9 +509,10 @@ PtrMap chk_stabilize_effects(Checker *C) {
       } else {
         Type *existing = chk_pm_get(&ef->impl->methods, ef->f->name);
         if (!existing) continue;
-        EffectSet fe = stable_effects(C, ef->f);
+        EffectSet fe = stable_effects(C, ef, round > 0);
         if (existing->effects != fe) {
           chk_pm_put(C->A, &ef->impl->methods, ef->f->name, ty_func(&C->tc, existing->n, existing->args, existing->ret, fe));
+          chk_pm_put(C->A, &C->eff_changed_at, ef->f->name, (void *)(uintptr_t)++C->eff_stamp);
           chk_pm_put(C->A, &next, ef->f->name, (void *)1);
           chk_pm_put(C->A, &all_changed, ef->f->name, (void *)1);
           any = true;
@@ -479,6 +526,7 @@ PtrMap chk_stabilize_effects(Checker *C) {
     }
     changed = next;
   }
+  C->eff_fn_names = NULL;
   for (int i = 0; i < n; i++)
     if (maps_intersect(&fns[i].refs, &all_changed)) {
       chk_pm_put(C->A, &affected_fns, fns[i].f, (void *)1);

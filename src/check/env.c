@@ -207,6 +207,8 @@ Type *chk_lookup(Checker *C, Scope *s, const char *name) {
   return b ? b->type : lookup_global(C, name);
 }
 
+bool chk_bound_locally(Checker *C, Scope *s, const char *name) { return find_local(C, s, name) != NULL; }
+
 bool chk_is_mutable(Checker *C, Scope *s, const char *name) {
   const Binding *b = find_local(C, s, name);
   return b && b->mut;
