@@ -225,7 +225,7 @@ const ParamList *chk_param_names(Checker *C, const char *name) {
  * function of that name (those shadow builtins) and no local binding. Only
  * then do `range` and `length` get their special typing. */
 bool chk_resolves_to_builtin(Checker *C, Scope *s, const char *name) {
-  if (!builtin_row(C, name) || chk_pm_has(&C->user_defined, name)) return false;
+  if (chk_pm_has(&C->user_defined, name) || !builtin_row(C, name)) return false;
   if (find_local(C, s, name)) return false;
   /* A non-function global of the same name (a module namespace) hides it. */
   Type *g = chk_pm_get(&C->globals, name);
