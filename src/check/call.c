@@ -169,9 +169,14 @@ static void check_arg(Checker *C, Expr *value, Type *expected, int i, bool use_s
                       bool *never, Scope *s) {
   Type *at = chk_expr(C, value, s);
   *never |= at->kind == TY_NEVER;
-  if (ty_has_var(at)) at = chk_freshen(C, at, arg_prefix(C, "__arg%d_", i));
+  /* The argument's own variables are renamed ("__arg2_T") so that they
+   * cannot meet the callee's in the substitution. Without one, variables
+   * are wildcards whatever their names, so the renamed copy is only made
+   * for the message. */
+  if (ty_has_var(at) && use_subs) at = chk_freshen(C, at, arg_prefix(C, "__arg%d_", i));
   bool ok = use_subs ? chk_compatible_subst(C, expected, at, subs) : chk_compatible(C, expected, at);
   if (ok) return;
+  if (ty_has_var(at) && !use_subs) at = chk_freshen(C, at, arg_prefix(C, "__arg%d_", i));
   Type *shown = use_subs ? chk_apply(C, expected, subs) : expected;
   if (name)
     chk_error(C, E_TYPE_MISMATCH, value->span, "Argument '%s' type mismatch: expected %s, got %s", name,
@@ -363,13 +368,15 @@ Type *chk_pipeline(Checker *C, Expr *e, Scope *s) {
       if (st->args[i]->kind == EX_PLACEHOLDER) continue;
       int pi = nplace ? i : i + 1;
       Type *at = chk_expr(C, st->args[i], s);
-      if (ty_has_var(at)) at = chk_freshen(C, at, arg_prefix(C, "__pipe%d_", pi));
+      /* renamed as in check_arg: for the substitution, else for the message */
+      if (ty_has_var(at) && use_subs) at = chk_freshen(C, at, arg_prefix(C, "__pipe%d_", pi));
       Type *exp = ft->args[pi];
       if (use_subs) {
         if (!chk_compatible_subst(C, exp, at, &subs))
           chk_error(C, E_TYPE_MISMATCH, st->span, "Pipeline argument type mismatch: expected %s, got %s",
                     chk_tstr(C, chk_apply(C, exp, &subs)), chk_tstr(C, at));
       } else if (!chk_compatible(C, exp, at)) {
+        if (ty_has_var(at)) at = chk_freshen(C, at, arg_prefix(C, "__pipe%d_", pi));
         chk_error(C, E_TYPE_MISMATCH, st->span, "Pipeline argument type mismatch: expected %s, got %s",
                   chk_tstr(C, exp), chk_tstr(C, at));
       }
@@ -440,13 +447,20 @@ Type *chk_ctor_call(Checker *C, Expr *e, Scope *s) {
   for (int i = 0; i < n; i++) {
     Type *at = chk_expr(C, vals[i], s);
     never |= at->kind == TY_NEVER;
-    if (ty_has_var(at)) at = chk_freshen(C, at, arg_prefix(C, "__ctor_arg%d_", i));
     Type *ftype = v->ftypes[i];
+    /* The argument's own variables are renamed ("__ctor_arg0_T") apart
+     * from the type's parameters. Against a field type without variables
+     * the strict relation cannot tell variables apart by name, except
+     * `Num` (see chk_strictly_compatible), so there the renamed copy is
+     * only made for the message. */
+    bool rename_late = !ty_has_var(ftype) && !ty_occurs(C->n.num, at);
+    if (ty_has_var(at) && !rename_late) at = chk_freshen(C, at, arg_prefix(C, "__ctor_arg%d_", i));
     if (ty_has_var(ftype)) {
       if (!chk_compatible_subst(C, ftype, at, &bind))
         chk_error(C, E_TYPE_MISMATCH, vals[i]->span, "Constructor argument %d type mismatch: expected %s, got %s", i + 1,
                   chk_tstr(C, chk_apply(C, ftype, &bind)), chk_tstr(C, at));
     } else if (!chk_strictly_compatible(C, ftype, at)) {
+      if (ty_has_var(at) && rename_late) at = chk_freshen(C, at, arg_prefix(C, "__ctor_arg%d_", i));
       chk_error(C, E_TYPE_MISMATCH, vals[i]->span, "Constructor argument %d type mismatch: expected %s, got %s", i + 1,
                 chk_tstr(C, ftype), chk_tstr(C, at));
     }

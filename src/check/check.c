@@ -43,8 +43,9 @@ const char *chk_tstr(Checker *C, const Type *t) {
   return s;
 }
 
-void chk_step(Checker *C, Span sp) {
-  if (++C->steps > CHK_MAX_STEPS)
+/* chk_step has counted the step already. */
+void chk_step_check(Checker *C, Span sp) {
+  if (C->steps > CHK_MAX_STEPS)
     chk_fatal(C, E_TYPE_MISMATCH, sp,
               "Program is too complex to type-check (more than %ld checking steps); simplify deeply nested lambdas",
               CHK_MAX_STEPS);
@@ -53,8 +54,9 @@ void chk_step(Checker *C, Span sp) {
               (size_t)(CHK_MAX_BYTES >> 20));
 }
 
-void chk_enter(Checker *C, Span sp) {
-  if (++C->depth > CHK_MAX_DEPTH)
+/* chk_enter has entered the level already. */
+void chk_enter_check(Checker *C, Span sp) {
+  if (C->depth > CHK_MAX_DEPTH)
     chk_fatal(C, E_TYPE_MISMATCH, sp, "Program is nested too deeply to type-check (more than %d levels)",
               CHK_MAX_DEPTH);
 }
@@ -133,6 +135,7 @@ static void checker_init(Checker *C, Program *prog, Module *m, Module **avail, i
   diag_init(&C->errors);
   chk_types_init(&C->tc, C->A, C->I);
   init_names(C);
+  chk_resolve_init(C);
   C->global_scope = arena_alloc(C->A, sizeof(Scope));
   C->eff_mutation = ty_effect_bit(&C->tc, intern_cstr(C->I, "mutation"));
   C->eff_throw = ty_effect_bit(&C->tc, intern_cstr(C->I, "throw"));

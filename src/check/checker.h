@@ -125,13 +125,21 @@ typedef struct ReturnCollector {
 
 /* ---- scopes ------------------------------------------------------------------ */
 
+typedef struct Binding {
+  const char *name;
+  Type *type;
+  bool mut;
+} Binding;
+
+/* Small on purpose: a function check makes thousands of scopes, many of
+ * which never bind a name (if and loop bodies, match arms). */
 typedef struct Scope {
   struct Scope *parent; /* NULL for the global scope's children's root */
   int n, cap;
-  const char **names;
-  Type **types;
-  uint8_t *mut;
-  PtrMap index;         /* name -> (intptr_t) slot + 1, once n > CHK_SCOPE_INDEX_AT */
+  uint64_t names;       /* one bit per bound name (chk_name_bit): a lookup
+                           passes a scope whose bit is clear */
+  Binding *b;           /* b[0..n), in binding order (one arena block) */
+  PtrMap *index;        /* name -> (intptr_t) slot + 1, once n > CHK_SCOPE_INDEX_AT */
 } Scope;
 
 /* A scope with more bindings than this gets a hash index: a function body
@@ -171,8 +179,10 @@ typedef struct Checker {
   PtrMap builtin_rows;   /* name -> BuiltinDef* or &C->not_builtin (lookup cache) */
   char not_builtin;      /* sentinel address for builtin_rows */
   PtrMap type_cache;     /* TypeExpr* -> TypeCacheEntry* (resolve.c) */
+  unsigned type_cache_gen; /* entries of older generations are cleared */
   EffectSet eff_mutation, eff_throw;
   const char *prefixes[3][CHK_PREFIX_CACHE]; /* "__arg%d_", "__pipe%d_", "__ctor_arg%d_" */
+  const char *builtin_type_names[16]; /* Int, Float, ... interned (resolve.c) */
 
   PtrMap type_defs;    /* type name -> AdtInfo* */
   PtrMap ctor_to_type; /* constructor name -> type name */
@@ -198,6 +208,19 @@ typedef struct Checker {
   long fresh_counter;
   bool too_deep_reported;  /* the CHK_MAX_TYPE_DEPTH error was given */
   PtrMap lambda_memo;       /* Expr* -> Type*, see CHK_MEMO_AFTER_STEPS */
+  unsigned long globals_gen; /* bumped by every chk_bind_global */
+  /* Pass 3 reuse of the fixpoint's last inference per function
+   * (effects.c, chk_remembered_effects). */
+  PtrMap eff_memo;           /* FuncDecl* -> EffMemo* */
+  bool eff_memo_ok;          /* the fixpoint converged ... */
+  unsigned long eff_memo_gen; /* ... when globals_gen was this */
+  PtrMap body_memo;          /* FuncDecl* -> EffMemo*: pass 2's body check */
+  /* The fixpoint's bookkeeping for inferring by union (effects.c) */
+  const PtrMap *eff_fn_names; /* names of its functions, while it runs */
+  bool eff_shadowed;          /* this inference met a call of such a name bound locally */
+  unsigned long eff_stamp;    /* counts the fixpoint's changes */
+  PtrMap eff_changed_at;      /* name -> (uintptr_t) stamp of its last change */
+  PtrMap callee_only;        /* FuncDecl* set: changed names only as direct callees */
   ChkTarget target;         /* target-aware checking (target.c), or NONE */
 } Checker;
 
@@ -212,9 +235,18 @@ const char *chk_tstr(Checker *C, const Type *t);
 /* " Did you mean 'x'?" for the closest candidate within edit distance 2,
  * or "". */
 const char *chk_suggest(Checker *C, const char *name, const char *const *cands, int n);
-/* Count one unit of work; fatal past CHK_MAX_STEPS. */
-void chk_step(Checker *C, Span sp);
-void chk_enter(Checker *C, Span sp);
+/* The limits' slow paths (check.c): fatal when a bound is passed. */
+void chk_step_check(Checker *C, Span sp);
+void chk_enter_check(Checker *C, Span sp);
+/* Count one unit of work; fatal past CHK_MAX_STEPS (and, looked at every
+ * 1024 steps, past CHK_MAX_BYTES). Inline: every node visit counts one. */
+static inline void chk_step(Checker *C, Span sp) {
+  if (GENO_UNLIKELY(++C->steps > CHK_MAX_STEPS || (C->steps & 1023) == 0)) chk_step_check(C, sp);
+}
+/* One level of recursion; fatal past CHK_MAX_DEPTH. */
+static inline void chk_enter(Checker *C, Span sp) {
+  if (GENO_UNLIKELY(++C->depth > CHK_MAX_DEPTH)) chk_enter_check(C, sp);
+}
 static inline void chk_leave(Checker *C) { C->depth--; }
 
 /* ---- environment (env.c) ----------------------------------------------------- */
@@ -225,6 +257,8 @@ void chk_bind(Checker *C, Scope *s, const char *name, Type *t, bool mutable_);
  * falls back to the builtin table). NULL if unbound. */
 Type *chk_lookup(Checker *C, Scope *s, const char *name);
 bool chk_is_mutable(Checker *C, Scope *s, const char *name);
+/* Is `name` bound in s or a parent below the global scope? */
+bool chk_bound_locally(Checker *C, Scope *s, const char *name);
 /* The builtin's function type, or NULL if `name` is not a builtin. */
 Type *chk_builtin_type(Checker *C, const char *name);
 /* Parameter names for calls by name (user functions, trait methods and
@@ -242,6 +276,8 @@ const char *chk_suggest_in_scope(Checker *C, Scope *s, const char *name);
  * generic declaration's parameters (may be NULL). Fatal on unknown types,
  * wrong type-argument counts, recursive aliases and `Self` misuse. */
 Type *chk_resolve_type(Checker *C, TypeExpr *te, const ParamList *type_params);
+/* Intern the built-in type names (once per checker, before any resolve). */
+void chk_resolve_init(Checker *C);
 void chk_push_declared(Checker *C, Decl **type_decls, int n);
 void chk_pop_declared(Checker *C);
 /* Resolved annotations are cached per (annotation, type parameters), and
@@ -353,6 +389,20 @@ EffectSet chk_infer_function_effects(Checker *C, FuncDecl *f);
  * (FuncDecl*) whose check in pass 3 can differ from pass 2: those that
  * mention a name whose function type gained effects. */
 PtrMap chk_stabilize_effects(Checker *C);
+/* Pass 3 for a body chk_stabilize_effects marked: when every name in it
+ * that gained effects is the callee of a direct call outside any lambda
+ * (where a callee's effects change nothing the check sees), its check
+ * would repeat pass 2's exactly; this counts that check's work as done
+ * and returns true, or returns false when the body must be checked. */
+bool chk_replay_body_check(Checker *C, FuncDecl *f);
+/* Pass 2: record the work of f's body check for chk_replay_body_check
+ * (call with the counters taken before the check). */
+void chk_record_body_check(Checker *C, FuncDecl *f, long steps0, long fresh0, int errs0, int dropped0);
+/* The effects the fixpoint last inferred for f, when inferring them again
+ * now would give the same answer and record nothing (see effects.c); the
+ * work that inference would count (steps, fresh variables) is counted as
+ * if it had run. False when f must be inferred again. */
+bool chk_remembered_effects(Checker *C, FuncDecl *f, EffectSet *out);
 void chk_bind_pattern_effect_env(Checker *C, Pattern *p, Type *expected, Scope *s);
 
 /* ---- walks (walk.c) ------------------------------------------------------------ */
@@ -369,6 +419,7 @@ typedef struct ChkWalk {
   void (*arm)(void *ud, MatchArm *arm);
   void *ud;
   bool skip_examples; /* leave out example clauses */
+  int *lambda_depth;  /* if set: raised while inside a lambda's parameters or body */
 } ChkWalk;
 void chk_walk(const ChkWalk *w, FuncDecl *f);
 void chk_walk_block(const ChkWalk *w, Block b);

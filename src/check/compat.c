@@ -31,9 +31,18 @@ void chk_subst_set(Checker *C, Subst *s, const char *name, Type *t) {
       return;
     }
   if (s->n == s->cap) {
-    int nc = s->cap ? s->cap * 2 : 4;
-    s->names = arena_grow(C->A, s->names, (size_t)s->n, (size_t)nc, sizeof *s->names);
-    s->types = arena_grow(C->A, s->types, (size_t)s->n, (size_t)nc, sizeof *s->types);
+    /* Most substitutions bind one or two names (T; T and E; K and V).
+     * Both arrays share one block. */
+    int nc = s->cap ? s->cap * 2 : 2;
+    void *blk = arena_array(C->A, (size_t)nc, sizeof *s->names + sizeof *s->types);
+    const char **names = blk;
+    Type **types = (Type **)(names + nc);
+    if (s->n) {
+      memcpy(names, s->names, (size_t)s->n * sizeof *names);
+      memcpy(types, s->types, (size_t)s->n * sizeof *types);
+    }
+    s->names = names;
+    s->types = types;
     s->cap = nc;
   }
   s->names[s->n] = name;
@@ -45,8 +54,8 @@ static Subst subst_copy(Checker *C, const Subst *s) {
   Subst c = {0};
   if (s->n) {
     c.cap = s->n;
-    c.names = arena_array(C->A, (size_t)c.cap, sizeof *c.names);
-    c.types = arena_array(C->A, (size_t)c.cap, sizeof *c.types);
+    c.names = arena_array(C->A, (size_t)c.cap, sizeof *c.names + sizeof *c.types);
+    c.types = (Type **)(c.names + c.cap);
     memcpy(c.names, s->names, (size_t)s->n * sizeof *c.names);
     memcpy(c.types, s->types, (size_t)s->n * sizeof *c.types);
     c.n = s->n;
@@ -199,7 +208,7 @@ static bool structural(Checker *C, Type *e, Type *a, bool wild) {
   }
   case TY_ADT: {
     if (e->name != a->name || e->n != a->n) return false;
-    uint64_t inv = adt_invariant(C, e->name);
+    uint64_t inv = e->n ? adt_invariant(C, e->name) : 0; /* no lookup without parameters */
     for (int i = 0; i < e->n; i++) {
       bool ok = is_inv(inv, i) ? structural_inv(C, e->args[i], a->args[i], wild)
                                : structural(C, e->args[i], a->args[i], wild);
@@ -219,8 +228,15 @@ bool chk_compatible(Checker *C, Type *expected, Type *actual) { return structura
 bool chk_strictly_compatible(Checker *C, Type *expected, Type *actual) {
   if (structural(C, expected, actual, false)) return true;
   if (ty_has_var(actual) && !ty_has_var(expected)) {
+    /* The reference freshens the actual's variables ("__actual_" + name)
+     * before binding them. The renaming is one-to-one and `expected` has
+     * no variables, so the only name the relation can tell apart is `Num`
+     * (var_accepts and the numeric widening test it by name): without a
+     * `Num` inside, the renamed copy gives the same answer. The
+     * substitution is local, so no renamed name escapes. */
     Subst s = {0};
-    return chk_compatible_subst(C, expected, chk_freshen(C, actual, "__actual_"), &s);
+    Type *a = ty_occurs(C->n.num, actual) ? chk_freshen(C, actual, "__actual_") : actual;
+    return chk_compatible_subst(C, expected, a, &s);
   }
   return false;
 }
@@ -233,11 +249,71 @@ static bool var_accepts(Checker *C, Type *var, Type *actual) {
   return true;
 }
 
+/* Make s hold t's bindings (in s's own arrays). */
+static void subst_assign(Checker *C, Subst *s, const Subst *t) {
+  if (t->n > s->cap) {
+    void *blk = arena_array(C->A, (size_t)t->n, sizeof *s->names + sizeof *s->types);
+    s->names = blk;
+    s->types = (Type **)(s->names + t->n);
+    s->cap = t->n;
+  }
+  if (t->n) {
+    memcpy(s->names, t->names, (size_t)t->n * sizeof *s->names);
+    memcpy(s->types, t->types, (size_t)t->n * sizeof *s->types);
+  }
+  s->n = t->n;
+}
+
+/* subst_inv's short cut for an unbound variable v (not Num) against a
+ * type t without variables. Whichever side v is on, the trial binds v to
+ * t (Any binds nothing; Never binds in one direction and is then accepted
+ * in the other) and then compares t with t: the same call, so the same
+ * answer and the same depth. */
+static bool inv_bind_var(Checker *C, Type *v, Type *t, Subst *s) {
+  if (t->kind == TY_ERROR) return true;
+  chk_subst_set(C, s, v->name, t);
+  if (t->kind == TY_NEVER) return true;
+  if (chk_compatible_subst(C, t, t, s)) return true;
+  s->n--; /* the binding was appended: v had none */
+  return false;
+}
+
+static bool unbound_var(Checker *C, Type *t, const Subst *s) {
+  return t->kind == TY_VAR && t->name != C->n.num && !chk_subst_get(s, t->name);
+}
+
+/* An invariant position: both directions must hold, on a trial copy of
+ * the bindings that is kept only if both do. Generic builtins over
+ * MutableMap and Array come here for every argument, so the common cases
+ * take a short cut with exactly the trial's answer and bindings:
+ * - neither side has a variable: nothing can bind, and the relation is
+ *   the structural one (structural() does not count depth, so this is
+ *   only taken where the trial could not reach CHK_MAX_DEPTH either);
+ * - one side is an unbound variable and the other has none
+ *   (inv_bind_var). */
 static bool subst_inv(Checker *C, Type *e, Type *a, Subst *s) {
-  Subst trial = subst_copy(C, s);
+  if (!ty_has_var(a)) {
+    if (!ty_has_var(e)) {
+      int deepest = e->depth > a->depth ? e->depth : a->depth;
+      if (C->depth + deepest + 1 < CHK_MAX_DEPTH) return structural(C, e, a, false) && structural(C, a, e, false);
+    } else if (unbound_var(C, e, s)) {
+      return inv_bind_var(C, e, a, s);
+    }
+  } else if (!ty_has_var(e) && unbound_var(C, a, s)) {
+    return inv_bind_var(C, a, e, s);
+  }
+  const char *names[8];
+  Type *types[8];
+  Subst trial = {s->n, 8, names, types};
+  if (s->n > 8) {
+    trial = subst_copy(C, s);
+  } else if (s->n) {
+    memcpy(names, s->names, (size_t)s->n * sizeof *names);
+    memcpy(types, s->types, (size_t)s->n * sizeof *types);
+  }
   if (!chk_compatible_subst(C, e, a, &trial)) return false;
   if (!chk_compatible_subst(C, a, e, &trial)) return false;
-  *s = trial;
+  subst_assign(C, s, &trial);
   return true;
 }
 
@@ -312,7 +388,7 @@ static bool compat_subst(Checker *C, Type *e, Type *a, Subst *s) {
   }
   case TY_ADT: {
     if (e->name != a->name || e->n != a->n) return false;
-    uint64_t inv = adt_invariant(C, e->name);
+    uint64_t inv = e->n ? adt_invariant(C, e->name) : 0; /* no lookup without parameters */
     for (int i = 0; i < e->n; i++) {
       bool ok = is_inv(inv, i) ? subst_inv(C, e->args[i], a->args[i], s)
                                : chk_compatible_subst(C, e->args[i], a->args[i], s);
@@ -443,6 +519,7 @@ static void validate_key(Checker *C, const char *coll, const char *role, Type *k
 }
 
 void chk_validate_keyed(Checker *C, Type *t, Span sp) {
+  if (!(t->flags & TF_HAS_KEYED)) return;
   if (t->kind == TY_MAP) validate_key(C, "Map", "key", t->args[0], sp);
   else if (t->kind == TY_MUTABLE_MAP) validate_key(C, "MutableMap", "key", t->args[0], sp);
   else if (t->kind == TY_SET) validate_key(C, "Set", "element", t->args[0], sp);

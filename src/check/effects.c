@@ -77,7 +77,12 @@ EffectSet chk_infer_expr_effects(Checker *C, Expr *e, Scope *s) {
     eff |= chk_infer_expr_effects(C, callee, s);
     Type *ct = chk_expr(C, callee, s);
     if (ct->kind == TY_FUNC) eff |= ct->effects;
-    if (callee->kind == EX_IDENT) eff |= trait_dispatch_effects(C, e, s);
+    if (callee->kind == EX_IDENT) {
+      eff |= trait_dispatch_effects(C, e, s);
+      /* (for infer_by_union: did a function's name mean a local here?) */
+      if (C->eff_fn_names && chk_pm_has(C->eff_fn_names, callee->u.name) && chk_bound_locally(C, s, callee->u.name))
+        C->eff_shadowed = true;
+    }
     break;
   }
   case EX_THROW:
@@ -269,26 +274,165 @@ EffectSet chk_infer_function_effects(Checker *C, FuncDecl *f) {
   return e;
 }
 
-static EffectSet stable_effects(Checker *C, FuncDecl *f) {
-  EffectSet inferred = chk_infer_function_effects(C, f);
-  return f->neffects ? chk_effects_of_decl(C, f) : inferred;
+/* ---- reusing the fixpoint's inference in pass 3 ----------------------------------- */
+
+/* Pass 3 infers every function's effects once more (to validate them
+ * against its `with` clause). For a function whose body is not checked
+ * again in pass 3, that inference repeats the fixpoint's last one for it
+ * exactly, so its result is remembered instead, when all of this holds:
+ * - the fixpoint converged, and no global has been rebound since (the
+ *   fixpoint re-infers a function after any name it mentions changes, so
+ *   its last inference saw the final types of everything it mentions);
+ * - that inference recorded no diagnostic: it ran outside the function's
+ *   context (no return type, not async), which only matters through
+ *   errors (`?` and `await` are errors there);
+ * - no lambda memo (CHK_MEMO_AFTER_STEPS) took part in it, nor would in the
+ *   repeat, and no type-depth error is pending.
+ * The repeat would also have set Expr->type on the expressions it
+ * re-checks: the remembered run set the same types there (up to the
+ * numbering of fresh variables), and nothing has checked them since.
+ * The steps and fresh-variable numbers it would have used are consumed,
+ * so everything after it (names in later messages) stays the same. */
+typedef struct EffMemo {
+  bool valid;
+  bool shadowed;       /* a call of a fixpoint function's name meant a local */
+  EffectSet effects;   /* the inferred set */
+  long steps;          /* chk_step calls it made */
+  long fresh;          /* fresh variables it created */
+  unsigned long stamp; /* C->eff_stamp when it ran */
+} EffMemo;
+
+static EffectSet infer_remembered(Checker *C, FuncDecl *f) {
+  long steps0 = C->steps, fresh0 = C->fresh_counter;
+  int errs0 = C->errors.count, dropped0 = C->errors.dropped;
+  C->eff_shadowed = false;
+  EffectSet e = chk_infer_function_effects(C, f);
+  EffMemo *m = chk_pm_get(&C->eff_memo, f);
+  if (!m) {
+    m = arena_alloc(C->A, sizeof *m);
+    chk_pm_put(C->A, &C->eff_memo, f, m);
+  }
+  m->valid = C->errors.count == errs0 && C->errors.dropped == dropped0 && C->steps <= CHK_MEMO_AFTER_STEPS &&
+             !C->tc.too_deep;
+  m->shadowed = C->eff_shadowed;
+  m->effects = e;
+  m->steps = C->steps - steps0;
+  m->fresh = C->fresh_counter - fresh0;
+  m->stamp = C->eff_stamp;
+  return e;
+}
+
+bool chk_remembered_effects(Checker *C, FuncDecl *f, EffectSet *out) {
+  if (!C->eff_memo_ok || C->eff_memo_gen != C->globals_gen || C->tc.too_deep) return false;
+  EffMemo *m = chk_pm_get(&C->eff_memo, f);
+  if (!m || !m->valid || C->steps + m->steps > CHK_MEMO_AFTER_STEPS) return false;
+  C->steps += m->steps;
+  C->fresh_counter += m->fresh;
+  *out = m->effects;
+  return true;
+}
+
+/* ---- replaying pass 2's body check in pass 3 ---------------------------------------- */
+
+/* A body pass 3 would check again because a name it mentions gained
+ * effects (chk_stabilize_effects), where every such mention is the callee
+ * of a direct call outside lambdas: a call reads its callee's parameter
+ * and result types, never its effects (chk_call, trait dispatch), and
+ * only lambdas fold their calls' effects into a type. So that check
+ * decides everything as pass 2's did and records the same nothing;
+ * Expr->type ends the same except for those callees' own function types
+ * (their effects), which the compiler does not read. As for remembered
+ * effects, the conditions are: no global rebound since the fixpoint,
+ * pass 2's check recorded no diagnostic, no lambda memo in either run, no
+ * pending type-depth error. */
+void chk_record_body_check(Checker *C, FuncDecl *f, long steps0, long fresh0, int errs0, int dropped0) {
+  EffMemo *m = chk_pm_get(&C->body_memo, f);
+  if (!m) {
+    m = arena_alloc(C->A, sizeof *m);
+    chk_pm_put(C->A, &C->body_memo, f, m);
+  }
+  m->valid = C->errors.count == errs0 && C->errors.dropped == dropped0 && C->steps <= CHK_MEMO_AFTER_STEPS &&
+             !C->tc.too_deep;
+  m->steps = C->steps - steps0;
+  m->fresh = C->fresh_counter - fresh0;
+}
+
+bool chk_replay_body_check(Checker *C, FuncDecl *f) {
+  if (!chk_pm_has(&C->callee_only, f)) return false;
+  if (!C->eff_memo_ok || C->eff_memo_gen != C->globals_gen || C->tc.too_deep) return false;
+  EffMemo *m = chk_pm_get(&C->body_memo, f);
+  if (!m || !m->valid || C->steps + m->steps > CHK_MEMO_AFTER_STEPS) return false;
+  C->steps += m->steps;
+  C->fresh_counter += m->fresh;
+  return true;
 }
 
 /* One function taking part in the fixpoint. */
 typedef struct EffFn {
   FuncDecl *f;
-  Impl *impl;   /* NULL for a top-level function */
-  PtrMap refs;  /* identifier names its body mentions: set */
+  Impl *impl;        /* NULL for a top-level function */
+  PtrMap refs;       /* identifier names its body mentions: set */
+  PtrMap value_refs; /* those of refs mentioned other than as a direct callee outside lambdas */
 } EffFn;
+
+/* ---- re-inferring by union within the fixpoint ----------------------------------- */
+
+/* A function is inferred again when a name it mentions gained effects.
+ * If every name that changed since its last inference is mentioned only
+ * as the callee of direct calls outside lambdas, and each such call meant
+ * the global function (no local of that name was called), and none is a
+ * trait method (whose effects depend on the dispatch): then the new
+ * inference follows the last one step for step, and differs only in what
+ * those calls add, which is each callee's own function type's effects.
+ * Effects only grow in the fixpoint, so the result is the last one united
+ * with the callees' current effects. The steps and fresh variables of the
+ * inference it stands for are counted, as for chk_remembered_effects. */
+static bool infer_by_union(Checker *C, EffFn *ef, EffectSet *out) {
+  EffMemo *m = chk_pm_get(&C->eff_memo, ef->f);
+  if (!m || !m->valid || m->shadowed || C->tc.too_deep || C->steps + m->steps > CHK_MEMO_AFTER_STEPS) return false;
+  EffectSet extra = 0;
+  for (size_t i = 0; i < ef->refs.cap; i++) {
+    const char *name = ef->refs.keys[i];
+    if (!name || (uintptr_t)chk_pm_get(&C->eff_changed_at, name) <= m->stamp) continue;
+    if (chk_pm_has(&ef->value_refs, name) || chk_pm_has(&C->trait_methods, name)) return false;
+    Type *g = chk_pm_get(&C->globals, name);
+    if (!g || g->kind != TY_FUNC) return false;
+    extra |= g->effects;
+  }
+  C->steps += m->steps;
+  C->fresh_counter += m->fresh;
+  m->effects |= extra;
+  m->stamp = C->eff_stamp;
+  *out = m->effects;
+  return true;
+}
+
+static EffectSet stable_effects(Checker *C, EffFn *ef, bool again) {
+  EffectSet inferred;
+  if (!again || !infer_by_union(C, ef, &inferred)) inferred = infer_remembered(C, ef->f);
+  return ef->f->neffects ? chk_effects_of_decl(C, ef->f) : inferred;
+}
+
 
 typedef struct RefCollect {
   Checker *C;
-  PtrMap *refs;
+  const PtrMap *fn_names; /* names of the functions taking part */
+  EffFn *fn;
+  const Expr *callee;     /* the callee of the call just visited */
+  int lambda_depth;       /* maintained by the walk */
 } RefCollect;
 
+/* Only names that can change in the fixpoint (its functions' own names)
+ * are worth keeping: every use of refs meets a set of those. The walk is
+ * pre-order, so a call's callee is the next expression visited after it. */
 static void collect_ref(void *ud, Expr *e) {
   RefCollect *rc = ud;
-  if (e->kind == EX_IDENT) chk_pm_put(rc->C->A, rc->refs, e->u.name, (void *)1);
+  const Expr *callee = rc->callee;
+  rc->callee = e->kind == EX_CALL ? e->u.call.callee : NULL;
+  if (e->kind == EX_IDENT && chk_pm_has(rc->fn_names, e->u.name)) {
+    chk_pm_put(rc->C->A, &rc->fn->refs, e->u.name, (void *)1);
+    if (e != callee || rc->lambda_depth > 0) chk_pm_put(rc->C->A, &rc->fn->value_refs, e->u.name, (void *)1);
+  }
 }
 
 /* Do two sets share a key? Walks the smaller one (a function mentions few
@@ -330,12 +474,17 @@ PtrMap chk_stabilize_effects(Checker *C) {
       }
     }
   }
+  PtrMap fn_names = {0};
+  for (int i = 0; i < n; i++) chk_pm_put(C->A, &fn_names, fns[i].f->name, (void *)1);
   for (int i = 0; i < n; i++) {
     memset(&fns[i].refs, 0, sizeof fns[i].refs);
-    RefCollect rc = {C, &fns[i].refs};
-    chk_walk_function(fns[i].f, collect_ref, &rc);
+    memset(&fns[i].value_refs, 0, sizeof fns[i].value_refs);
+    RefCollect rc = {C, &fn_names, &fns[i], NULL, 0};
+    ChkWalk w = {.expr = collect_ref, .ud = &rc, .lambda_depth = &rc.lambda_depth};
+    chk_walk(&w, fns[i].f);
   }
   PtrMap changed = {0}, next = {0}, all_changed = {0};
+  C->eff_fn_names = &fn_names;
   /* Each round that changes something adds an effect bit to some
    * function, so there are at most n * 32 rounds; the cap only guards
    * against an unforeseen oscillation. */
@@ -349,9 +498,10 @@ PtrMap chk_stabilize_effects(Checker *C) {
       if (!ef->impl) {
         Type *existing = chk_lookup(C, C->global_scope, ef->f->name);
         if (!existing || existing->kind != TY_FUNC) continue;
-        EffectSet fe = stable_effects(C, ef->f);
+        EffectSet fe = stable_effects(C, ef, round > 0);
         if (existing->effects != fe) {
           chk_bind_global(C, ef->f->name, ty_func(&C->tc, existing->n, existing->args, existing->ret, fe));
+          chk_pm_put(C->A, &C->eff_changed_at, ef->f->name, (void *)(uintptr_t)++C->eff_stamp);
           chk_pm_put(C->A, &next, ef->f->name, (void *)1);
           chk_pm_put(C->A, &all_changed, ef->f->name, (void *)1);
           any = true;
@@ -359,19 +509,28 @@ PtrMap chk_stabilize_effects(Checker *C) {
       } else {
         Type *existing = chk_pm_get(&ef->impl->methods, ef->f->name);
         if (!existing) continue;
-        EffectSet fe = stable_effects(C, ef->f);
+        EffectSet fe = stable_effects(C, ef, round > 0);
         if (existing->effects != fe) {
           chk_pm_put(C->A, &ef->impl->methods, ef->f->name, ty_func(&C->tc, existing->n, existing->args, existing->ret, fe));
+          chk_pm_put(C->A, &C->eff_changed_at, ef->f->name, (void *)(uintptr_t)++C->eff_stamp);
           chk_pm_put(C->A, &next, ef->f->name, (void *)1);
           chk_pm_put(C->A, &all_changed, ef->f->name, (void *)1);
           any = true;
         }
       }
     }
-    if (!any) break;
+    if (!any) {
+      C->eff_memo_ok = true;
+      C->eff_memo_gen = C->globals_gen;
+      break;
+    }
     changed = next;
   }
+  C->eff_fn_names = NULL;
   for (int i = 0; i < n; i++)
-    if (maps_intersect(&fns[i].refs, &all_changed)) chk_pm_put(C->A, &affected_fns, fns[i].f, (void *)1);
+    if (maps_intersect(&fns[i].refs, &all_changed)) {
+      chk_pm_put(C->A, &affected_fns, fns[i].f, (void *)1);
+      if (!maps_intersect(&fns[i].value_refs, &all_changed)) chk_pm_put(C->A, &C->callee_only, fns[i].f, (void *)1);
+    }
   return affected_fns;
 }

@@ -9,13 +9,12 @@
 /* ---- PtrMap --------------------------------------------------------------------- */
 
 /* Keys are interned names (or AST/Type pointers): equal keys are equal
- * pointers, so the pointer value is the key. The multiply spreads the
- * low bits, which allocation alignment leaves mostly zero. */
+ * pointers, so the pointer value is the key. Fibonacci hashing: the
+ * product's middle bits depend on every low bit of the pointer (which
+ * allocation alignment leaves partly zero). */
 static size_t ptr_hash(const void *p) {
-  uintptr_t x = (uintptr_t)p;
-  x ^= x >> 17;
-  x *= 0x9E3779B97F4A7C15ull;
-  return (size_t)(x >> 7);
+  uint64_t x = (uint64_t)(uintptr_t)p;
+  return (size_t)((x * 0x9E3779B97F4A7C15ull) >> 32);
 }
 
 static size_t find_slot(const PtrMap *m, const void *key) {
@@ -90,54 +89,66 @@ Scope *chk_scope_new(Checker *C, Scope *parent) {
   return s;
 }
 
+/* A name's bit in Scope.names: interned names are distinct pointers, so
+ * a few of their bits serve as a hash. */
+static uint64_t name_bit(const char *name) {
+  uintptr_t x = (uintptr_t)name;
+  return (uint64_t)1 << ((x ^ (x >> 6)) & 63);
+}
+
+/* Slot of `name` (whose name_bit is bit) in s, or -1. */
+static inline int scope_slot_bit(const Scope *s, const char *name, uint64_t bit) {
+  if (!(s->names & bit)) return -1;
+  if (s->index) return (int)(intptr_t)chk_pm_get(s->index, name) - 1;
+  for (int i = s->n - 1; i >= 0; i--)
+    if (s->b[i].name == name) return i;
+  return -1;
+}
+
+static int scope_slot(const Scope *s, const char *name) { return scope_slot_bit(s, name, name_bit(name)); }
+
+/* The innermost local binding of `name` visible from s, or NULL. */
+static inline Binding *find_local(Checker *C, Scope *s, const char *name) {
+  uint64_t bit = name_bit(name);
+  for (; s && s != C->global_scope; s = s->parent) {
+    int i = scope_slot_bit(s, name, bit);
+    if (i >= 0) return &s->b[i];
+  }
+  return NULL;
+}
+
 void chk_bind(Checker *C, Scope *s, const char *name, Type *t, bool mutable_) {
   if (s == C->global_scope) {
     chk_bind_global(C, name, t);
     return;
   }
   /* Rebinding in the same scope replaces (the reference's dict). */
-  int at = -1;
-  if (s->index.cap) {
-    at = (int)(intptr_t)chk_pm_get(&s->index, name) - 1;
-  } else {
-    for (int i = s->n - 1; i >= 0; i--)
-      if (s->names[i] == name) {
-        at = i;
-        break;
-      }
-  }
+  int at = scope_slot(s, name);
   if (at >= 0) {
-    s->types[at] = t;
-    s->mut[at] = mutable_;
+    s->b[at].type = t;
+    s->b[at].mut = mutable_;
     return;
   }
   if (s->n == s->cap) {
     int nc = s->cap ? s->cap * 2 : 4; /* most blocks bind a few names */
-    s->names = arena_grow(C->A, s->names, (size_t)s->n, (size_t)nc, sizeof *s->names);
-    s->types = arena_grow(C->A, s->types, (size_t)s->n, (size_t)nc, sizeof *s->types);
-    s->mut = arena_grow(C->A, s->mut, (size_t)s->n, (size_t)nc, sizeof *s->mut);
+    s->b = arena_grow(C->A, s->b, (size_t)s->n, (size_t)nc, sizeof *s->b);
     s->cap = nc;
   }
-  s->names[s->n] = name;
-  s->types[s->n] = t;
-  s->mut[s->n] = mutable_;
+  s->b[s->n] = (Binding){name, t, mutable_};
   s->n++;
-  if (s->index.cap) {
-    chk_pm_put(C->A, &s->index, name, (void *)(intptr_t)s->n);
+  s->names |= name_bit(name);
+  if (s->index) {
+    chk_pm_put(C->A, s->index, name, (void *)(intptr_t)s->n);
   } else if (s->n > CHK_SCOPE_INDEX_AT) {
-    for (int i = 0; i < s->n; i++) chk_pm_put(C->A, &s->index, s->names[i], (void *)(intptr_t)(i + 1));
+    s->index = arena_alloc(C->A, sizeof *s->index);
+    for (int i = 0; i < s->n; i++) chk_pm_put(C->A, s->index, s->b[i].name, (void *)(intptr_t)(i + 1));
   }
 }
 
-/* Slot of `name` in s, or -1. */
-static int scope_slot(const Scope *s, const char *name) {
-  if (s->index.cap) return (int)(intptr_t)chk_pm_get(&s->index, name) - 1;
-  for (int i = s->n - 1; i >= 0; i--)
-    if (s->names[i] == name) return i;
-  return -1;
+void chk_bind_global(Checker *C, const char *name, Type *t) {
+  chk_pm_put(C->A, &C->globals, name, t);
+  C->globals_gen++;
 }
-
-void chk_bind_global(Checker *C, const char *name, Type *t) { chk_pm_put(C->A, &C->globals, name, t); }
 
 /* The builtin table row for `name`, through a per-checker cache (names
  * are interned, so the cache is keyed by pointer). */
@@ -192,19 +203,15 @@ static Type *lookup_global(Checker *C, const char *name) {
 }
 
 Type *chk_lookup(Checker *C, Scope *s, const char *name) {
-  for (; s && s != C->global_scope; s = s->parent) {
-    int i = scope_slot(s, name);
-    if (i >= 0) return s->types[i];
-  }
-  return lookup_global(C, name);
+  const Binding *b = find_local(C, s, name);
+  return b ? b->type : lookup_global(C, name);
 }
 
+bool chk_bound_locally(Checker *C, Scope *s, const char *name) { return find_local(C, s, name) != NULL; }
+
 bool chk_is_mutable(Checker *C, Scope *s, const char *name) {
-  for (; s && s != C->global_scope; s = s->parent) {
-    int i = scope_slot(s, name);
-    if (i >= 0) return s->mut[i] != 0;
-  }
-  return false;
+  const Binding *b = find_local(C, s, name);
+  return b && b->mut;
 }
 
 const ParamList *chk_param_names(Checker *C, const char *name) {
@@ -218,9 +225,8 @@ const ParamList *chk_param_names(Checker *C, const char *name) {
  * function of that name (those shadow builtins) and no local binding. Only
  * then do `range` and `length` get their special typing. */
 bool chk_resolves_to_builtin(Checker *C, Scope *s, const char *name) {
-  if (!builtin_row(C, name) || chk_pm_has(&C->user_defined, name)) return false;
-  for (; s && s != C->global_scope; s = s->parent)
-    if (scope_slot(s, name) >= 0) return false;
+  if (chk_pm_has(&C->user_defined, name) || !builtin_row(C, name)) return false;
+  if (find_local(C, s, name)) return false;
   /* A non-function global of the same name (a module namespace) hides it. */
   Type *g = chk_pm_get(&C->globals, name);
   return !g || g == chk_builtin_type(C, name);
@@ -294,7 +300,7 @@ const char *chk_suggest_in_scope(Checker *C, Scope *s, const char *name) {
   if (C->errors.count > CHK_SUGGEST_MAX_ERRORS) return "";
   Suggest sg = {name, NULL, 3};
   for (; s && s != C->global_scope; s = s->parent)
-    for (int i = 0; i < s->n; i++) consider(&sg, s->names[i]);
+    for (int i = 0; i < s->n; i++) consider(&sg, s->b[i].name);
   for (size_t i = 0; i < C->globals.cap; i++)
     if (C->globals.keys[i]) consider(&sg, C->globals.keys[i]);
   size_t nb;

@@ -80,9 +80,17 @@ static const BuiltinTypeName builtin_types[] = {
     {"Vec", TY_VEC, 1},        {"Set", TY_SET, 1},          {"Async", TY_ASYNC, 1},
 };
 
-static const BuiltinTypeName *builtin_type(const char *name) {
+void chk_resolve_init(Checker *C) {
+  _Static_assert(ARRAY_LEN(builtin_types) <= ARRAY_LEN(C->builtin_type_names), "builtin_type_names too small");
   for (size_t i = 0; i < ARRAY_LEN(builtin_types); i++)
-    if (strcmp(builtin_types[i].name, name) == 0) return &builtin_types[i];
+    C->builtin_type_names[i] = intern_cstr(C->I, builtin_types[i].name);
+}
+
+/* Annotation names are interned, so the table is searched by pointer
+ * (chk_resolve_init interned its names). */
+static const BuiltinTypeName *builtin_type(Checker *C, const char *name) {
+  for (size_t i = 0; i < ARRAY_LEN(builtin_types); i++)
+    if (C->builtin_type_names[i] == name) return &builtin_types[i];
   return NULL;
 }
 
@@ -139,31 +147,29 @@ static Type *resolve_uncached(Checker *C, TypeExpr *te, const ParamList *tp);
 
 /* One cached resolution: the type parameters in scope (by name) and the
  * result. An annotation resolved under several parameter lists (an alias
- * target) has a chain of entries. */
+ * target) has a chain of entries. Entries of an older generation than
+ * C->type_cache_gen were cleared. */
 typedef struct TypeCacheEntry {
   int n;
+  unsigned gen;
   const char *const *names;
   Type *type;
   struct TypeCacheEntry *next;
 } TypeCacheEntry;
 
-void chk_type_cache_clear(Checker *C) {
-  PtrMap *m = &C->type_cache;
-  if (m->count == 0) return;
-  /* A big table is dropped rather than wiped (it stays in the arena), so
-   * frequent clears after one large phase cost nothing per entry. */
-  if (m->cap <= 64) {
-    memset(m->keys, 0, m->cap * sizeof *m->keys);
-    m->count = 0;
-  } else {
-    memset(m, 0, sizeof *m);
-  }
+/* Clearing starts a new generation rather than wiping the table: the
+ * cache is cleared often (every trait and impl signature), and the keys
+ * are the program's annotations, so the table stays as large as they are. */
+void chk_type_cache_clear(Checker *C) { C->type_cache_gen++; }
+
+static TypeCacheEntry *cache_head(Checker *C, TypeExpr *te) {
+  TypeCacheEntry *e = chk_pm_get(&C->type_cache, te);
+  return e && e->gen == C->type_cache_gen ? e : NULL;
 }
 
 Type *chk_resolve_type(Checker *C, TypeExpr *te, const ParamList *tp) {
   int n = tp ? tp->n : 0;
-  TypeCacheEntry *first = chk_pm_get(&C->type_cache, te);
-  for (TypeCacheEntry *e = first; e; e = e->next) {
+  for (TypeCacheEntry *e = cache_head(C, te); e; e = e->next) {
     if (e->n != n) continue;
     int i = 0;
     while (i < n && e->names[i] == tp->names[i]) i++;
@@ -174,7 +180,8 @@ Type *chk_resolve_type(Checker *C, TypeExpr *te, const ParamList *tp) {
   e->n = n;
   e->names = n ? tp->names : NULL;
   e->type = t;
-  e->next = chk_pm_get(&C->type_cache, te); /* the resolution may have cleared the cache */
+  e->next = cache_head(C, te); /* the resolution may have cleared the cache */
+  e->gen = C->type_cache_gen;
   chk_pm_put(C->A, &C->type_cache, te, e);
   return t;
 }
@@ -214,7 +221,7 @@ static Type *resolve_uncached(Checker *C, TypeExpr *te, const ParamList *tp) {
     for (int i = 0; i < te->nargs; i++) es[i] = chk_resolve_type(C, te->args[i], tp);
     result = ty_new(tc, TY_TUPLE, te->nargs, es);
   } else {
-    const BuiltinTypeName *bt = builtin_type(name);
+    const BuiltinTypeName *bt = builtin_type(C, name);
     if (bt && bt->arity == 0) {
       if (te->nargs) chk_fatal(C, E_TYPE_MISMATCH, te->span, "Type '%s' does not take type parameters", name);
       result = ty_prim(tc, bt->kind);
@@ -273,7 +280,7 @@ Type *chk_sig_type(Checker *C, TypeExpr *te) {
   for (int i = 0; i < n; i++) as[i] = chk_sig_type(C, te->args[i]);
   if (te->is_tuple) return ty_new(tc, TY_TUPLE, n, as);
   if ((name[0] >= 'A' && name[0] <= 'Z' && name[1] == 0) || name == C->n.num) return ty_var(tc, name);
-  const BuiltinTypeName *bt = builtin_type(name);
+  const BuiltinTypeName *bt = builtin_type(C, name);
   if (bt) return bt->arity == 0 ? ty_prim(tc, bt->kind) : ty_new(tc, bt->kind, n, as);
   return ty_adt(tc, name, n, as);
 }

@@ -644,18 +644,24 @@ static void check_specs(Checker *C, FuncDecl *f, Scope *local) {
 }
 
 static void check_function_body(Checker *C, FuncDecl *f);
-static void validate_function_effects(Checker *C, FuncDecl *f, bool update_signature);
+static void validate_function_effects(Checker *C, FuncDecl *f, bool update_signature, bool rechecked);
 
 void chk_function(Checker *C, FuncDecl *f, bool update_signature, bool validate_effects, bool recheck) {
   chk_memo_reset(C);
   bool prev_async = C->in_async, prev_main = C->in_main;
-  if (recheck) check_function_body(C, f);
+  if (recheck && validate_effects && chk_replay_body_check(C, f)) recheck = false; /* pass 3: as pass 2 */
+  if (recheck) {
+    long steps0 = C->steps, fresh0 = C->fresh_counter;
+    int errs0 = C->errors.count, dropped0 = C->errors.dropped;
+    check_function_body(C, f);
+    if (!validate_effects) chk_record_body_check(C, f, steps0, fresh0, errs0, dropped0);
+  }
   /* Inference re-checks expressions, so it runs in the function's context
    * (return type, async, main) like the reference's. */
   C->current_return = chk_resolve_type(C, f->ret, NULL);
   C->in_async = f->is_async;
   C->in_main = f->name == C->n.main_;
-  if (validate_effects) validate_function_effects(C, f, update_signature);
+  if (validate_effects) validate_function_effects(C, f, update_signature, recheck);
   C->current_return = NULL;
   C->in_async = prev_async;
   C->in_main = prev_main;
@@ -719,11 +725,15 @@ static void check_function_body(Checker *C, FuncDecl *f) {
 }
 
 /* The `with` annotation against the inferred effects (E310), and the
- * signature update for functions without one. */
-static void validate_function_effects(Checker *C, FuncDecl *f, bool update_signature) {
+ * signature update for functions without one. A body that was not checked
+ * again may reuse the fixpoint's inference (chk_remembered_effects); a
+ * checked one must be inferred again, so that Expr->type ends as the
+ * inference leaves it. */
+static void validate_function_effects(Checker *C, FuncDecl *f, bool update_signature, bool rechecked) {
   const char *name = f->name;
   {
-    EffectSet inferred = chk_infer_function_effects(C, f);
+    EffectSet inferred;
+    if (rechecked || !chk_remembered_effects(C, f, &inferred)) inferred = chk_infer_function_effects(C, f);
     EffectSet final_effects = inferred;
     if (f->neffects) {
       EffectSet declared = chk_effects_of_decl(C, f);

@@ -42,6 +42,7 @@ static Type *finish(TypeCtx *tc, Type *t) {
     flags |= t->ret->flags;
   }
   if (t->kind == TY_VAR) flags |= TF_HAS_VAR;
+  if (t->kind == TY_MAP || t->kind == TY_MUTABLE_MAP || t->kind == TY_SET) flags |= TF_HAS_KEYED;
   if (depth + 1 > CHK_MAX_TYPE_DEPTH) {
     tc->too_deep = true;
     return tc->prim[TY_ERROR];
@@ -51,14 +52,20 @@ static Type *finish(TypeCtx *tc, Type *t) {
   return t;
 }
 
+/* A type and its argument array are one allocation (types are never
+ * changed once built, so the array never grows). */
 static Type *alloc_type(TypeCtx *tc, TypeKind k, int n, Type **args) {
-  Type *t = arena_alloc(tc->arena, sizeof *t);
+  Type *t;
+  if (n > 0) {
+    /* sizeof(Type) is a multiple of the pointer alignment */
+    t = arena_alloc(tc->arena, sizeof *t + (size_t)n * sizeof(Type *));
+    t->args = (Type **)(t + 1);
+    memcpy(t->args, args, (size_t)n * sizeof(Type *));
+  } else {
+    t = arena_alloc(tc->arena, sizeof *t);
+  }
   t->kind = (uint8_t)k;
   t->n = n;
-  if (n > 0) {
-    t->args = arena_array(tc->arena, (size_t)n, sizeof(Type *));
-    memcpy(t->args, args, (size_t)n * sizeof(Type *));
-  }
   return t;
 }
 

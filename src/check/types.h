@@ -68,6 +68,7 @@ typedef uint32_t EffectSet;
 enum {
   TF_HAS_VAR = 1 << 0, /* a TY_VAR occurs somewhere inside */
   TF_HAS_ERROR = 1 << 1, /* a TY_ERROR occurs somewhere inside */
+  TF_HAS_KEYED = 1 << 2, /* a Map, MutableMap or Set occurs somewhere inside */
 };
 
 typedef struct Type {

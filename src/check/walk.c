@@ -72,9 +72,11 @@ static void walk_expr(const Walker *w, Expr *e, int depth) {
     }
     break;
   case EX_LAMBDA:
+    if (w->lambda_depth) ++*w->lambda_depth;
     for (int i = 0; i < e->u.lambda.nparams; i++) walk_expr(w, e->u.lambda.params[i].def, depth);
     walk_expr(w, e->u.lambda.body, depth);
     walk_block(w, e->u.lambda.block, depth);
+    if (w->lambda_depth) --*w->lambda_depth;
     break;
   case EX_MATCH:
     walk_expr(w, e->u.match.scrutinee, depth);
