@@ -9,6 +9,7 @@
 #include "parser.h"
 
 #define PARSE_LOOKAHEAD 3 /* the grammar needs at most 3 tokens (`...`) */
+#define PARSE_RING 4      /* PARSE_LOOKAHEAD + 1, a power of two */
 
 /* After this many errors in one module the parser stops: the diagnostic
  * list keeps no more than 1000 entries anyway (DIAG_DEFAULT_LIMIT), and
@@ -24,8 +25,12 @@ typedef struct Parser {
   DiagList *diags;
   const char *file;
   Lexer lx;
-  Token la[PARSE_LOOKAHEAD]; /* la[0] is the current token */
-  int nla;
+  /* Lookahead: a ring of tokens lexed but not consumed, the current one
+   * at la[head]; nla of them are filled. A token p_advance consumed stays
+   * in its slot until the next p_advance (the ring has one slot more
+   * than the grammar's lookahead), so p_advance returns it in place. */
+  Token la[PARSE_RING];
+  int head, nla;
   int decl_cap;              /* capacity of the module's decls array */
   int depth;                 /* nesting depth, bounded by PARSE_MAX_DEPTH */
   jmp_buf *on_error;         /* a raised parse error jumps here */
@@ -45,16 +50,21 @@ typedef struct Parser {
 
 /* token access: inline, as the parser asks for the current token's kind
  * several times per token */
-const Token *p_pulled(Parser *P, int k); /* la[k], lexing it first if needed */
-static inline const Token *p_peek(Parser *P, int k) { return k < P->nla ? &P->la[k] : p_pulled(P, k); }
-static inline const Token *p_cur(Parser *P) { return P->nla ? &P->la[0] : p_pulled(P, 0); }
+const Token *p_pulled(Parser *P, int k); /* token k ahead, lexing it first if needed */
+static inline const Token *p_peek(Parser *P, int k) {
+  return k < P->nla ? &P->la[(P->head + k) & (PARSE_RING - 1)] : p_pulled(P, k);
+}
+static inline const Token *p_cur(Parser *P) { return P->nla ? &P->la[P->head] : p_pulled(P, 0); }
 static inline TokKind p_kind(Parser *P) { return p_cur(P)->kind; }
 static inline TokKind p_peek_kind(Parser *P, int k) { return p_peek(P, k)->kind; }
 static inline bool p_check(Parser *P, TokKind k) { return p_kind(P) == k; }
-Token p_advance(Parser *P);
+/* Consume the current token (not the end of input, which stays current)
+ * and return it: valid until the next p_advance, p_match or p_expect. */
+const Token *p_advance(Parser *P);
 bool p_match(Parser *P, TokKind k);
-/* Consume a token of kind k or raise E201 "Expected X, got Y" (or msg). */
-Token p_expect(Parser *P, TokKind k, const char *msg);
+/* Consume a token of kind k (returned as p_advance does) or raise E201
+ * "Expected X, got Y" (or msg). */
+const Token *p_expect(Parser *P, TokKind k, const char *msg);
 Span p_span(const Token *t);
 Span p_cur_span(Parser *P);
 
