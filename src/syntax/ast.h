@@ -332,6 +332,7 @@ struct Decl {
   DeclKind kind;
   Span span;
   bool exported;
+  int nnodes; /* Expr and Stmt nodes the parser made for it (depth.c) */
   union {
     FuncDecl func;
     struct { const char *name; const char **params; int nparams; Variant *variants; int n; } adt;

@@ -312,6 +312,7 @@ static Expr *parse_interpolation(Parser *P, const FStringPart *part) {
       Span ts = p_span(t);
       p_raise(S, E_PARSE_UNEXPECTED, ts, "Unexpected token in f-string expression: %s", tok_name(t->kind));
     }
+    P->nodes += S->nodes; /* part of the enclosing declaration's tree */
     return e;
   }
   p_raise(P, E_PARSE_UNEXPECTED, S->sub_span, "%s", S->sub_msg);

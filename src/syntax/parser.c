@@ -129,6 +129,7 @@ void p_leave(Parser *P) { P->depth--; }
 void *p_new(Parser *P, size_t size) { return arena_alloc(P->arena, size); }
 
 Expr *p_expr(Parser *P, ExprKind k, Span at) {
+  P->nodes++;
   Expr *e = p_new(P, sizeof *e);
   e->kind = k;
   at.file = P->file;
@@ -137,6 +138,7 @@ Expr *p_expr(Parser *P, ExprKind k, Span at) {
 }
 
 Stmt *p_stmt(Parser *P, StmtKind k, Span at) {
+  P->nodes++;
   Stmt *s = p_new(P, sizeof *s);
   s->kind = k;
   at.file = P->file;
@@ -640,7 +642,9 @@ static void parse_program(Parser *P, Module *m) {
   P->on_error = &jb;
   while (!p_check(P, TOK_EOF) && !P->gave_up) {
     if (setjmp(jb) == 0) {
+      P->decl_nodes = P->nodes;
       Decl *d = parse_definition(P);
+      d->nnodes = P->nodes - P->decl_nodes;
       P_PUSH(P, m->decls, m->ndecls, P->decl_cap, d);
     } else {
       /* Recovery: skip to the next definition keyword. */

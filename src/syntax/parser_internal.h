@@ -33,6 +33,9 @@ typedef struct Parser {
   int head, nla;
   int decl_cap;              /* capacity of the module's decls array */
   int depth;                 /* nesting depth, bounded by PARSE_MAX_DEPTH */
+  int nodes;                 /* Expr and Stmt nodes made so far (f-string
+                                interpolations' included) */
+  int decl_nodes;            /* nodes when the current declaration began */
   jmp_buf *on_error;         /* a raised parse error jumps here */
   bool any_error;
   int nerrors;               /* errors recorded, bounded by PARSE_MAX_ERRORS */
@@ -104,7 +107,10 @@ void parse_effect_list(Parser *P, const char ***names, Span **spans, int *count)
 MatchArm *parse_match_arms(Parser *P, bool expression_arms, int *count);
 
 /* depth.c: report and drop declarations nested deeper than
- * PARSE_MAX_TREE_DEPTH (allocates its work stack from arena). */
+ * PARSE_MAX_TREE_DEPTH (allocates its work stack from arena). Only
+ * declarations of more than PARSE_MAX_TREE_DEPTH nodes (Decl.nnodes) are
+ * walked: a node's depth counts distinct nodes, so it cannot exceed how
+ * many there are. */
 void parse_check_depth(Module *m, Arena *arena, DiagList *diags);
 
 #endif
