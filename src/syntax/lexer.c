@@ -271,7 +271,7 @@ static bool lex_escape(Lexer *lx, StrOut *so) {
               lx->src + start);
 }
 
-static bool lex_string(Lexer *lx, Token *t) {
+static GENO_NOINLINE bool lex_string(Lexer *lx, Token *t) {
   int32_t line = lx->line, col = lx->col;
   advance(lx); /* opening quote */
   StrOut so = {lx->arena, NULL, 0, 0};
@@ -320,7 +320,7 @@ static bool lex_string(Lexer *lx, Token *t) {
 
 /* f"...": text parts have escapes decoded; `{...}` parts keep their raw
  * source for the parser to lex and parse as one expression. */
-static bool lex_fstring(Lexer *lx, Token *t) {
+static GENO_NOINLINE bool lex_fstring(Lexer *lx, Token *t) {
   int32_t line = lx->line, col = lx->col;
   if (peekc(lx, 1) == '"' && peekc(lx, 2) == '"' && peekc(lx, 3) == '"')
     return fail(lx, E_LEX_UNEXPECTED_CHAR, line, col, "Triple-quoted f-strings are not supported");
@@ -411,7 +411,7 @@ static bool lex_fstring(Lexer *lx, Token *t) {
   return true;
 }
 
-static bool lex_number(Lexer *lx, Token *t) {
+static GENO_NOINLINE bool lex_number(Lexer *lx, Token *t) {
   size_t start = lx->pos;
   int32_t col = lx->col;
   while (is_digit(peekc(lx, 0))) advance(lx);
@@ -446,6 +446,25 @@ static bool lex_number(Lexer *lx, Token *t) {
     if (is_float) t->fval = strtod(t->text, NULL);
   }
   return true;
+}
+
+/* Skip a block comment starting at the current position. False when it is
+ * unterminated or holds a NUL. */
+static GENO_NOINLINE bool block_comment(Lexer *lx) {
+  int32_t line = lx->line, col = lx->col;
+  advance(lx);
+  advance(lx);
+  for (;;) {
+    if (lx->pos >= lx->len) return fail(lx, E_LEX_UNTERMINATED_COMMENT, line, col, "Unterminated block comment");
+    if (lx->src[lx->pos] == '\0')
+      return fail(lx, E_LEX_UNEXPECTED_CHAR, lx->line, lx->col, "Unexpected character: '\\x00'");
+    if (lx->src[lx->pos] == '*' && peekc(lx, 1) == '/') {
+      advance(lx);
+      advance(lx);
+      return true;
+    }
+    advance(lx);
+  }
 }
 
 /* Skip whitespace and comments. False on an unterminated block comment.
@@ -488,20 +507,7 @@ static bool skip_trivia(Lexer *lx) {
     if (c == '/' && s[p + 1] == '*') {
       lx->pos = p;
       lx->col = col;
-      int32_t line = lx->line;
-      advance(lx);
-      advance(lx);
-      for (;;) {
-        if (lx->pos >= lx->len) return fail(lx, E_LEX_UNTERMINATED_COMMENT, line, col, "Unterminated block comment");
-        if (lx->src[lx->pos] == '\0')
-          return fail(lx, E_LEX_UNEXPECTED_CHAR, lx->line, lx->col, "Unexpected character: '\\x00'");
-        if (lx->src[lx->pos] == '*' && peekc(lx, 1) == '/') {
-          advance(lx);
-          advance(lx);
-          break;
-        }
-        advance(lx);
-      }
+      if (!block_comment(lx)) return false;
       p = lx->pos;
       col = lx->col;
       continue;
@@ -524,7 +530,7 @@ static const uint8_t single_op[256] = {
 _Static_assert(TOK__COUNT <= 256, "single_op holds token kinds in bytes");
 
 /* The character at the current position starts no token. */
-static bool bad_char(Lexer *lx) {
+static GENO_NOINLINE bool bad_char(Lexer *lx) {
   int c = (unsigned char)lx->src[lx->pos];
   char desc[48];
   describe_char(lx, desc, sizeof desc);

@@ -54,18 +54,6 @@ bool p_match(Parser *P, TokKind k) {
   return true;
 }
 
-Span p_span(const Token *t) {
-  Span s = {NULL, t->line, t->col, t->end_line ? t->end_line : t->line,
-            t->end_col ? t->end_col : t->col + 1};
-  return s;
-}
-
-Span p_cur_span(Parser *P) {
-  Span s = p_span(p_cur(P));
-  s.file = P->file;
-  return s;
-}
-
 const Token *p_expect(Parser *P, TokKind k, const char *msg) {
   if (p_check(P, k)) return p_advance(P);
   if (msg) p_raise(P, E_PARSE_EXPECTED, p_cur_span(P), "%s", msg);

@@ -68,8 +68,16 @@ bool p_match(Parser *P, TokKind k);
 /* Consume a token of kind k (returned as p_advance does) or raise E201
  * "Expected X, got Y" (or msg). */
 const Token *p_expect(Parser *P, TokKind k, const char *msg);
-Span p_span(const Token *t);
-Span p_cur_span(Parser *P);
+/* A token's span (file NULL); every token has its end set (lexer.c). */
+static inline Span p_span(const Token *t) {
+  Span s = {NULL, t->line, t->col, t->end_line, t->end_col};
+  return s;
+}
+static inline Span p_cur_span(Parser *P) {
+  Span s = p_span(p_cur(P));
+  s.file = P->file;
+  return s;
+}
 
 /* errors */
 GENO_NORETURN void p_raise(Parser *P, int code, Span at, const char *fmt, ...) GENO_PRINTF(4, 5);
