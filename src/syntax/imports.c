@@ -151,16 +151,38 @@ static Pos fstring_end(Pos p, Pos end) {
   }
 }
 
-bool lex_imports(const char *src, size_t len, void (*found)(void *ud, const char *name, size_t n), void *ud) {
-  if (!utf8_valid(src, len, NULL) || memchr(src, '\0', len)) return false;
-  Pos p = (Pos)src, end = p + len;
+typedef void (*FoundFn)(void *ud, const char *name, size_t n);
+
+/* The walk over code (lex_imports). With `guarded`, the text's last byte
+ * continues no name (true of almost every file: it ends with a line end),
+ * so a run of name bytes or digits that starts inside the text stops
+ * inside it and those loops skip the bounds check. Always inlined into
+ * its two callers below, which get a copy each. */
+static inline GENO_ALWAYS_INLINE bool walk(Pos p, Pos end, bool guarded, FoundFn found, void *ud) {
   bool after_import = false; /* the previous token is the keyword `import` */
   while (p < end) {
     switch (start_class[*p]) {
+    case S_NAME:
+    name: {
+      Pos s = p++;
+      if (guarded) {
+        while (name_byte[*p]) p++;
+      } else {
+        while (p < end && name_byte[*p]) p++;
+      }
+      size_t n = (size_t)(p - s);
+      /* the token after `import` names a module when it is a type name */
+      if (after_import && *s >= 'A' && *s <= 'Z') found(ud, (const char *)s, n);
+      after_import = n == 6 && memcmp(s, "import", 6) == 0;
+      continue;
+    }
     case S_BLANK:
       do p++;
       while (p < end && start_class[*p] == S_BLANK);
       continue;
+    case S_OP:
+      p++;
+      break;
     case S_SLASH:
       if (p + 1 < end && p[1] == '/') {
         p = line_comment_end(p + 2, end);
@@ -172,9 +194,6 @@ bool lex_imports(const char *src, size_t len, void (*found)(void *ud, const char
       }
       p++;
       break;
-    case S_OP:
-      p++;
-      break;
     case S_BANG:
       if (p + 1 >= end || p[1] != '=') return false;
       p += 2;
@@ -182,29 +201,27 @@ bool lex_imports(const char *src, size_t len, void (*found)(void *ud, const char
     case S_QUOTE:
       if (!(p = string_end(p, end))) return false;
       break;
-    case S_F:
-    case S_NAME: {
-      if (*p == 'f' && p + 1 < end && p[1] == '"') {
-        if (!(p = fstring_end(p, end))) return false;
-        break;
-      }
-      Pos s = p++;
-      while (p < end && name_byte[*p]) p++;
-      size_t n = (size_t)(p - s);
-      /* the token after `import` names a module when it is a type name */
-      if (after_import && *s >= 'A' && *s <= 'Z') found(ud, (const char *)s, n);
-      after_import = n == 6 && memcmp(s, "import", 6) == 0;
-      continue;
-    }
+    case S_F: /* f"..." or a name */
+      if (!(p + 1 < end && p[1] == '"')) goto name;
+      if (!(p = fstring_end(p, end))) return false;
+      break;
     case S_DIGIT: {
       Pos s = p;
-      while (p < end && is_digit(*p)) p++;
+      if (guarded) {
+        while (is_digit(*p)) p++;
+      } else {
+        while (p < end && is_digit(*p)) p++;
+      }
       size_t int_digits = (size_t)(p - s), frac_digits = 0;
       bool is_float = false;
       if (p + 1 < end && *p == '.' && is_digit(p[1])) {
         is_float = true;
         Pos f = ++p;
-        while (p < end && is_digit(*p)) p++;
+        if (guarded) {
+          while (is_digit(*p)) p++;
+        } else {
+          while (p < end && is_digit(*p)) p++;
+        }
         frac_digits = (size_t)(p - f);
       }
       /* a letter may touch a number only right after `import` (the
@@ -221,4 +238,11 @@ bool lex_imports(const char *src, size_t len, void (*found)(void *ud, const char
     after_import = false;
   }
   return true;
+}
+
+bool lex_imports(const char *src, size_t len, FoundFn found, void *ud) {
+  if (!utf8_valid(src, len, NULL) || memchr(src, '\0', len)) return false;
+  Pos p = (Pos)src, end = p + len;
+  if (len > 0 && !name_byte[end[-1]]) return walk(p, end, true, found, ud);
+  return walk(p, end, false, found, ud);
 }
