@@ -289,7 +289,11 @@ static Expr *parse_interpolation(Parser *P, const FStringPart *part) {
     Span es = {P->file, scan.err_line, scan.err_col, scan.err_line, scan.err_col + 1};
     p_raise(P, E_PARSE_UNEXPECTED, es, "Invalid expression in f-string: %s", scan.err_msg);
   }
-  Parser *S = p_new(P, sizeof *S);
+  /* One sub-parser per parser, reused: interpolations do not nest (no
+   * string literal can appear inside one). */
+  if (!P->sub) P->sub = p_new(P, sizeof *P->sub);
+  Parser *S = P->sub;
+  memset(S, 0, sizeof *S);
   S->prog = P->prog;
   S->arena = P->arena;
   S->names = P->names;

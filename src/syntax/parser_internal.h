@@ -44,6 +44,7 @@ typedef struct Parser {
   /* An f-string sub-parser does not record errors itself: it leaves the
    * error here for the enclosing parser to re-raise. */
   bool is_sub;
+  struct Parser *sub;        /* the sub-parser of interpolations, reused */
   int sub_code;
   Span sub_span;
   char sub_msg[256];
