@@ -779,7 +779,7 @@ TypeExpr *parse_type_text(Program *prog, const char *text, size_t len, DiagList 
     P->names = &prog->names;
     P->diags = d;
     P->file = "<type>";
-    parser_init_names(P);
+    P->n_tuple = intern(P->names, "Tuple", 5); /* the only name a type needs */
     lex_init(&P->lx, text, len, P->file, 1, 1, A, &prog->names);
     jmp_buf jb;
     P->on_error = &jb;
