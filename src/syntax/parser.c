@@ -34,19 +34,7 @@ const Token *p_pulled(Parser *P, int k) {
   return &P->la[(P->head + k) & (PARSE_RING - 1)];
 }
 
-const Token *p_advance(Parser *P) {
-  const Token *t = p_cur(P);
-  if (t->kind != TOK_EOF) {
-    P->head = (P->head + 1) & (PARSE_RING - 1);
-    /* The parser always looks at the next token: lex it now, into the
-     * slot after t's (t's own slot is not reused before the next call). */
-    if (--P->nla == 0) {
-      lex_next(&P->lx, &P->la[P->head]);
-      P->nla = 1;
-    }
-  }
-  return t;
-}
+
 
 bool p_match(Parser *P, TokKind k) {
   if (!p_check(P, k)) return false;

@@ -63,8 +63,21 @@ static inline TokKind p_kind(Parser *P) { return p_cur(P)->kind; }
 static inline TokKind p_peek_kind(Parser *P, int k) { return p_peek(P, k)->kind; }
 static inline bool p_check(Parser *P, TokKind k) { return p_kind(P) == k; }
 /* Consume the current token (not the end of input, which stays current)
- * and return it: valid until the next p_advance, p_match or p_expect. */
-const Token *p_advance(Parser *P);
+ * and return it: valid until the next p_advance, p_match or p_expect.
+ * Inline: it runs once per token. */
+static inline const Token *p_advance(Parser *P) {
+  const Token *t = p_cur(P);
+  if (t->kind != TOK_EOF) {
+    P->head = (P->head + 1) & (PARSE_RING - 1);
+    /* The parser always looks at the next token: lex it now, into the
+     * slot after t's (t's own slot is not reused before the next call). */
+    if (--P->nla == 0) {
+      lex_next(&P->lx, &P->la[P->head]);
+      P->nla = 1;
+    }
+  }
+  return t;
+}
 bool p_match(Parser *P, TokKind k);
 /* Consume a token of kind k (returned as p_advance does) or raise E201
  * "Expected X, got Y" (or msg). */
