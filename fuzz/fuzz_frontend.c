@@ -13,11 +13,13 @@
  *   the way later phases will, so a node kind that depth.c forgets to
  *   visit shows up as a trap);
  * - the internal and the public entry points agree on the diagnostics;
- * - geno_source_imports (a token scan that lists the imports of a source
+ * - geno_source_imports (a byte scan that lists the imports of a source
  *   with syntax errors too) fails exactly on a lexical error: on a source
  *   that parses it lists the module's imports in order, after a lexical
  *   error (E100-E103) it returns -1, and it never fails on a source that
- *   parses. */
+ *   parses; and it answers exactly what the lexer's tokens give (the
+ *   type name after each `import` keyword, -1 on a lexical error), which
+ *   token_imports below computes the slow way. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -25,6 +27,7 @@
 
 #include <geno.h>
 
+#include "syntax/lexer.h"
 #include "syntax/parser.h"
 
 /* Arena bound for one input: far above what -max_len=65536 can need, so
@@ -214,6 +217,50 @@ static void walk_module(const Module *m) {
   }
 }
 
+/* ---- the oracle for geno_source_imports ------------------------------------ */
+
+/* What geno_source_imports must answer, found the slow way: the real
+ * lexer over the text with its line ends normalised as parse_module does,
+ * collecting each type-name token that follows an `import` keyword. -1
+ * on a lexical error. names[] gets up to max of them (malloc'd). */
+static int token_imports(const char *src, size_t size, char **names, int max) {
+  char *text = malloc(size + 1);
+  CHECK(text);
+  size_t n = 0;
+  for (size_t i = 0; i < size; i++) {
+    if (src[i] != '\r') {
+      text[n++] = src[i];
+    } else {
+      text[n++] = '\n';
+      if (i + 1 < size && src[i + 1] == '\n') i++;
+    }
+  }
+  text[n] = '\0';
+  Lexer lx;
+  lex_init(&lx, text, n, "<imports>", 1, 1, NULL, NULL);
+  int count = 0;
+  if (lex_start(&lx, NULL)) {
+    bool after_import = false;
+    for (;;) {
+      Token t;
+      lex_next(&lx, &t);
+      if (t.kind == TOK_EOF) break;
+      if (after_import && t.kind == TOK_TYPE_IDENT) {
+        /* scan mode keeps no text: the name is the token's last t.len bytes */
+        if (count < max) names[count] = strndup(text + lx.pos - t.len, t.len);
+        count++;
+      }
+      after_import = t.kind == TOK_IMPORT;
+    }
+  }
+  free(text);
+  if (lx.failed) {
+    for (int i = 0; i < count && i < max; i++) free(names[i]);
+    return -1;
+  }
+  return count;
+}
+
 /* ---- the target ------------------------------------------------------------ */
 
 static int count_lines(const uint8_t *data, size_t size) {
@@ -273,6 +320,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 
   char **names = NULL;
   int n = geno_source_imports(src, size, &names);
+  /* exactly what the lexer finds (geno_source_imports does not lex) */
+  char *expected[MAX_IMPORTS];
+  int nexpected = token_imports(src, size, expected, MAX_IMPORTS);
+  CHECK(n == nexpected);
+  for (int i = 0; i < n && i < MAX_IMPORTS; i++) {
+    CHECK(strcmp(names[i], expected[i]) == 0);
+    free(expected[i]);
+  }
   if (ok) CHECK(n == nimports);
   if (n < 0) CHECK(!ok);
   if (lex_error) CHECK(n < 0);

@@ -392,11 +392,13 @@ GENO_API geno_result *geno_run_isolated(const char *source, size_t len, const ch
 
 /* [m] Names of the modules `source` imports, in order of appearance (a
  * repeated import is listed again), for hosts that load modules from
- * somewhere. Found from the tokens alone (one lexer pass, much cheaper
- * than geno_parse), so a source with a syntax error still lists its
- * imports. *names is a malloc'd array of malloc'd strings; free with
- * geno_strings_free. Returns the count, or -1 when the source has a
- * lexical error (its imports are then unknown) or memory ran out. */
+ * somewhere: the type name after each `import` keyword. Found by one pass
+ * over the bytes that only tells where tokens start (no tokens, no parse:
+ * a small fraction of geno_parse's cost), so a source with a syntax error
+ * still lists its imports. *names is a malloc'd array of malloc'd strings;
+ * free with geno_strings_free. Returns the count, or -1 exactly when the
+ * source has a lexical error (E100-E103, as geno_parse would report; its
+ * imports are then unknown) or memory ran out. */
 GENO_API int geno_source_imports(const char *source, size_t len, char ***names);
 GENO_API void geno_strings_free(char **strings, size_t count);
 

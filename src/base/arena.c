@@ -49,7 +49,7 @@ GENO_NORETURN static void arena_exhausted(Arena *a) {
 }
 
 void *arena_alloc_slow(Arena *a, size_t n) {
-  const size_t align = sizeof(max_align_t);
+  const size_t align = ARENA_ALIGN;
   if (n > SIZE_MAX / 2) arena_exhausted(a);
   size_t rounded = (n + align - 1) & ~(align - 1);
   if (rounded == 0) rounded = align;

@@ -22,6 +22,7 @@
 #define GENO_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define GENO_UNUSED __attribute__((unused))
 #define GENO_ALWAYS_INLINE __attribute__((always_inline))
+#define GENO_NOINLINE __attribute__((noinline))
 #else
 #define GENO_NORETURN
 #define GENO_PRINTF(fmt, args)
@@ -30,6 +31,7 @@
 #define GENO_UNLIKELY(x) (x)
 #define GENO_UNUSED
 #define GENO_ALWAYS_INLINE
+#define GENO_NOINLINE
 #endif
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))

@@ -54,8 +54,15 @@ bool utf8_valid(const char *s, size_t n, size_t *bad_offset) {
   const unsigned char *p = (const unsigned char *)s;
   size_t i = 0;
   while (i < n) {
-    /* Source text is mostly ASCII: test eight bytes at a time (memcpy is
-     * the portable unaligned load; compilers turn it into one move). */
+    /* Source text is mostly ASCII: test 32 bytes at a time, then eight
+     * (memcpy is the portable unaligned load; compilers turn it into one
+     * move). */
+    while (i + 32 <= n) {
+      uint64_t w[4];
+      memcpy(w, p + i, 32);
+      if ((w[0] | w[1] | w[2] | w[3]) & 0x8080808080808080ULL) break;
+      i += 32;
+    }
     while (i + 8 <= n) {
       uint64_t w;
       memcpy(&w, p + i, 8);

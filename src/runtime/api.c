@@ -34,71 +34,42 @@ geno_result *geno_parse(const char *source, size_t len, const char *filename, co
 
 /* Imports are found from tokens alone: `import` is a keyword that only
  * starts an import declaration, and the module name is the type-name token
- * after it. One lexer pass, no parse, no AST: a host (or the CLI) asks this
- * before loading modules, so it should cost a fraction of the real front
- * end. A source that fails to parse for another reason still lists its
- * imports; the library reports the parse error when the program is
- * checked. */
-/* geno_source_imports on text whose line ends are LF only. */
-static int scan_imports(const char *source, size_t len, char ***names_out);
+ * after it. No parse, no AST, not even tokens: lex_imports walks the bytes
+ * once (a host, or the CLI, asks this for every file before loading
+ * modules, so it should cost a small fraction of the real front end). A
+ * source that fails to parse for another reason still lists its imports;
+ * the library reports the parse error when the program is checked. */
+typedef struct ImportList {
+  char **names;
+  int count;
+  bool oom;
+} ImportList;
+
+static void add_import(void *ud, const char *name, size_t n) {
+  ImportList *l = ud;
+  if (l->oom) return;
+  char **grown = realloc(l->names, (size_t)(l->count + 1) * sizeof *grown);
+  char *copy = grown ? malloc(n + 1) : NULL;
+  if (grown) l->names = grown;
+  if (!copy) {
+    l->oom = true;
+    return;
+  }
+  memcpy(copy, name, n);
+  copy[n] = '\0';
+  l->names[l->count++] = copy;
+}
 
 int geno_source_imports(const char *source, size_t len, char ***names_out) {
   *names_out = NULL;
   if (!source) source = "", len = 0;
-  if (!memchr(source, '\r', len)) return scan_imports(source, len, names_out);
-  /* A lone CR ends a line (a `//` comment included), as CR LF does: the
-   * parser normalises both to LF first (copy_source in parser.c), so the
-   * scan must see the same text. */
-  char *copy = malloc(len ? len : 1);
-  if (!copy) return -1;
-  size_t k = 0;
-  for (size_t i = 0; i < len; i++) {
-    if (source[i] != '\r') {
-      copy[k++] = source[i];
-    } else {
-      copy[k++] = '\n';
-      if (i + 1 < len && source[i + 1] == '\n') i++;
-    }
-  }
-  int n = scan_imports(copy, k, names_out);
-  free(copy);
-  return n;
-}
-
-static int scan_imports(const char *source, size_t len, char ***names_out) {
-  size_t bad;
-  if (!utf8_valid(source, len, &bad)) return -1;
-  Lexer lx;
-  lex_init(&lx, source, len, "<imports>", 1, 1, NULL, NULL);
-  char **names = NULL;
-  int count = 0;
-  bool after_import = false, oom = false;
-  for (;;) {
-    Token t;
-    lex_next(&lx, &t);
-    if (t.kind == TOK_EOF) break;
-    if (after_import && t.kind == TOK_TYPE_IDENT && !oom) {
-      /* Scan mode keeps no text: the name is the token's last t.len bytes. */
-      const char *text = source + lx.pos - t.len;
-      char **grown = realloc(names, (size_t)(count + 1) * sizeof *grown);
-      char *copy = grown ? malloc(t.len + 1) : NULL;
-      if (grown) names = grown;
-      if (copy) {
-        memcpy(copy, text, t.len);
-        copy[t.len] = '\0';
-        names[count++] = copy;
-      } else {
-        oom = true;
-      }
-    }
-    after_import = t.kind == TOK_IMPORT;
-  }
-  if (lx.failed || oom) {
-    geno_strings_free(names, (size_t)count);
+  ImportList l = {NULL, 0, false};
+  if (!lex_imports(source, len, add_import, &l) || l.oom) {
+    geno_strings_free(l.names, (size_t)l.count);
     return -1;
   }
-  *names_out = names;
-  return count;
+  *names_out = l.names;
+  return l.count;
 }
 
 void geno_strings_free(char **strings, size_t count) {

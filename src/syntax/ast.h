@@ -146,9 +146,9 @@ typedef struct FieldInit {
 
 struct Expr {
   ExprKind kind;
+  int32_t aux;       /* scratch for later phases (beside kind: no padding) */
   Span span;
   struct Type *type; /* set by the typechecker */
-  int32_t aux;       /* scratch for later phases */
   union {
     struct { const char *digits; size_t len; } int_lit;
     double float_val;
@@ -236,8 +236,8 @@ typedef enum StmtKind {
 
 struct Stmt {
   StmtKind kind;
+  int32_t aux; /* scratch for later phases (beside kind: no padding) */
   Span span;
-  int32_t aux; /* scratch for later phases */
   union {
     struct { const char *name; Span name_span; TypeExpr *type; Expr *value; bool is_var; } let;
     struct { const char **names; Span *spans; int n; TypeExpr *type; Expr *value; bool is_var; } destr;
@@ -332,6 +332,7 @@ struct Decl {
   DeclKind kind;
   Span span;
   bool exported;
+  int nnodes; /* Expr and Stmt nodes the parser made for it (depth.c) */
   union {
     FuncDecl func;
     struct { const char *name; const char **params; int nparams; Variant *variants; int n; } adt;

@@ -218,7 +218,9 @@ void parse_check_depth(Module *m, Arena *arena, DiagList *diags) {
   Walk w = {arena, NULL, 0, 0};
   int kept = 0;
   for (int i = 0; i < m->ndecls; i++) {
-    const Span *at = too_deep(&w, m->decls[i]);
+    /* No path through the tree passes a node twice, so a declaration of
+     * at most PARSE_MAX_TREE_DEPTH nodes is never too deep. */
+    const Span *at = m->decls[i]->nnodes > PARSE_MAX_TREE_DEPTH ? too_deep(&w, m->decls[i]) : NULL;
     if (!at) {
       m->decls[kept++] = m->decls[i];
       continue;

@@ -91,6 +91,15 @@ static TokKind keyword_kind(const char *s, size_t n) {
   return w[n] == '\0' ? (TokKind)(TOK_FIRST_KEYWORD + k - 1) : TOK_EOF;
 }
 
+/* With an interner, keywords are found by the lookup that interns every
+ * identifier anyway: each keyword's name carries its TokKind as its tag
+ * (set once per table), every other name tag 0. */
+static void tag_keywords(Interner *names) {
+  for (size_t i = 0; i < ARRAY_LEN(keywords); i++)
+    intern_set_tag(names, keywords[i], strlen(keywords[i]), (uint8_t)(TOK_FIRST_KEYWORD + i));
+  names->keyword_tags = true;
+}
+
 void lex_init(Lexer *lx, const char *src, size_t len, const char *file,
               int32_t line, int32_t col, Arena *arena, Interner *names) {
   memset(lx, 0, sizeof *lx);
@@ -102,6 +111,8 @@ void lex_init(Lexer *lx, const char *src, size_t len, const char *file,
   lx->arena = arena;
   lx->names = names;
   lx->prev = TOK_EOF;
+  GENO_ASSERT(src[len] == '\0');
+  if (names && !names->keyword_tags) tag_keywords(names);
 }
 
 static int peekc(const Lexer *lx, size_t off) {
@@ -188,12 +199,19 @@ static bool is_digit(int c) { return c >= '0' && c <= '9'; }
 
 /* Byte classes for the loops that run on every byte (identifiers and
  * blanks): one table load instead of a chain of range tests. */
-enum { CL_IDENT = 1, /* ASCII letter, digit or '_' */ CL_BLANK = 2 /* ' ', '\t', '\r' */ };
+enum {
+  CL_IDENT = 1, /* ASCII letter, digit or '_': continues a name */
+  CL_BLANK = 2, /* ' ', '\t', '\r' */
+  CL_START = 4, /* ASCII letter or '_': starts a name (or f"...") */
+  CL_DIGIT = 8, /* starts a number */
+};
+#define CL_D (CL_IDENT | CL_DIGIT)
+#define CL_L (CL_IDENT | CL_START)
 static const uint8_t byte_class[256] = {
-    [' '] = CL_BLANK, ['\t'] = CL_BLANK, ['\r'] = CL_BLANK, ['_'] = CL_IDENT,
-    ['0'] = CL_IDENT, ['1'] = CL_IDENT, ['2'] = CL_IDENT, ['3'] = CL_IDENT, ['4'] = CL_IDENT,
-    ['5'] = CL_IDENT, ['6'] = CL_IDENT, ['7'] = CL_IDENT, ['8'] = CL_IDENT, ['9'] = CL_IDENT,
-#define L(c) [c] = CL_IDENT, [c - 'a' + 'A'] = CL_IDENT
+    [' '] = CL_BLANK, ['\t'] = CL_BLANK, ['\r'] = CL_BLANK, ['_'] = CL_L,
+    ['0'] = CL_D, ['1'] = CL_D, ['2'] = CL_D, ['3'] = CL_D, ['4'] = CL_D,
+    ['5'] = CL_D, ['6'] = CL_D, ['7'] = CL_D, ['8'] = CL_D, ['9'] = CL_D,
+#define L(c) [c] = CL_L, [c - 'a' + 'A'] = CL_L
     L('a'), L('b'), L('c'), L('d'), L('e'), L('f'), L('g'), L('h'), L('i'), L('j'), L('k'), L('l'), L('m'),
     L('n'), L('o'), L('p'), L('q'), L('r'), L('s'), L('t'), L('u'), L('v'), L('w'), L('x'), L('y'), L('z'),
 #undef L
@@ -253,7 +271,7 @@ static bool lex_escape(Lexer *lx, StrOut *so) {
               lx->src + start);
 }
 
-static bool lex_string(Lexer *lx, Token *t) {
+static GENO_NOINLINE bool lex_string(Lexer *lx, Token *t) {
   int32_t line = lx->line, col = lx->col;
   advance(lx); /* opening quote */
   StrOut so = {lx->arena, NULL, 0, 0};
@@ -302,7 +320,7 @@ static bool lex_string(Lexer *lx, Token *t) {
 
 /* f"...": text parts have escapes decoded; `{...}` parts keep their raw
  * source for the parser to lex and parse as one expression. */
-static bool lex_fstring(Lexer *lx, Token *t) {
+static GENO_NOINLINE bool lex_fstring(Lexer *lx, Token *t) {
   int32_t line = lx->line, col = lx->col;
   if (peekc(lx, 1) == '"' && peekc(lx, 2) == '"' && peekc(lx, 3) == '"')
     return fail(lx, E_LEX_UNEXPECTED_CHAR, line, col, "Triple-quoted f-strings are not supported");
@@ -393,7 +411,7 @@ static bool lex_fstring(Lexer *lx, Token *t) {
   return true;
 }
 
-static bool lex_number(Lexer *lx, Token *t) {
+static GENO_NOINLINE bool lex_number(Lexer *lx, Token *t) {
   size_t start = lx->pos;
   int32_t col = lx->col;
   while (is_digit(peekc(lx, 0))) advance(lx);
@@ -430,149 +448,159 @@ static bool lex_number(Lexer *lx, Token *t) {
   return true;
 }
 
-/* Skip whitespace and comments. False on an unterminated block comment. */
-static bool skip_trivia(Lexer *lx) {
+/* Skip a block comment starting at the current position. False when it is
+ * unterminated or holds a NUL. */
+static GENO_NOINLINE bool block_comment(Lexer *lx) {
+  int32_t line = lx->line, col = lx->col;
+  advance(lx);
+  advance(lx);
   for (;;) {
-    int c = peekc(lx, 0);
-    if (c >= 0 && (byte_class[c] & CL_BLANK)) {
+    if (lx->pos >= lx->len) return fail(lx, E_LEX_UNTERMINATED_COMMENT, line, col, "Unterminated block comment");
+    if (lx->src[lx->pos] == '\0')
+      return fail(lx, E_LEX_UNEXPECTED_CHAR, lx->line, lx->col, "Unexpected character: '\\x00'");
+    if (lx->src[lx->pos] == '*' && peekc(lx, 1) == '/') {
+      advance(lx);
+      advance(lx);
+      return true;
+    }
+    advance(lx);
+  }
+}
+
+/* Skip whitespace and comments. False on an unterminated block comment.
+ * The text ends with a NUL (lex_init), which stops every loop here. */
+static bool skip_trivia(Lexer *lx) {
+  const unsigned char *s = (const unsigned char *)lx->src;
+  size_t p = lx->pos;
+  int32_t col = lx->col;
+  for (;;) {
+    unsigned c = s[p];
+    if (byte_class[c] & CL_BLANK) {
       /* Runs of indentation are the commonest bytes of a source: one
        * column each, no line change. */
-      size_t p = lx->pos + 1;
-      while (p < lx->len && (byte_class[(unsigned char)lx->src[p]] & CL_BLANK)) p++;
-      lx->col += (int32_t)(p - lx->pos);
-      lx->pos = p;
+      size_t q = p + 1;
+      while (byte_class[s[q]] & CL_BLANK) q++;
+      col += (int32_t)(q - p);
+      p = q;
       continue;
     }
     if (c == '\n') {
-      lx->pos++;
+      p++;
       lx->line++;
-      lx->col = 1;
+      col = 1;
       continue;
     }
-    if (c == '/' && peekc(lx, 1) == '/') {
+    if (c == '/' && s[p + 1] == '/') {
       /* To the end of the line; columns count code points (the end of
        * input may follow, and an error there needs its column). */
-      size_t p = lx->pos;
-      int32_t col = lx->col;
-      while (p < lx->len && lx->src[p] != '\n' && lx->src[p] != '\0') {
-        col += ((unsigned char)lx->src[p] & 0xC0) != 0x80;
+      while (s[p] != '\n' && s[p] != '\0') {
+        col += (s[p] & 0xC0) != 0x80;
         p++;
       }
-      lx->pos = p;
-      lx->col = col;
-      if (p < lx->len && lx->src[p] == '\0')
+      if (s[p] == '\0' && p < lx->len) { /* a NUL inside the text */
+        lx->pos = p;
+        lx->col = col;
         return fail(lx, E_LEX_UNEXPECTED_CHAR, lx->line, lx->col, "Unexpected character: '\\x00'");
-      continue;
-    }
-    if (c == '/' && peekc(lx, 1) == '*') {
-      int32_t line = lx->line, col = lx->col;
-      advance(lx);
-      advance(lx);
-      for (;;) {
-        if (lx->pos >= lx->len) return fail(lx, E_LEX_UNTERMINATED_COMMENT, line, col, "Unterminated block comment");
-        if (lx->src[lx->pos] == '\0')
-          return fail(lx, E_LEX_UNEXPECTED_CHAR, lx->line, lx->col, "Unexpected character: '\\x00'");
-        if (lx->src[lx->pos] == '*' && peekc(lx, 1) == '/') {
-          advance(lx);
-          advance(lx);
-          break;
-        }
-        advance(lx);
       }
       continue;
     }
+    if (c == '/' && s[p + 1] == '*') {
+      lx->pos = p;
+      lx->col = col;
+      if (!block_comment(lx)) return false;
+      p = lx->pos;
+      col = lx->col;
+      continue;
+    }
+    lx->pos = p;
+    lx->col = col;
     return true;
   }
 }
 
-/* Lex one token; false on a lexical error (recorded in lx). */
-static bool lex_token(Lexer *lx, Token *t) {
-  memset(t, 0, sizeof *t);
+/* One-character operators and delimiters (TOK_EOF: none). */
+static const uint8_t single_op[256] = {
+    ['+'] = TOK_PLUS,     ['-'] = TOK_MINUS,    ['*'] = TOK_STAR,     ['/'] = TOK_SLASH,
+    ['%'] = TOK_PERCENT,  ['<'] = TOK_LT,       ['>'] = TOK_GT,       ['='] = TOK_ASSIGN,
+    ['|'] = TOK_BAR,      ['&'] = TOK_AMPERSAND, ['^'] = TOK_CARET,   ['~'] = TOK_TILDE,
+    ['('] = TOK_LPAREN,   [')'] = TOK_RPAREN,   ['['] = TOK_LBRACKET, [']'] = TOK_RBRACKET,
+    ['{'] = TOK_LBRACE,   ['}'] = TOK_RBRACE,   [','] = TOK_COMMA,    [':'] = TOK_COLON,
+    [';'] = TOK_SEMICOLON, ['.'] = TOK_DOT,     ['?'] = TOK_QUESTION, ['@'] = TOK_AT,
+};
+_Static_assert(TOK__COUNT <= 256, "single_op holds token kinds in bytes");
+
+/* The character at the current position starts no token. */
+static GENO_NOINLINE bool bad_char(Lexer *lx) {
+  int c = (unsigned char)lx->src[lx->pos];
+  char desc[48];
+  describe_char(lx, desc, sizeof desc);
+  int32_t cp;
+  if (c >= 0x80 && !utf8_decode((const unsigned char *)lx->src + lx->pos, lx->len - lx->pos, &cp))
+    return fail(lx, E_LEX_UNEXPECTED_CHAR, lx->line, lx->col,
+                "Invalid UTF-8: unexpected byte 0x%02x (source must be UTF-8)", c);
+  return fail(lx, E_LEX_UNEXPECTED_CHAR, lx->line, lx->col, "Unexpected character: %s", desc);
+}
+
+/* Lex one token; false on a lexical error (recorded in lx). Sets the
+ * fields every token has, and those of its kind: fval for FLOAT, parts and
+ * nparts for FSTRING (the others keep what they held). */
+static inline GENO_ALWAYS_INLINE bool lex_token(Lexer *lx, Token *t) {
   if (!skip_trivia(lx)) return false;
+  const char *src = lx->src;
+  size_t pos = lx->pos;
+  unsigned c = (unsigned char)src[pos];
   t->line = lx->line;
   t->col = lx->col;
-  int c = peekc(lx, 0);
-  bool ok = true;
-  if (c < 0) {
-    t->kind = TOK_EOF;
-  } else if (c == 'f' && peekc(lx, 1) == '"') {
-    ok = lex_fstring(lx, t);
-  } else if (c == '"') {
-    ok = lex_string(lx, t);
-  } else if (is_digit(c)) {
-    ok = lex_number(lx, t);
-  } else if (is_alpha(c) || c == '_') {
+  t->text = NULL;
+  t->len = 0;
+  unsigned cl = byte_class[c];
+  if (cl & CL_START && !(c == 'f' && src[pos + 1] == '"')) {
     /* ASCII letters, digits and '_' only: one column each, no newline. */
-    size_t start = lx->pos, end = start + 1;
-    while (end < lx->len && (byte_class[(unsigned char)lx->src[end]] & CL_IDENT)) end++;
-    size_t n = end - start;
+    size_t end = pos + 1;
+    while (byte_class[(unsigned char)src[end]] & CL_IDENT) end++;
+    size_t n = end - pos;
     lx->pos = end;
     lx->col += (int32_t)n;
-    const char *s = lx->src + start;
-    TokKind kw = keyword_kind(s, n);
-    if (kw != TOK_EOF) t->kind = kw;
-    else if (n == 1 && s[0] == '_') t->kind = TOK_UNDERSCORE;
-    else if (s[0] >= 'A' && s[0] <= 'Z') t->kind = TOK_TYPE_IDENT;
-    else t->kind = TOK_IDENT;
-    if (lx->names) t->text = intern(lx->names, s, n);
+    const char *s = src + pos;
+    TokKind k;
+    if (lx->names) {
+      t->text = intern(lx->names, s, n);
+      k = (TokKind)intern_tag(t->text, n); /* a keyword's kind, else TOK_EOF */
+    } else {
+      k = keyword_kind(s, n);
+    }
+    if (k == TOK_EOF) k = n == 1 && c == '_' ? TOK_UNDERSCORE : c - 'A' < 26 ? TOK_TYPE_IDENT : TOK_IDENT;
+    t->kind = k;
     t->len = n;
+  } else if (cl & (CL_START | CL_DIGIT) || c == '"') {
+    bool ok = c == '"' ? lex_string(lx, t) : cl & CL_DIGIT ? lex_number(lx, t) : lex_fstring(lx, t);
+    if (!ok) return false;
   } else {
-    int d = peekc(lx, 1);
-    TokKind k = TOK_EOF;
-    int width = 2;
-    if (c == '-' && d == '>') k = TOK_ARROW;
-    else if (c == '|' && d == '>') k = TOK_PIPE;
-    else if (c == '=' && d == '=') k = TOK_EQ;
-    else if (c == '!' && d == '=') k = TOK_NEQ;
-    else if (c == '*' && d == '*') k = TOK_DOUBLESTAR;
-    else if (c == '<' && d == '<') k = TOK_LSHIFT;
-    else if (c == '<' && d == '=') k = TOK_LTE;
-    else if (c == '>' && d == '>') k = TOK_RSHIFT;
-    else if (c == '>' && d == '=') k = TOK_GTE;
-    else {
-      width = 1;
+    TokKind k = (TokKind)single_op[c];
+    int width = 1;
+    if (GENO_LIKELY(k != TOK_EOF)) {
+      unsigned d = (unsigned char)src[pos + 1]; /* c is no NUL: pos < len */
       switch (c) {
-      case '+': k = TOK_PLUS; break;
-      case '-': k = TOK_MINUS; break;
-      case '*': k = TOK_STAR; break;
-      case '/': k = TOK_SLASH; break;
-      case '%': k = TOK_PERCENT; break;
-      case '<': k = TOK_LT; break;
-      case '>': k = TOK_GT; break;
-      case '=': k = TOK_ASSIGN; break;
-      case '|': k = TOK_BAR; break;
-      case '&': k = TOK_AMPERSAND; break;
-      case '^': k = TOK_CARET; break;
-      case '~': k = TOK_TILDE; break;
-      case '(': k = TOK_LPAREN; break;
-      case ')': k = TOK_RPAREN; break;
-      case '[': k = TOK_LBRACKET; break;
-      case ']': k = TOK_RBRACKET; break;
-      case '{': k = TOK_LBRACE; break;
-      case '}': k = TOK_RBRACE; break;
-      case ',': k = TOK_COMMA; break;
-      case ':': k = TOK_COLON; break;
-      case ';': k = TOK_SEMICOLON; break;
-      case '.': k = TOK_DOT; break;
-      case '?': k = TOK_QUESTION; break;
-      case '@': k = TOK_AT; break;
+      case '-': if (d == '>') k = TOK_ARROW, width = 2; break;
+      case '|': if (d == '>') k = TOK_PIPE, width = 2; break;
+      case '=': if (d == '=') k = TOK_EQ, width = 2; break;
+      case '*': if (d == '*') k = TOK_DOUBLESTAR, width = 2; break;
+      case '<': if (d == '<') k = TOK_LSHIFT, width = 2; else if (d == '=') k = TOK_LTE, width = 2; break;
+      case '>': if (d == '>') k = TOK_RSHIFT, width = 2; else if (d == '=') k = TOK_GTE, width = 2; break;
       default: break;
       }
+    } else if (c == '!' && src[pos + 1] == '=') {
+      k = TOK_NEQ;
+      width = 2;
+    } else if (c == 0 && pos >= lx->len) {
+      width = 0; /* TOK_EOF */
+    } else {
+      return bad_char(lx);
     }
-    if (k == TOK_EOF) {
-      char desc[48];
-      describe_char(lx, desc, sizeof desc);
-      int32_t cp;
-      if (c >= 0x80 && !utf8_decode((const unsigned char *)lx->src + lx->pos, lx->len - lx->pos, &cp))
-        return fail(lx, E_LEX_UNEXPECTED_CHAR, lx->line, lx->col,
-                    "Invalid UTF-8: unexpected byte 0x%02x (source must be UTF-8)", c);
-      return fail(lx, E_LEX_UNEXPECTED_CHAR, lx->line, lx->col, "Unexpected character: %s", desc);
-    }
-    lx->pos += (size_t)width; /* ASCII, no newline: one column each */
+    lx->pos = pos + (size_t)width; /* ASCII, no newline: one column each */
     lx->col += width;
     t->kind = k;
   }
-  if (!ok) return false;
   t->end_line = lx->line;
   t->end_col = lx->col;
   lx->prev = t->kind;
@@ -602,9 +630,8 @@ static bool report(Lexer *lx, DiagList *diags) {
 bool lex_scan(Lexer *lx, DiagList *diags) {
   if (check_utf8(lx)) {
     Token t;
-    do {
-      if (!lex_token(lx, &t)) break;
-    } while (t.kind != TOK_EOF);
+    do lex_next(lx, &t); /* EOF after an error */
+    while (t.kind != TOK_EOF);
   }
   return report(lx, diags);
 }
@@ -616,7 +643,9 @@ bool lex_finish(Lexer *lx, DiagList *diags) {
   lx->arena = NULL;
   lx->names = NULL;
   Token t;
-  while (!lx->failed && lex_token(lx, &t) && t.kind != TOK_EOF) {
+  while (!lx->failed) {
+    lex_next(lx, &t);
+    if (t.kind == TOK_EOF) break;
   }
   return report(lx, diags);
 }

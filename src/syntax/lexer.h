@@ -39,8 +39,10 @@ typedef struct Lexer {
   char err_msg[160];
 } Lexer;
 
-/* Prepare to lex src[0..len) starting at (line, col). arena/names may be
- * NULL for lex_scan. */
+/* Prepare to lex src[0..len) starting at (line, col). src[len] must be a
+ * NUL (the loops that run on every byte stop there instead of checking
+ * the length; a NUL inside the text is still an error). arena/names may
+ * be NULL for lex_scan. */
 void lex_init(Lexer *lx, const char *src, size_t len, const char *file,
               int32_t line, int32_t col, Arena *arena, Interner *names);
 /* Walk all of the input; true if it is lexically valid, else false with the
@@ -60,5 +62,14 @@ bool lex_finish(Lexer *lx, DiagList *diags);
 /* Produce the next token (EOF at the end, repeatedly). On a lexical error
  * it yields EOF (the error stays in lx for lex_finish). */
 void lex_next(Lexer *lx, Token *out);
+
+/* The module names of the `import` declarations in src[0..len) -- each
+ * type-name token right after an `import` keyword, in order -- passed to
+ * found(ud, name, length) (name points into src). src's line ends may be
+ * LF, CR LF or lone CRs, as parse_module accepts them. Returns false
+ * exactly when the lexer would report a lexical error (E100-E103) in the
+ * text; found may have been called before such an error was seen. One
+ * pass over the bytes, without tokens (imports.c). */
+bool lex_imports(const char *src, size_t len, void (*found)(void *ud, const char *name, size_t n), void *ud);
 
 #endif

@@ -109,7 +109,7 @@ static Stage parse_stage(Parser *P) {
   while (p_check(P, TOK_DOT)) {
     p_advance(P);
     Span ns = here(P);
-    const char *name = p_expect(P, TOK_IDENT, NULL).text;
+    const char *name = p_expect(P, TOK_IDENT, NULL)->text;
     Expr *f = p_expr(P, EX_FIELD, fn->span);
     f->u.field.target = fn;
     f->u.field.name = name;
@@ -189,7 +189,7 @@ static Arg *parse_args(Parser *P, int *count) {
       memset(&a, 0, sizeof a);
       if (p_check(P, TOK_IDENT) && p_peek_kind(P, 1) == TOK_COLON) {
         a.name_span = here(P);
-        a.name = p_advance(P).text;
+        a.name = p_advance(P)->text;
         p_advance(P);
       }
       a.value = parse_expression(P);
@@ -222,7 +222,7 @@ static Expr *parse_with(Parser *P, Expr *target) {
     do {
       FieldInit fi;
       fi.span = here(P);
-      fi.name = p_expect(P, TOK_IDENT, NULL).text;
+      fi.name = p_expect(P, TOK_IDENT, NULL)->text;
       p_expect(P, TOK_COLON, NULL);
       fi.value = parse_expression(P);
       P_PUSH(P, e->u.with.inits, e->u.with.n, cap, fi);
@@ -255,7 +255,7 @@ static Expr *parse_postfix(Parser *P) {
       Expr *c = p_expr(P, EX_FIELD, e->span);
       c->u.field.target = e;
       c->u.field.name_span = here(P);
-      c->u.field.name = p_expect(P, TOK_IDENT, NULL).text;
+      c->u.field.name = p_expect(P, TOK_IDENT, NULL)->text;
       e = c;
     } else if (k == TOK_QUESTION) {
       p_advance(P);
@@ -289,7 +289,11 @@ static Expr *parse_interpolation(Parser *P, const FStringPart *part) {
     Span es = {P->file, scan.err_line, scan.err_col, scan.err_line, scan.err_col + 1};
     p_raise(P, E_PARSE_UNEXPECTED, es, "Invalid expression in f-string: %s", scan.err_msg);
   }
-  Parser *S = p_new(P, sizeof *S);
+  /* One sub-parser per parser, reused: interpolations do not nest (no
+   * string literal can appear inside one). */
+  if (!P->sub) P->sub = p_new(P, sizeof *P->sub);
+  Parser *S = P->sub;
+  memset(S, 0, sizeof *S);
   S->prog = P->prog;
   S->arena = P->arena;
   S->names = P->names;
@@ -312,6 +316,7 @@ static Expr *parse_interpolation(Parser *P, const FStringPart *part) {
       Span ts = p_span(t);
       p_raise(S, E_PARSE_UNEXPECTED, ts, "Unexpected token in f-string expression: %s", tok_name(t->kind));
     }
+    P->nodes += S->nodes; /* part of the enclosing declaration's tree */
     return e;
   }
   p_raise(P, E_PARSE_UNEXPECTED, S->sub_span, "%s", S->sub_msg);
@@ -319,7 +324,7 @@ static Expr *parse_interpolation(Parser *P, const FStringPart *part) {
 
 static Expr *parse_fstring(Parser *P) {
   Span at = here(P);
-  Token t = p_advance(P);
+  Token t = *p_advance(P);
   Expr *e = p_expr(P, EX_FSTRING, at);
   int cap = 0;
   for (int i = 0; i < t.nparts; i++) {
@@ -350,7 +355,7 @@ static Expr *parse_list(Parser *P) {
     e->u.comp.elem = first;
     e->u.comp.var_span = here(P);
     e->u.comp.var_span.file = P->file;
-    e->u.comp.var = p_expect(P, TOK_IDENT, "Expected variable name").text;
+    e->u.comp.var = p_expect(P, TOK_IDENT, "Expected variable name")->text;
     p_expect(P, TOK_COLON, NULL);
     e->u.comp.var_type = parse_type(P);
     p_expect(P, TOK_IN, NULL);
@@ -416,11 +421,11 @@ Expr *parse_primary(Parser *P) {
   switch (k) {
   case TOK_IDENT: {
     Expr *e = p_expr(P, EX_IDENT, at);
-    e->u.name = p_advance(P).text;
+    e->u.name = p_advance(P)->text;
     return e;
   }
   case TOK_TYPE_IDENT: {
-    const char *name = p_advance(P).text;
+    const char *name = p_advance(P)->text;
     if (p_match(P, TOK_LPAREN)) {
       /* Constructor call. Named arguments (`Point(x: 1, y: 2)`) are accepted
        * as the spec shows; the reference parser rejects them. */
@@ -440,7 +445,7 @@ Expr *parse_primary(Parser *P) {
     return e;
   }
   case TOK_INT: {
-    Token t = p_advance(P);
+    Token t = *p_advance(P);
     Expr *e = p_expr(P, EX_INT, at);
     e->u.int_lit.digits = t.text;
     e->u.int_lit.len = t.len;
@@ -448,11 +453,11 @@ Expr *parse_primary(Parser *P) {
   }
   case TOK_FLOAT: {
     Expr *e = p_expr(P, EX_FLOAT, at);
-    e->u.float_val = p_advance(P).fval;
+    e->u.float_val = p_advance(P)->fval;
     return e;
   }
   case TOK_STRING: {
-    Token t = p_advance(P);
+    Token t = *p_advance(P);
     Expr *e = p_expr(P, EX_STRING, at);
     e->u.str.s = t.text;
     e->u.str.len = t.len;
@@ -482,7 +487,7 @@ Expr *parse_primary(Parser *P) {
     /* typed_hole = "?" IDENT ":" type ("where" expr)? */
     p_advance(P);
     Expr *e = p_expr(P, EX_HOLE, at);
-    e->u.hole.name = p_expect(P, TOK_IDENT, NULL).text;
+    e->u.hole.name = p_expect(P, TOK_IDENT, NULL)->text;
     p_expect(P, TOK_COLON, NULL);
     e->u.hole.type = parse_type(P);
     if (p_match(P, TOK_WHERE)) e->u.hole.where = parse_expression(P);

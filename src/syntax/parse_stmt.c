@@ -35,7 +35,7 @@ static Stmt *parse_let(Parser *P, bool is_var) {
     do {
       Span ns = here(P);
       ns.file = P->file;
-      const char *name = p_expect(P, TOK_IDENT, "Expected variable name").text;
+      const char *name = p_expect(P, TOK_IDENT, "Expected variable name")->text;
       P_PUSH(P, s->u.destr.names, s->u.destr.n, cap, name);
       P_PUSH(P, s->u.destr.spans, sn, scap, ns);
     } while (p_match(P, TOK_COMMA));
@@ -50,7 +50,7 @@ static Stmt *parse_let(Parser *P, bool is_var) {
   s->u.let.is_var = is_var;
   s->u.let.name_span = here(P);
   s->u.let.name_span.file = P->file;
-  s->u.let.name = p_expect(P, TOK_IDENT, NULL).text;
+  s->u.let.name = p_expect(P, TOK_IDENT, NULL)->text;
   if (p_match(P, TOK_COLON)) s->u.let.type = parse_type(P);
   p_expect(P, TOK_ASSIGN, NULL);
   s->u.let.value = parse_expression(P);
@@ -83,7 +83,7 @@ static Stmt *parse_if(Parser *P) {
     }
     last = s;
     if (!p_check(P, TOK_ELSE)) break;
-    Token e = p_advance(P);
+    Token e = *p_advance(P);
     const Token *c = p_cur(P);
     bool else_if = c->kind == TOK_IF && (c->line == e.line || c->col <= e.col);
     if (!else_if) {
@@ -116,7 +116,7 @@ static Stmt *parse_for(Parser *P) {
   p_expect(P, TOK_FOR, NULL);
   s->u.for_.var_span = here(P);
   s->u.for_.var_span.file = P->file;
-  s->u.for_.var = p_expect(P, TOK_IDENT, NULL).text;
+  s->u.for_.var = p_expect(P, TOK_IDENT, NULL)->text;
   p_expect(P, TOK_COLON, NULL);
   s->u.for_.var_type = parse_type(P);
   p_expect(P, TOK_IN, NULL);
@@ -139,7 +139,7 @@ static Stmt *parse_try(Parser *P) {
   p_expect(P, TOK_CATCH, NULL);
   s->u.try_.var_span = here(P);
   s->u.try_.var_span.file = P->file;
-  s->u.try_.var = p_expect(P, TOK_IDENT, NULL).text;
+  s->u.try_.var = p_expect(P, TOK_IDENT, NULL)->text;
   p_expect(P, TOK_COLON, NULL);
   s->u.try_.type = parse_type(P);
   s->u.try_.handler = parse_statement_list(P);
@@ -269,7 +269,7 @@ Stmt *parse_statement(Parser *P) {
     TokKind k1 = p_peek_kind(P, 1);
     if (k1 == TOK_ASSIGN) {
       Stmt *s = p_stmt(P, ST_ASSIGN, here(P));
-      s->u.assign.name = p_advance(P).text;
+      s->u.assign.name = p_advance(P)->text;
       p_advance(P);
       s->u.assign.value = parse_expression(P);
       return s;

@@ -21,8 +21,9 @@
 
 static void fill(Parser *P, int k) {
   while (P->nla <= k) {
-    Token *t = &P->la[P->nla];
-    if (P->nla > 0 && P->la[P->nla - 1].kind == TOK_EOF) *t = P->la[P->nla - 1];
+    Token *t = &P->la[(P->head + P->nla) & (PARSE_RING - 1)];
+    const Token *last = &P->la[(P->head + P->nla - 1) & (PARSE_RING - 1)];
+    if (P->nla > 0 && last->kind == TOK_EOF) *t = *last;
     else lex_next(&P->lx, t);
     P->nla++;
   }
@@ -30,18 +31,10 @@ static void fill(Parser *P, int k) {
 
 const Token *p_pulled(Parser *P, int k) {
   fill(P, k);
-  return &P->la[k];
+  return &P->la[(P->head + k) & (PARSE_RING - 1)];
 }
 
-Token p_advance(Parser *P) {
-  fill(P, 0);
-  Token t = P->la[0];
-  if (t.kind != TOK_EOF) {
-    for (int i = 1; i < P->nla; i++) P->la[i - 1] = P->la[i];
-    P->nla--;
-  }
-  return t;
-}
+
 
 bool p_match(Parser *P, TokKind k) {
   if (!p_check(P, k)) return false;
@@ -49,19 +42,7 @@ bool p_match(Parser *P, TokKind k) {
   return true;
 }
 
-Span p_span(const Token *t) {
-  Span s = {NULL, t->line, t->col, t->end_line ? t->end_line : t->line,
-            t->end_col ? t->end_col : t->col + 1};
-  return s;
-}
-
-Span p_cur_span(Parser *P) {
-  Span s = p_span(p_cur(P));
-  s.file = P->file;
-  return s;
-}
-
-Token p_expect(Parser *P, TokKind k, const char *msg) {
+const Token *p_expect(Parser *P, TokKind k, const char *msg) {
   if (p_check(P, k)) return p_advance(P);
   if (msg) p_raise(P, E_PARSE_EXPECTED, p_cur_span(P), "%s", msg);
   p_raise(P, E_PARSE_EXPECTED, p_cur_span(P), "Expected %s, got %s", tok_name(k),
@@ -124,6 +105,7 @@ void p_leave(Parser *P) { P->depth--; }
 void *p_new(Parser *P, size_t size) { return arena_alloc(P->arena, size); }
 
 Expr *p_expr(Parser *P, ExprKind k, Span at) {
+  P->nodes++;
   Expr *e = p_new(P, sizeof *e);
   e->kind = k;
   at.file = P->file;
@@ -132,6 +114,7 @@ Expr *p_expr(Parser *P, ExprKind k, Span at) {
 }
 
 Stmt *p_stmt(Parser *P, StmtKind k, Span at) {
+  P->nodes++;
   Stmt *s = p_new(P, sizeof *s);
   s->kind = k;
   at.file = P->file;
@@ -162,7 +145,7 @@ void parse_effect_list(Parser *P, const char ***names, Span **spans, int *count)
     if (k != TOK_IDENT && k != TOK_THROW)
       p_error(P, n == 0 ? "Expected effect name after 'with'" : "Expected effect name after ','");
     Span sp = here(P);
-    Token t = p_advance(P);
+    Token t = *p_advance(P);
     P_PUSH(P, ns, n, cap, t.text);
     P_PUSH(P, ss, sn, scap, sp);
     if (!p_match(P, TOK_COMMA)) break;
@@ -205,7 +188,7 @@ static TypeExpr *parse_type_inner(Parser *P) {
   }
   if (p_check(P, TOK_TYPE_IDENT)) {
     TypeExpr *t = new_type(P, TE_NAME, at);
-    t->name = p_advance(P).text;
+    t->name = p_advance(P)->text;
     if (p_match(P, TOK_LBRACKET)) {
       int cap = 0;
       P_PUSH(P, t->args, t->nargs, cap, parse_type(P));
@@ -244,7 +227,7 @@ static Pattern *parse_pattern_elem(Parser *P) {
     p_advance(P);
     p_advance(P);
     Pattern *p = new_pat(P, PAT_REST, at);
-    if (p_check(P, TOK_IDENT)) p->name = p_advance(P).text;
+    if (p_check(P, TOK_IDENT)) p->name = p_advance(P)->text;
     return p;
   }
   return parse_pattern(P);
@@ -274,7 +257,7 @@ static Pattern *parse_pattern_inner(Parser *P) {
   }
   if (k == TOK_TYPE_IDENT) {
     Pattern *p = new_pat(P, PAT_CTOR, at);
-    p->name = p_advance(P).text;
+    p->name = p_advance(P)->text;
     if (p_match(P, TOK_LPAREN)) {
       p->has_parens = true;
       int cap = 0;
@@ -288,11 +271,11 @@ static Pattern *parse_pattern_inner(Parser *P) {
   }
   if (k == TOK_IDENT) {
     Pattern *p = new_pat(P, PAT_VAR, at);
-    p->name = p_advance(P).text;
+    p->name = p_advance(P)->text;
     return p;
   }
   if (k == TOK_INT) {
-    Token t = p_advance(P);
+    Token t = *p_advance(P);
     Pattern *p = new_pat(P, PAT_INT, at);
     p->digits = t.text;
     p->len = t.len;
@@ -300,11 +283,11 @@ static Pattern *parse_pattern_inner(Parser *P) {
   }
   if (k == TOK_FLOAT) {
     Pattern *p = new_pat(P, PAT_FLOAT, at);
-    p->fval = p_advance(P).fval;
+    p->fval = p_advance(P)->fval;
     return p;
   }
   if (k == TOK_STRING) {
-    Token t = p_advance(P);
+    Token t = *p_advance(P);
     Pattern *p = new_pat(P, PAT_STRING, at);
     p->str = t.text;
     p->len = t.len;
@@ -312,7 +295,7 @@ static Pattern *parse_pattern_inner(Parser *P) {
   }
   if (k == TOK_TRUE || k == TOK_FALSE) {
     Pattern *p = new_pat(P, PAT_BOOL, at);
-    p->bval = p_advance(P).kind == TOK_TRUE;
+    p->bval = p_advance(P)->kind == TOK_TRUE;
     return p;
   }
   p_error(P,
@@ -334,7 +317,7 @@ static Param parse_param(Parser *P) {
   Param prm;
   memset(&prm, 0, sizeof prm);
   prm.span = here(P);
-  prm.name = p_expect(P, TOK_IDENT, "Expected parameter name").text;
+  prm.name = p_expect(P, TOK_IDENT, "Expected parameter name")->text;
   p_expect(P, TOK_COLON, NULL);
   prm.type = parse_type(P);
   if (p_match(P, TOK_ASSIGN)) prm.def = parse_expression(P);
@@ -370,7 +353,7 @@ static FuncDecl *parse_func(Parser *P, bool is_async, FuncDecl *into) {
   f->span.file = P->file;
   p_expect(P, TOK_FUNC, NULL);
   f->name_span = here(P);
-  f->name = p_expect(P, TOK_IDENT, "Expected function name").text;
+  f->name = p_expect(P, TOK_IDENT, "Expected function name")->text;
   p_expect(P, TOK_LPAREN, NULL);
   f->params = parse_param_list(P, &f->nparams);
   p_expect(P, TOK_RPAREN, NULL);
@@ -419,7 +402,7 @@ static FuncDecl *parse_func(Parser *P, bool is_async, FuncDecl *into) {
   p_expect(P, TOK_END, NULL);
   p_expect(P, TOK_FUNC, NULL);
   if (p_check(P, TOK_IDENT)) {
-    const char *closing = p_advance(P).text;
+    const char *closing = p_advance(P)->text;
     if (closing != f->name)
       p_error(P, "Function closing name '%s' doesn't match '%s'", closing, f->name);
   }
@@ -432,12 +415,12 @@ static FuncDecl *parse_func(Parser *P, bool is_async, FuncDecl *into) {
  * does: "(" or "Name[" or "Name" not followed by "(" or "|" is an alias. */
 static Decl *parse_type_decl(Parser *P, Decl *d) {
   p_expect(P, TOK_TYPE, NULL);
-  const char *name = p_expect(P, TOK_TYPE_IDENT, "Expected type name").text;
+  const char *name = p_expect(P, TOK_TYPE_IDENT, "Expected type name")->text;
   const char **params = NULL;
   int np = 0, pcap = 0;
   if (p_match(P, TOK_LBRACKET)) {
-    P_PUSH(P, params, np, pcap, p_expect(P, TOK_TYPE_IDENT, NULL).text);
-    while (p_match(P, TOK_COMMA)) P_PUSH(P, params, np, pcap, p_expect(P, TOK_TYPE_IDENT, NULL).text);
+    P_PUSH(P, params, np, pcap, p_expect(P, TOK_TYPE_IDENT, NULL)->text);
+    while (p_match(P, TOK_COMMA)) P_PUSH(P, params, np, pcap, p_expect(P, TOK_TYPE_IDENT, NULL)->text);
     p_expect(P, TOK_RBRACKET, NULL);
   }
   p_expect(P, TOK_ASSIGN, NULL);
@@ -463,7 +446,7 @@ static Decl *parse_type_decl(Parser *P, Decl *d) {
     memset(&v, 0, sizeof v);
     v.span = here(P);
     v.span.file = P->file;
-    v.name = p_expect(P, TOK_TYPE_IDENT, "Expected variant name").text;
+    v.name = p_expect(P, TOK_TYPE_IDENT, "Expected variant name")->text;
     if (p_match(P, TOK_LPAREN)) {
       v.has_parens = true;
       int fcap = 0;
@@ -472,7 +455,7 @@ static Decl *parse_type_decl(Parser *P, Decl *d) {
           FieldDecl fd;
           fd.span = here(P);
           fd.span.file = P->file;
-          fd.name = p_expect(P, TOK_IDENT, NULL).text;
+          fd.name = p_expect(P, TOK_IDENT, NULL)->text;
           p_expect(P, TOK_COLON, NULL);
           fd.type = parse_type(P);
           P_PUSH(P, v.fields, v.nfields, fcap, fd);
@@ -490,7 +473,7 @@ static Decl *parse_type_decl(Parser *P, Decl *d) {
  * spec clauses: a `with` there fails as "Expected 'func', got 'with'") */
 static void parse_trait(Parser *P, Decl *d) {
   p_expect(P, TOK_TRAIT, NULL);
-  d->u.trait.name = p_expect(P, TOK_TYPE_IDENT, "Expected trait name (PascalCase)").text;
+  d->u.trait.name = p_expect(P, TOK_TYPE_IDENT, "Expected trait name (PascalCase)")->text;
   int cap = 0;
   while (!p_check(P, TOK_END) && !p_check(P, TOK_EOF)) {
     TraitMethod m;
@@ -498,7 +481,7 @@ static void parse_trait(Parser *P, Decl *d) {
     m.span = here(P);
     m.span.file = P->file;
     p_expect(P, TOK_FUNC, NULL);
-    m.name = p_expect(P, TOK_IDENT, "Expected method name").text;
+    m.name = p_expect(P, TOK_IDENT, "Expected method name")->text;
     p_expect(P, TOK_LPAREN, NULL);
     m.params = parse_param_list(P, &m.nparams);
     p_expect(P, TOK_RPAREN, NULL);
@@ -514,10 +497,10 @@ static void parse_trait(Parser *P, Decl *d) {
 static void parse_impl(Parser *P, Decl *d) {
   p_expect(P, TOK_IMPL, NULL);
   d->u.impl.trait_span = here(P);
-  d->u.impl.trait = p_expect(P, TOK_TYPE_IDENT, "Expected trait name (PascalCase)").text;
+  d->u.impl.trait = p_expect(P, TOK_TYPE_IDENT, "Expected trait name (PascalCase)")->text;
   p_expect(P, TOK_FOR, NULL);
   d->u.impl.type_span = here(P);
-  d->u.impl.type = p_expect(P, TOK_TYPE_IDENT, "Expected type name (PascalCase)").text;
+  d->u.impl.type = p_expect(P, TOK_TYPE_IDENT, "Expected type name (PascalCase)")->text;
   int cap = 0;
   while (!p_check(P, TOK_END) && !p_check(P, TOK_EOF)) P_PUSH(P, d->u.impl.methods, d->u.impl.n, cap, parse_func(P, false, NULL));
   p_expect(P, TOK_END, NULL);
@@ -527,7 +510,7 @@ static void parse_impl(Parser *P, Decl *d) {
 /* test_block = "test" STRING (statement | "assert" expr)* "end" "test" */
 static void parse_test(Parser *P, Decl *d) {
   p_expect(P, TOK_TEST, NULL);
-  Token name = p_expect(P, TOK_STRING, "Expected test name string");
+  Token name = *p_expect(P, TOK_STRING, "Expected test name string");
   d->u.test.name = name.text;
   d->u.test.name_len = name.len;
   int cap = 0;
@@ -549,10 +532,10 @@ static void parse_test(Parser *P, Decl *d) {
 /* annotation = "@" "untested" "(" STRING ")"  (the only annotation) */
 static const char *parse_untested(Parser *P) {
   p_expect(P, TOK_AT, NULL);
-  Token name = p_expect(P, TOK_IDENT, "Expected annotation name after '@'");
+  Token name = *p_expect(P, TOK_IDENT, "Expected annotation name after '@'");
   if (name.text != P->n_untested) p_error(P, "Unknown annotation '@%s', expected '@untested'", name.text);
   p_expect(P, TOK_LPAREN, "Expected '(' after '@untested'");
-  Token reason = p_expect(P, TOK_STRING, "Expected reason string in @untested()");
+  Token reason = *p_expect(P, TOK_STRING, "Expected reason string in @untested()");
   if (reason.len == 0) p_error(P, "@untested reason string must not be empty");
   p_expect(P, TOK_RPAREN, "Expected ')' after reason string");
   return reason.text;
@@ -595,10 +578,10 @@ static Decl *parse_definition(Parser *P) {
     p_advance(P);
     d->kind = D_IMPORT;
     d->u.import.module_span = here(P);
-    d->u.import.module = p_expect(P, TOK_TYPE_IDENT, "Expected module name (PascalCase)").text;
+    d->u.import.module = p_expect(P, TOK_TYPE_IDENT, "Expected module name (PascalCase)")->text;
     if (p_check(P, TOK_IDENT) && p_cur(P)->text == P->n_as) {
       p_advance(P);
-      d->u.import.alias = p_expect(P, TOK_TYPE_IDENT, "Expected alias name (PascalCase) after 'as'").text;
+      d->u.import.alias = p_expect(P, TOK_TYPE_IDENT, "Expected alias name (PascalCase) after 'as'")->text;
     }
     return d;
   case TOK_TRAIT:
@@ -635,7 +618,9 @@ static void parse_program(Parser *P, Module *m) {
   P->on_error = &jb;
   while (!p_check(P, TOK_EOF) && !P->gave_up) {
     if (setjmp(jb) == 0) {
+      P->decl_nodes = P->nodes;
       Decl *d = parse_definition(P);
+      d->nnodes = P->nodes - P->decl_nodes;
       P_PUSH(P, m->decls, m->ndecls, P->decl_cap, d);
     } else {
       /* Recovery: skip to the next definition keyword. */
@@ -761,6 +746,16 @@ TypeExpr *parse_type_text(Program *prog, const char *text, size_t len, DiagList 
   DiagList *d = diags ? diags : &local;
   Arena *A = &prog->arena;
   TypeExpr *volatile result = NULL;
+  /* The lexer reads up to a NUL after the text: a signature's type is a
+   * slice of a longer string, copied (to the stack when it is short). */
+  char buf[256];
+  if (len < sizeof buf) {
+    memcpy(buf, text, len);
+    buf[len] = '\0';
+    text = buf;
+  } else {
+    text = arena_strndup(A, text, len);
+  }
   Lexer scan;
   lex_init(&scan, text, len, "<type>", 1, 1, NULL, NULL);
   Parser parser; /* the checker parses every builtin signature used: no arena copy each time */
@@ -772,7 +767,7 @@ TypeExpr *parse_type_text(Program *prog, const char *text, size_t len, DiagList 
     P->names = &prog->names;
     P->diags = d;
     P->file = "<type>";
-    parser_init_names(P);
+    P->n_tuple = intern(P->names, "Tuple", 5); /* the only name a type needs */
     lex_init(&P->lx, text, len, P->file, 1, 1, A, &prog->names);
     jmp_buf jb;
     P->on_error = &jb;

@@ -32,9 +32,9 @@ Module *parse_module(Program *p, const char *name, const char *file, const char 
                      size_t len, DiagList *diags);
 
 /* Parse one type annotation from text (e.g. a builtin signature's parameter
- * type "List[(K, V)]"). The text is not copied: it must live as long as the
- * program. NULL on any lexer or parser error (errors go to diags, which
- * may be NULL). Used for the builtin table's signatures. */
+ * type "List[(K, V)]"); text[len] need not be a NUL, and nothing refers to
+ * the text after the call. NULL on any lexer or parser error (errors go to
+ * diags, which may be NULL). Used for the builtin table's signatures. */
 TypeExpr *parse_type_text(Program *p, const char *text, size_t len, DiagList *diags);
 
 #endif

@@ -9,6 +9,7 @@
 #include "parser.h"
 
 #define PARSE_LOOKAHEAD 3 /* the grammar needs at most 3 tokens (`...`) */
+#define PARSE_RING 4      /* PARSE_LOOKAHEAD + 1, a power of two */
 
 /* After this many errors in one module the parser stops: the diagnostic
  * list keeps no more than 1000 entries anyway (DIAG_DEFAULT_LIMIT), and
@@ -24,10 +25,17 @@ typedef struct Parser {
   DiagList *diags;
   const char *file;
   Lexer lx;
-  Token la[PARSE_LOOKAHEAD]; /* la[0] is the current token */
-  int nla;
+  /* Lookahead: a ring of tokens lexed but not consumed, the current one
+   * at la[head]; nla of them are filled. A token p_advance consumed stays
+   * in its slot until the next p_advance (the ring has one slot more
+   * than the grammar's lookahead), so p_advance returns it in place. */
+  Token la[PARSE_RING];
+  int head, nla;
   int decl_cap;              /* capacity of the module's decls array */
   int depth;                 /* nesting depth, bounded by PARSE_MAX_DEPTH */
+  int nodes;                 /* Expr and Stmt nodes made so far (f-string
+                                interpolations' included) */
+  int decl_nodes;            /* nodes when the current declaration began */
   jmp_buf *on_error;         /* a raised parse error jumps here */
   bool any_error;
   int nerrors;               /* errors recorded, bounded by PARSE_MAX_ERRORS */
@@ -36,6 +44,7 @@ typedef struct Parser {
   /* An f-string sub-parser does not record errors itself: it leaves the
    * error here for the enclosing parser to re-raise. */
   bool is_sub;
+  struct Parser *sub;        /* the sub-parser of interpolations, reused */
   int sub_code;
   Span sub_span;
   char sub_msg[256];
@@ -45,18 +54,44 @@ typedef struct Parser {
 
 /* token access: inline, as the parser asks for the current token's kind
  * several times per token */
-const Token *p_pulled(Parser *P, int k); /* la[k], lexing it first if needed */
-static inline const Token *p_peek(Parser *P, int k) { return k < P->nla ? &P->la[k] : p_pulled(P, k); }
-static inline const Token *p_cur(Parser *P) { return P->nla ? &P->la[0] : p_pulled(P, 0); }
+const Token *p_pulled(Parser *P, int k); /* token k ahead, lexing it first if needed */
+static inline const Token *p_peek(Parser *P, int k) {
+  return k < P->nla ? &P->la[(P->head + k) & (PARSE_RING - 1)] : p_pulled(P, k);
+}
+static inline const Token *p_cur(Parser *P) { return P->nla ? &P->la[P->head] : p_pulled(P, 0); }
 static inline TokKind p_kind(Parser *P) { return p_cur(P)->kind; }
 static inline TokKind p_peek_kind(Parser *P, int k) { return p_peek(P, k)->kind; }
 static inline bool p_check(Parser *P, TokKind k) { return p_kind(P) == k; }
-Token p_advance(Parser *P);
+/* Consume the current token (not the end of input, which stays current)
+ * and return it: valid until the next p_advance, p_match or p_expect.
+ * Inline: it runs once per token. */
+static inline const Token *p_advance(Parser *P) {
+  const Token *t = p_cur(P);
+  if (t->kind != TOK_EOF) {
+    P->head = (P->head + 1) & (PARSE_RING - 1);
+    /* The parser always looks at the next token: lex it now, into the
+     * slot after t's (t's own slot is not reused before the next call). */
+    if (--P->nla == 0) {
+      lex_next(&P->lx, &P->la[P->head]);
+      P->nla = 1;
+    }
+  }
+  return t;
+}
 bool p_match(Parser *P, TokKind k);
-/* Consume a token of kind k or raise E201 "Expected X, got Y" (or msg). */
-Token p_expect(Parser *P, TokKind k, const char *msg);
-Span p_span(const Token *t);
-Span p_cur_span(Parser *P);
+/* Consume a token of kind k (returned as p_advance does) or raise E201
+ * "Expected X, got Y" (or msg). */
+const Token *p_expect(Parser *P, TokKind k, const char *msg);
+/* A token's span (file NULL); every token has its end set (lexer.c). */
+static inline Span p_span(const Token *t) {
+  Span s = {NULL, t->line, t->col, t->end_line, t->end_col};
+  return s;
+}
+static inline Span p_cur_span(Parser *P) {
+  Span s = p_span(p_cur(P));
+  s.file = P->file;
+  return s;
+}
 
 /* errors */
 GENO_NORETURN void p_raise(Parser *P, int code, Span at, const char *fmt, ...) GENO_PRINTF(4, 5);
@@ -94,7 +129,10 @@ void parse_effect_list(Parser *P, const char ***names, Span **spans, int *count)
 MatchArm *parse_match_arms(Parser *P, bool expression_arms, int *count);
 
 /* depth.c: report and drop declarations nested deeper than
- * PARSE_MAX_TREE_DEPTH (allocates its work stack from arena). */
+ * PARSE_MAX_TREE_DEPTH (allocates its work stack from arena). Only
+ * declarations of more than PARSE_MAX_TREE_DEPTH nodes (Decl.nnodes) are
+ * walked: a node's depth counts distinct nodes, so it cannot exceed how
+ * many there are. */
 void parse_check_depth(Module *m, Arena *arena, DiagList *diags);
 
 #endif
