@@ -17,6 +17,7 @@ typedef struct ArenaBlock {
   struct ArenaBlock *next;
   size_t size; /* usable bytes in data[] */
   size_t used; /* bytes handed out from data[] */
+  size_t mapped; /* 0: from malloc; else the bytes of its own mapping */
   max_align_t data[];
 } ArenaBlock;
 
