@@ -209,6 +209,30 @@ typedef struct geno_module {
   size_t length;      /* bytes */
 } geno_module;
 
+/* Module loader: how a host supplies modules on demand instead of (or
+ * besides) listing them in geno_config.modules. The front end calls it
+ * once per imported module name that the modules array does not hold,
+ * when it meets the import (a module nobody imports is never asked for);
+ * a name of a built-in std module (Math, List, ...) is asked for too, and
+ * the built-in one is used only when the loader has none.
+ *
+ * Arguments: userdata as given in the config; name: the PascalCase module
+ * name (valid during the call). On success set *source to the module's
+ * UTF-8 text in a buffer from malloc (the library takes it and frees it
+ * with free()), *length to its size in bytes, and return true. Otherwise
+ * return false; *error may then be set to a malloc'd message the library
+ * appends to its E204 "Module 'Name' not found" diagnostic (for example
+ * where the host looked) and frees. A source over max_source_bytes is
+ * refused (E204) like any module.
+ *
+ * Threading: called on the thread that called geno_check / geno_parse /
+ * geno_run, during that call. geno_run_isolated calls it in the calling
+ * process before the sandboxed child starts, for every module the program
+ * imports (transitively, found by geno_source_imports); the child never
+ * calls host code. Must not call back into the library's run. */
+typedef bool (*geno_module_loader_fn)(void *userdata, const char *name, char **source, size_t *length,
+                                      char **error);
+
 /* ------------------------------------------------------------------------ */
 /* Monitoring                                                                */
 /* ------------------------------------------------------------------------ */
@@ -295,6 +319,10 @@ typedef struct geno_config {
    * configuration error (geno_config_validate; geno_check reports E204). */
   const char *const *targets;
   size_t ntargets;
+  /* Modules on demand (see geno_module_loader_fn). NULL (default): only
+   * `modules` and the built-in std modules can be imported. */
+  geno_module_loader_fn module_loader;
+  void *module_loader_userdata;
 } geno_config;
 
 /* [-] Fill `cfg` with the defaults documented above. */

@@ -18,18 +18,25 @@ typedef struct CliProgram {
   char *path;           /* entry path as given */
   char *source;         /* entry source (malloc'd) */
   size_t length;
-  geno_module *modules; /* malloc'd array; names and sources malloc'd */
+  char *dir;            /* the entry file's directory (malloc'd) */
+  geno_module *modules; /* the modules read so far by cli_module_loader
+                           (malloc'd array; names and sources malloc'd);
+                           only for showing their source in diagnostics */
   size_t nmodules;
 } CliProgram;
 
 /* How a failure before any run is reported on stdout besides stderr. */
 typedef enum { CLI_JSON_NONE, CLI_JSON_RUN, CLI_JSON_CHECK } CliJsonShape;
 
-/* Read the entry file and its imports. On failure prints an error on
+/* Read the entry file (its imports are read on demand by
+ * cli_module_loader, with the program as userdata). On failure prints an error on
  * stderr (and, unless json is CLI_JSON_NONE, an E204 diagnostic as JSON on
  * stdout) and returns false (nothing to free). */
 bool cli_load_program(const char *path, CliProgram *prog, CliJsonShape json);
 void cli_free_program(CliProgram *prog);
+/* geno_module_loader_fn for a CliProgram (userdata): reads <Name>.geno
+ * beside the entry file and keeps a copy in the program's modules. */
+bool cli_module_loader(void *userdata, const char *name, char **source, size_t *length, char **error);
 /* Read a whole file; NULL with errno set on failure. */
 char *cli_read_file(const char *path, size_t *len);
 

@@ -100,8 +100,9 @@ int cmd_check(int argc, char **argv) {
   }
   geno_config cfg;
   geno_config_init(&cfg);
-  cfg.modules = prog.modules;
-  cfg.nmodules = prog.nmodules;
+  /* imported modules are read as the front end meets their imports */
+  cfg.module_loader = cli_module_loader;
+  cfg.module_loader_userdata = &prog;
   cfg.targets = ntargets ? targets : (const char *const *)declared;
   cfg.ntargets = ntargets ? ntargets : ndeclared;
   geno_result *r = syntax_only ? geno_parse(prog.source, prog.length, prog.path, &cfg)

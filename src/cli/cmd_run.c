@@ -289,8 +289,9 @@ int cmd_run(int argc, char **argv) {
     free_opts(&o);
     return EXIT_FAIL;
   }
-  o.cfg.modules = prog.modules;
-  o.cfg.nmodules = prog.nmodules;
+  /* imported modules are read as the front end meets their imports */
+  o.cfg.module_loader = cli_module_loader;
+  o.cfg.module_loader_userdata = &prog;
   CliHost host;
   if (!setup_host("run", &o, prog.path, &host)) {
     cli_free_program(&prog);
@@ -565,8 +566,9 @@ int cmd_test(int argc, char **argv) {
       }
       continue;
     }
-    o.cfg.modules = prog.modules;
-    o.cfg.nmodules = prog.nmodules;
+    /* imported modules are read as the front end meets their imports */
+    o.cfg.module_loader = cli_module_loader;
+    o.cfg.module_loader_userdata = &prog;
     CliHost host;
     geno_result *r = NULL;
     if (setup_host("test", &o, prog.path, &host)) {

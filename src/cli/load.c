@@ -69,12 +69,6 @@ static char *dir_of(const char *path) {
   return strndup(path, (size_t)(slash - path));
 }
 
-static bool have_module(const CliProgram *p, const char *name) {
-  for (size_t i = 0; i < p->nmodules; i++)
-    if (strcmp(p->modules[i].name, name) == 0) return true;
-  return false;
-}
-
 static bool is_std(const char *name) {
   static const char *const std[] = {"List", "Map", "Option", "Result", "Math", "String", "Path", "DateTime"};
   for (size_t i = 0; i < sizeof std / sizeof std[0]; i++)
@@ -82,44 +76,53 @@ static bool is_std(const char *name) {
   return false;
 }
 
-/* Add the modules imported by `source` that exist beside the entry file,
- * recursively. Missing ones are left for the library to report (E204). */
-static void load_imports(CliProgram *p, const char *dir, const char *source, size_t len, int depth) {
-  char **names = NULL;
-  int n = geno_source_imports(source, len, &names);
-  for (int i = 0; i < n; i++) {
-    if (have_module(p, names[i]) || depth > 64) continue;
-    size_t plen = strlen(dir) + strlen(names[i]) + 7;
-    char *path = malloc(plen);
-    if (!path) continue;
-    snprintf(path, plen, "%s/%s.geno", dir, names[i]);
-    /* A std module name resolves to a file beside the program when there
-     * is one (as in the reference), else to the built-in module. */
-    if (is_std(names[i]) && access(path, R_OK) != 0) {
-      free(path);
-      continue;
+/* The library asks for each imported module as it parses the import
+ * (geno_module_loader_fn): read <Name>.geno beside the entry file. A copy
+ * stays in the program for the snippets of diagnostics in that module. */
+bool cli_module_loader(void *userdata, const char *name, char **source, size_t *length, char **error) {
+  CliProgram *p = userdata;
+  const char *dir = p->dir ? p->dir : ".";
+  size_t plen = strlen(dir) + strlen(name) + 7;
+  char *path = malloc(plen);
+  if (!path) return false;
+  snprintf(path, plen, "%s/%s.geno", dir, name);
+  size_t mlen;
+  char *msrc = cli_read_file(path, &mlen);
+  int e = errno;
+  free(path);
+  if (!msrc) {
+    /* a std module name without a file beside the program is the
+     * built-in module: no explanation needed */
+    if (!is_std(name)) {
+      char *abs = realpath(dir, NULL); /* the folder as the user can find it */
+      const char *where = abs ? abs : dir;
+      size_t m = strlen(name) + strlen(where) + 64;
+      *error = malloc(m);
+      if (*error) {
+        if (e == ENOENT) snprintf(*error, m, "Searched for '%s.geno' in %s", name, where);
+        else snprintf(*error, m, "Cannot read '%s/%s.geno': %s", where, name, strerror(e));
+      }
+      free(abs);
     }
-    size_t mlen;
-    char *msrc = cli_read_file(path, &mlen);
-    free(path);
-    if (!msrc) continue;
-    geno_module *mods = realloc(p->modules, (p->nmodules + 1) * sizeof *mods);
-    if (!mods) {
-      free(msrc);
-      continue;
-    }
-    p->modules = mods;
-    mods[p->nmodules].name = strdup(names[i]);
-    mods[p->nmodules].source = msrc;
-    mods[p->nmodules].length = mlen;
-    p->nmodules++;
-    /* An oversized module is passed on for the library to refuse (E204
-     * "too large"), but not parsed here for its own imports. */
-    geno_config limits;
-    geno_config_init(&limits);
-    if (mlen <= limits.max_source_bytes) load_imports(p, dir, msrc, mlen, depth + 1);
+    return false;
   }
-  geno_strings_free(names, n > 0 ? (size_t)n : 0);
+  char *copy = malloc(mlen ? mlen : 1);
+  geno_module *mods = copy ? realloc(p->modules, (p->nmodules + 1) * sizeof *mods) : NULL;
+  if (mods) {
+    p->modules = mods;
+    mods[p->nmodules].name = strdup(name);
+    mods[p->nmodules].source = copy;
+    mods[p->nmodules].length = mlen;
+    if (mods[p->nmodules].name) {
+      memcpy(copy, msrc, mlen);
+      p->nmodules++;
+      copy = NULL;
+    }
+  }
+  free(copy);
+  *source = msrc;
+  *length = mlen;
+  return true;
 }
 
 bool cli_load_program(const char *path, CliProgram *prog, CliJsonShape json) {
@@ -142,14 +145,7 @@ bool cli_load_program(const char *path, CliProgram *prog, CliJsonShape json) {
   prog->path = strdup(path);
   prog->source = src;
   prog->length = len;
-  /* Imports are only looked for in sources the library will accept: an
-   * oversized entry file is refused by the run itself (E204), so it is not
-   * parsed here first. */
-  geno_config limits;
-  geno_config_init(&limits);
-  char *dir = dir_of(path);
-  if (dir && len <= limits.max_source_bytes) load_imports(prog, dir, src, len, 0);
-  free(dir);
+  prog->dir = dir_of(path);
   return true;
 }
 
@@ -159,6 +155,7 @@ void cli_free_program(CliProgram *prog) {
     free((char *)prog->modules[i].source);
   }
   free(prog->modules);
+  free(prog->dir);
   free(prog->source);
   free(prog->path);
   memset(prog, 0, sizeof *prog);

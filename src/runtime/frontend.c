@@ -53,6 +53,13 @@ void rt_frontend_run(FrontEnd *fe, const char *source, size_t len, const char *f
   }
   double t0 = rt_now_ms();
   parse_module(&fe->prog, "Main", file, source, len, &fe->diags);
+  /* Names the host's loader did not supply, with its explanation: asked
+   * once, reported at every import of them. */
+  struct Missing {
+    const char *name;
+    char *why;
+  } *missing = NULL;
+  int nmissing = 0;
   /* Breadth-first over imports; each module is parsed once. */
   for (int mi = 0; mi < fe->prog.nmodules; mi++) {
     Module *m = fe->prog.modules[mi];
@@ -65,7 +72,33 @@ void rt_frontend_run(FrontEnd *fe, const char *source, size_t len, const char *f
         if (fe->prog.modules[k]->name == name) seen = true;
       if (seen) continue;
       const geno_module *src = find_module(cfg, name);
-      if ((!src || !src->source) && rt_is_std_module(name)) {
+      const char *text = src ? src->source : NULL;
+      size_t text_len = src ? src->length : 0;
+      char *loaded = NULL, *why = NULL;
+      int miss = -1;
+      for (int k = 0; k < nmissing; k++)
+        if (missing[k].name == name) miss = k;
+      if (!text && cfg->module_loader && miss < 0) {
+        size_t n = 0;
+        if (cfg->module_loader(cfg->module_loader_userdata, name, &loaded, &n, &why) && loaded) {
+          text = loaded;
+          text_len = n;
+          free(why);
+        } else {
+          free(loaded);
+          loaded = NULL;
+          struct Missing *grown = realloc(missing, (size_t)(nmissing + 1) * sizeof *grown);
+          if (grown) {
+            missing = grown;
+            missing[nmissing].name = name;
+            missing[nmissing].why = why;
+            miss = nmissing++;
+          } else {
+            free(why);
+          }
+        }
+      }
+      if (!text && rt_is_std_module(name)) {
         /* A host module of the same name wins, as a file beside the
          * program does in the reference. */
         size_t std_len;
@@ -75,24 +108,30 @@ void rt_frontend_run(FrontEnd *fe, const char *source, size_t len, const char *f
         parse_module(&fe->prog, name, fname, std_src, std_len, &fe->diags);
         continue;
       }
-      if (!src || !src->source) {
+      if (!text) {
         if (!report_missing) continue;
         Span sp = d->span;
-        diag_add(&fe->diags, E_PROJECT, &sp, "Module '%s' not found", name);
+        const char *detail = miss >= 0 ? missing[miss].why : NULL;
+        diag_add(&fe->diags, E_PROJECT, &sp, "Module '%s' not found%s%s", name, detail ? ". " : "",
+                 detail ? detail : "");
         continue;
       }
-      total += src->length;
-      if ((max_one && src->length > max_one) || (max_total && total > max_total)) {
+      total += text_len;
+      if ((max_one && text_len > max_one) || (max_total && total > max_total)) {
         Span sp = d->span;
         diag_add(&fe->diags, E_PROJECT, &sp, "Module '%s' is too large (limit %llu bytes per module, %llu in total)",
                  name, (unsigned long long)max_one, (unsigned long long)max_total);
+        free(loaded);
         continue;
       }
       char fname[512];
       snprintf(fname, sizeof fname, "%s.geno", name);
-      parse_module(&fe->prog, name, fname, src->source, src->length, &fe->diags);
+      parse_module(&fe->prog, name, fname, text, text_len, &fe->diags); /* copies the text */
+      free(loaded);
     }
   }
+  for (int k = 0; k < nmissing; k++) free(missing[k].why);
+  free(missing);
   double t1 = rt_now_ms();
   /* Lexing happens on demand inside parsing; split the time evenly rather
    * than pretend to measure it separately. */

@@ -27,6 +27,7 @@
 
 #include "../base/diag.h"
 #include "../base/utf8.h"
+#include "../runtime/preload.h"
 #include "../runtime/result.h"
 #include "../vm/vm.h"
 #include "wire.h"
@@ -462,6 +463,19 @@ geno_result *geno_run_isolated(const char *source, size_t len, const char *filen
     r = rt_result_new();
     if (r) add_diag(r, E_RUNTIME, "%s", bad); /* worded as geno_run words it */
     free(bad);
+  } else if (cfg->module_loader) {
+    /* the host's loader runs here, before the fork (preload.h) */
+    RtPreload pre;
+    if (!rt_preload_modules(&pre, source ? source : "", source ? len : 0, cfg)) {
+      r = rt_result_new();
+      if (r) add_diag(r, E_RESOURCE, "out of memory while loading modules");
+    } else {
+      geno_config served = *cfg;
+      served.module_loader = rt_preloaded_loader;
+      served.module_loader_userdata = &pre;
+      r = sbx_run(source ? source : "", source ? len : 0, filename, &served, child_run, NULL);
+      rt_preload_free(&pre);
+    }
   } else {
     r = sbx_run(source ? source : "", source ? len : 0, filename, cfg, child_run, NULL);
   }
