@@ -302,18 +302,25 @@ typedef struct EffMemo {
   unsigned long stamp; /* C->eff_stamp when it ran */
 } EffMemo;
 
+/* f's memo in `map` (made on first use), marked valid when the work since
+ * errs0/dropped0 recorded no diagnostic and stayed within the budgets. */
+static EffMemo *memo_record(Checker *C, PtrMap *map, FuncDecl *f, int errs0, int dropped0) {
+  EffMemo *m = chk_pm_get(map, f);
+  if (!m) {
+    m = arena_alloc(C->A, sizeof *m);
+    chk_pm_put(C->A, map, f, m);
+  }
+  m->valid = C->errors.count == errs0 && C->errors.dropped == dropped0 && C->steps <= CHK_MEMO_AFTER_STEPS &&
+             !C->tc.too_deep;
+  return m;
+}
+
 static EffectSet infer_remembered(Checker *C, FuncDecl *f) {
   long steps0 = C->steps, fresh0 = C->fresh_counter;
   int errs0 = C->errors.count, dropped0 = C->errors.dropped;
   C->eff_shadowed = false;
   EffectSet e = chk_infer_function_effects(C, f);
-  EffMemo *m = chk_pm_get(&C->eff_memo, f);
-  if (!m) {
-    m = arena_alloc(C->A, sizeof *m);
-    chk_pm_put(C->A, &C->eff_memo, f, m);
-  }
-  m->valid = C->errors.count == errs0 && C->errors.dropped == dropped0 && C->steps <= CHK_MEMO_AFTER_STEPS &&
-             !C->tc.too_deep;
+  EffMemo *m = memo_record(C, &C->eff_memo, f, errs0, dropped0);
   m->shadowed = C->eff_shadowed;
   m->effects = e;
   m->steps = C->steps - steps0;
@@ -346,13 +353,7 @@ bool chk_remembered_effects(Checker *C, FuncDecl *f, EffectSet *out) {
  * pass 2's check recorded no diagnostic, no lambda memo in either run, no
  * pending type-depth error. */
 void chk_record_body_check(Checker *C, FuncDecl *f, long steps0, long fresh0, int errs0, int dropped0) {
-  EffMemo *m = chk_pm_get(&C->body_memo, f);
-  if (!m) {
-    m = arena_alloc(C->A, sizeof *m);
-    chk_pm_put(C->A, &C->body_memo, f, m);
-  }
-  m->valid = C->errors.count == errs0 && C->errors.dropped == dropped0 && C->steps <= CHK_MEMO_AFTER_STEPS &&
-             !C->tc.too_deep;
+  EffMemo *m = memo_record(C, &C->body_memo, f, errs0, dropped0);
   m->steps = C->steps - steps0;
   m->fresh = C->fresh_counter - fresh0;
 }
