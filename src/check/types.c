@@ -163,14 +163,34 @@ void ty_effects_str(const TypeCtx *tc, EffectSet e, Buf *b) {
   }
 }
 
-static void args_str(const TypeCtx *tc, const Type *t, Buf *b) {
-  for (int i = 0; i < t->n; i++) {
+/* Longest rendering of one type in a message, in bytes. Types are shared
+ * graphs, so a program can build one whose text doubles with each line
+ * (`let a2 = (a1, a1)` ...): written out in full, forty such lines would
+ * be a terabyte. Past this many bytes the text ends with "...". */
+#define TY_STR_MAX 2000
+
+static void ty_str_rec(const TypeCtx *tc, const Type *t, Buf *b, size_t stop);
+
+static void args_str(const TypeCtx *tc, const Type *t, Buf *b, size_t stop) {
+  for (int i = 0; i < t->n && b->len < stop; i++) {
     if (i) buf_puts(b, ", ");
-    ty_str(tc, t->args[i], b);
+    ty_str_rec(tc, t->args[i], b, stop);
   }
 }
 
 void ty_str(const TypeCtx *tc, const Type *t, Buf *b) {
+  size_t stop = b->len + TY_STR_MAX;
+  ty_str_rec(tc, t, b, stop);
+  if (b->len > stop && b->data) {
+    /* the closing brackets written after the cut go too (all ASCII) */
+    b->len = stop;
+    b->data[stop] = '\0';
+  }
+  if (b->len >= stop) buf_puts(b, "...");
+}
+
+static void ty_str_rec(const TypeCtx *tc, const Type *t, Buf *b, size_t stop) {
+  if (b->len >= stop) return; /* cut: ty_str adds the "..." */
   static const char *const prim_names[] = {
       [TY_INT] = "Int",     [TY_FLOAT] = "Float", [TY_BOOL] = "Bool",     [TY_STRING] = "String",
       [TY_UNIT] = "Unit",   [TY_LIST] = "List",   [TY_ARRAY] = "Array",   [TY_VEC] = "Vec",
@@ -185,19 +205,19 @@ void ty_str(const TypeCtx *tc, const Type *t, Buf *b) {
   case TY_RESULT: case TY_MAP: case TY_MUTABLE_MAP:
     buf_puts(b, prim_names[t->kind]);
     buf_putc(b, '[');
-    args_str(tc, t, b);
+    args_str(tc, t, b, stop);
     buf_putc(b, ']');
     return;
   case TY_TUPLE:
     buf_putc(b, '(');
-    args_str(tc, t, b);
+    args_str(tc, t, b, stop);
     buf_putc(b, ')');
     return;
   case TY_FUNC:
     buf_putc(b, '(');
-    args_str(tc, t, b);
+    args_str(tc, t, b, stop);
     buf_puts(b, ") -> ");
-    ty_str(tc, t->ret, b);
+    ty_str_rec(tc, t->ret, b, stop);
     if (t->effects) {
       buf_puts(b, " with ");
       ty_effects_str(tc, t->effects, b);
@@ -207,7 +227,7 @@ void ty_str(const TypeCtx *tc, const Type *t, Buf *b) {
     buf_puts(b, t->name);
     if (t->n) {
       buf_putc(b, '[');
-      args_str(tc, t, b);
+      args_str(tc, t, b, stop);
       buf_putc(b, ']');
     }
     return;
