@@ -1,5 +1,6 @@
 /* Loading a program from disk for the CLI, and printing diagnostics. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -13,12 +14,24 @@
 #define CLI_MAX_FILE_BYTES ((size_t)64 << 20)
 
 char *cli_read_file(const char *path, size_t *len) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
+  /* Opened without blocking: opening a FIFO nobody writes to would wait
+   * forever. Reads then block as usual (a pipe from `<(...)` is read to its
+   * end); a FIFO without a writer reads as empty. */
+  int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return NULL;
   struct stat st;
-  if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
-    fclose(f);
+  if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+    close(fd);
     errno = EISDIR;
+    return NULL;
+  }
+  int fl = fcntl(fd, F_GETFL);
+  if (fl >= 0) (void)fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+  FILE *f = fdopen(fd, "rb");
+  if (!f) {
+    int e = errno;
+    close(fd);
+    errno = e;
     return NULL;
   }
   size_t cap = 4096, n = 0;

@@ -42,6 +42,8 @@ PROGRAMS = {
     "suite/sub/c.geno": 'func main() -> Int\n    return "not an int"\nend func\n',
     "suite/notes.txt": "not a program\n",
     "emptydir/readme.txt": "no programs here\n",
+    "fifo/app.geno": "import Pipe\nfunc main() -> Int\n    return 1\nend func\n",
+    "fifoproj/app.geno": "func main() -> Int\n    return 2\nend func\n",
     "mods/app.geno": "import Helper\nfunc main() -> Int\n    return Helper.twice(4)\nend func\n",
     "mods/Helper.geno": "import Inner\nexport func twice(x: Int) -> Int\n    example 1 -> 2\n    return Inner.add(x, x)\nend func\n",
     "mods/Inner.geno": "export func add(a: Int, b: Int) -> Int\n    example (1, 2) -> 3\n    return a + b\nend func\n",
@@ -174,6 +176,8 @@ CASES = [
          err=["Module 'Nowhere' not found. Searched for 'Nowhere.geno' in "]),
     Case("an error inside a module shows that module's line", ["check", "{d}/mods/badmod.geno"], 1,
          err=["Broken.geno:2:5: error[E300]", 'return "text"']),
+    Case("a FIFO as a module does not hang (it reads as empty)", ["check", "{d}/fifo/app.geno"], 0, out=["Check passed"]),
+    Case("a FIFO as geno.toml does not hang", ["run", "{d}/fifoproj/app.geno"], 0, out=["=> 2"]),
     Case("test: a missing path", ["test", "{d}/nowhere"], 1, err=["Error: '{d}/nowhere' not found"]),
     Case("test --json: a missing path", ["test", "--json", "{d}/nowhere"], 1,
          check=lambda out: None if json.loads(out)["errors"] == 1 and json.loads(out)["files"][0]["error"]
@@ -252,6 +256,9 @@ def main():
             os.makedirs(os.path.dirname(os.path.join(d, name)), exist_ok=True)
             with open(os.path.join(d, name), "w", newline="") as f:
                 f.write(text)
+        # FIFOs nobody writes to, where a module and a manifest are read
+        os.mkfifo(os.path.join(d, "fifo", "Pipe.geno"))
+        os.mkfifo(os.path.join(d, "fifoproj", "geno.toml"))
         for case in CASES:
             if run_case(geno, d, case):
                 passed += 1
