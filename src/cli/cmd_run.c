@@ -381,7 +381,10 @@ static bool has_suffix(const char *s, const char *suffix) {
 /* Every *.geno file under dir, recursively. Symbolic links to directories
  * are not followed (a link cycle cannot loop), and the depth is bounded. */
 static bool find_sources(const char *dir, PathList *out, int depth) {
-  if (depth > 64) return true;
+  if (depth > 64) {
+    fprintf(stderr, "warning: not searching '%s': more than 64 directory levels deep\n", dir);
+    return true;
+  }
   DIR *d = opendir(dir);
   if (!d) return true; /* unreadable: nothing found there */
   bool ok = true;
@@ -407,8 +410,9 @@ static bool find_sources(const char *dir, PathList *out, int depth) {
   return ok;
 }
 
-/* The files one PATH argument names; false (message printed, *missing
- * set for a path that does not exist) when there are none. */
+/* The files one PATH argument names; false when there are none, with
+ * *missing set to the reason (a path that does not exist, a directory
+ * without programs) and, unless json, the reason printed. */
 static bool collect_tests(const char *arg, PathList *out, bool json, char **missing) {
   struct stat st;
   if (stat(arg, &st) != 0) {
@@ -425,7 +429,10 @@ static bool collect_tests(const char *arg, PathList *out, bool json, char **miss
     return false;
   }
   if (out->n == before) {
-    fprintf(stderr, "No .geno files found in '%s'\n", arg);
+    size_t m = strlen(arg) + 40;
+    *missing = malloc(m);
+    if (*missing) snprintf(*missing, m, "No .geno files found in '%s'", arg);
+    if (!json) fprintf(stderr, "No .geno files found in '%s'\n", arg);
     return false;
   }
   qsort(out->items + before, out->n - before, sizeof *out->items, cmp_path);
@@ -527,14 +534,15 @@ int cmd_test(int argc, char **argv) {
   PathList files = {0};
   int status = EXIT_OK;
   char *missing = NULL;
-  for (int i = 0; i < o.nfiles; i++) {
+  const char *bad_arg = NULL;
+  for (int i = 0; i < o.nfiles && !missing; i++) {
     if (!collect_tests(o.files[i], &files, o.json, &missing)) status = EXIT_FAIL;
-    if (missing) break;
+    if (missing) bad_arg = o.files[i];
   }
   if (missing && o.json) {
     /* the report's shape, with the missing path as its one error */
     printf("{\n  \"files\": [\n    {\"path\": ");
-    cli_json_string(o.files[0]);
+    cli_json_string(bad_arg);
     printf(", \"error\": ");
     cli_json_string(missing);
     printf(", \"elapsed_ms\": 0.0}\n  ],\n  \"total\": 0,\n  \"passed\": 0,\n  \"failed\": 0,\n"
@@ -630,6 +638,7 @@ int cmd_test(int argc, char **argv) {
   } else {
     printf("\n%ld passed, %ld failed", passed, failed);
     if (untested) printf(", %ld untested", untested);
+    if (errors) printf(", %ld file%s not run (errors above)", errors, errors == 1 ? "" : "s");
     printf(", in %.2fs\n", (cli_now_ms() - t_start) / 1000);
   }
   paths_free(&files);

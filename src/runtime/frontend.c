@@ -3,6 +3,7 @@
 
 #include <stdio.h>
 
+#include "../base/utf8.h"
 #include "../syntax/parser.h"
 #include "result.h"
 
@@ -36,6 +37,20 @@ void rt_frontend_run(FrontEnd *fe, const char *source, size_t len, const char *f
     cfg = &defaults;
   }
   const char *file = filename ? filename : "<input>";
+  size_t bad;
+  if (!utf8_valid(file, strlen(file), &bad)) {
+    /* Diagnostics carry the file name into JSON and across the sandbox
+     * boundary, which both need UTF-8: a name that is not (a Latin-1 file
+     * name) is shown with U+FFFD for its invalid bytes. */
+    size_t n;
+    char *clean = utf8_sanitize(file, strlen(file), &n);
+    if (clean) {
+      file = arena_strndup(&fe->prog.arena, clean, n);
+      free(clean);
+    } else {
+      file = "<input>";
+    }
+  }
   uint64_t max_one = cfg->max_source_bytes, max_total = cfg->max_total_source_bytes;
   uint64_t total = len;
   if ((max_one && len > max_one) || (max_total && total > max_total)) {

@@ -42,6 +42,9 @@ PROGRAMS = {
     "suite/sub/c.geno": 'func main() -> Int\n    return "not an int"\nend func\n',
     "suite/notes.txt": "not a program\n",
     "emptydir/readme.txt": "no programs here\n",
+    # a file name that is not UTF-8 (byte 0xff, written via surrogateescape)
+    "latin/bad\udcff.geno": 'func main() -> Int\n    return "one"\nend func\n',
+    "latin/rt\udcff.geno": "func main() -> Int\n    return 1 / 0\nend func\n",
     "fifo/app.geno": "import Pipe\nfunc main() -> Int\n    return 1\nend func\n",
     "fifoproj/app.geno": "func main() -> Int\n    return 2\nend func\n",
     "mods/app.geno": "import Helper\nfunc main() -> Int\n    return Helper.twice(4)\nend func\n",
@@ -157,7 +160,7 @@ CASES = [
          err=["--fail-on-untested is an option of geno test"]),
     Case("test: a directory is searched recursively, in name order", ["test", "{d}/suite"], 1,
          out=["FAIL  {d}/suite/a.geno (1/3) (1 untested)", "FAIL  {d}/suite/sub/b.geno (0/1)",
-              "ERROR  {d}/suite/sub/c.geno", "error[E300]", "1 passed, 3 failed, 1 untested, in "],
+              "ERROR  {d}/suite/sub/c.geno", "error[E300]", "1 passed, 3 failed, 1 untested, 1 file not run (errors above), in "],
          check=lambda out: None if out.index("suite/a.geno") < out.index("sub/b.geno") < out.index("sub/c.geno")
          else "files not in name order"),
     Case("test -v: failures and untested functions", ["test", "-v", "{d}/suite/a.geno"], 1,
@@ -178,11 +181,24 @@ CASES = [
          err=["Broken.geno:2:5: error[E300]", 'return "text"']),
     Case("a FIFO as a module does not hang (it reads as empty)", ["check", "{d}/fifo/app.geno"], 0, out=["Check passed"]),
     Case("a FIFO as geno.toml does not hang", ["run", "{d}/fifoproj/app.geno"], 0, out=["=> 2"]),
+    Case("a non-UTF-8 file name: JSON stays valid", ["check", "--json", "{d}/latin/bad\udcff.geno"], 1,
+         check=lambda out: None if json.loads(out)["diagnostics"][0]["location"]["filename"].endswith("bad\ufffd.geno")
+         else "filename not shown with U+FFFD"),
+    Case("a non-UTF-8 file name: the sandboxed run reports the real error", ["run", "{d}/latin/rt\udcff.geno"], 1,
+         err=["error[E400]: Division by zero"]),
+    Case("a non-UTF-8 file name: test --json stays valid", ["test", "--json", "{d}/latin"], 1,
+         check=lambda out: None if json.loads(out)["errors"] == 1 and "\ufffd" in json.loads(out)["files"][0]["path"]
+         else "unexpected report"),
     Case("test: a missing path", ["test", "{d}/nowhere"], 1, err=["Error: '{d}/nowhere' not found"]),
     Case("test --json: a missing path", ["test", "--json", "{d}/nowhere"], 1,
          check=lambda out: None if json.loads(out)["errors"] == 1 and json.loads(out)["files"][0]["error"]
          .endswith("not found") else "expected one error entry"),
     Case("test: a directory without programs", ["test", "{d}/emptydir"], 1, err=["No .geno files found in"]),
+    Case("test --json: a directory without programs", ["test", "--json", "{d}/tested.geno", "{d}/emptydir"], 1,
+         check=lambda out: None if json.loads(out)["files"][0]["path"].endswith("emptydir")
+         and json.loads(out)["files"][0]["error"].startswith("No .geno files found") else "expected the error entry"),
+    Case("test: files that do not compile are counted in the summary", ["test", "{d}/suite/sub"], 1,
+         out=["0 passed, 1 failed, 1 file not run (errors above), in "]),
     Case("run: invalid geno.toml stops the run", ["run", "{d}/badproj/src/app.geno"], 1,
          err=["geno.toml: invalid TOML: Expected '=' after a key", "E204"], no_out=["hi"]),
     Case("check: invalid geno.toml", ["check", "{d}/badproj/src/app.geno"], 1, err=["invalid TOML"]),
