@@ -219,7 +219,10 @@ typedef struct geno_module {
  * Arguments: userdata as given in the config; name: the PascalCase module
  * name (valid during the call). On success set *source to the module's
  * UTF-8 text in a buffer from malloc (the library takes it and frees it
- * with free()), *length to its size in bytes, and return true. Otherwise
+ * with free()), *length to its size in bytes, optionally *filename to a
+ * malloc'd name that diagnostics in the module show (such as the path the
+ * host read, "lib/Util.geno"; the library frees it; left NULL:
+ * "Name.geno"), and return true. Otherwise
  * return false; *error may then be set to a malloc'd message the library
  * appends to its E204 "Module 'Name' not found" diagnostic (for example
  * where the host looked) and frees. A source over max_source_bytes is
@@ -231,7 +234,7 @@ typedef struct geno_module {
  * imports (transitively, found by geno_source_imports); the child never
  * calls host code. Must not call back into the library's run. */
 typedef bool (*geno_module_loader_fn)(void *userdata, const char *name, char **source, size_t *length,
-                                      char **error);
+                                      char **filename, char **error);
 
 /* ------------------------------------------------------------------------ */
 /* Monitoring                                                                */

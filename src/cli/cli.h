@@ -19,9 +19,10 @@ typedef struct CliProgram {
   char *source;         /* entry source (malloc'd) */
   size_t length;
   char *dir;            /* the entry file's directory (malloc'd) */
-  geno_module *modules; /* the modules read so far by cli_module_loader
-                           (malloc'd array; names and sources malloc'd);
-                           only for showing their source in diagnostics */
+  geno_module *modules; /* the modules read so far by cli_module_loader,
+                           each named by its path (malloc'd array; names
+                           and sources malloc'd); only for showing their
+                           source in diagnostics */
   size_t nmodules;
 } CliProgram;
 
@@ -35,8 +36,10 @@ typedef enum { CLI_JSON_NONE, CLI_JSON_RUN, CLI_JSON_CHECK } CliJsonShape;
 bool cli_load_program(const char *path, CliProgram *prog, CliJsonShape json);
 void cli_free_program(CliProgram *prog);
 /* geno_module_loader_fn for a CliProgram (userdata): reads <Name>.geno
- * beside the entry file and keeps a copy in the program's modules. */
-bool cli_module_loader(void *userdata, const char *name, char **source, size_t *length, char **error);
+ * beside the entry file (diagnostics show that path) and keeps a copy in
+ * the program's modules. */
+bool cli_module_loader(void *userdata, const char *name, char **source, size_t *length, char **filename,
+                       char **error);
 /* Read a whole file; NULL with errno set on failure. */
 char *cli_read_file(const char *path, size_t *len);
 

@@ -92,18 +92,22 @@ static bool is_std(const char *name) {
 /* The library asks for each imported module as it parses the import
  * (geno_module_loader_fn): read <Name>.geno beside the entry file. A copy
  * stays in the program for the snippets of diagnostics in that module. */
-bool cli_module_loader(void *userdata, const char *name, char **source, size_t *length, char **error) {
+bool cli_module_loader(void *userdata, const char *name, char **source, size_t *length, char **filename,
+                       char **error) {
   CliProgram *p = userdata;
   const char *dir = p->dir ? p->dir : ".";
   size_t plen = strlen(dir) + strlen(name) + 7;
   char *path = malloc(plen);
   if (!path) return false;
-  snprintf(path, plen, "%s/%s.geno", dir, name);
+  /* beside an entry file named without a directory: "Name.geno", as the
+   * entry's own diagnostics name it without one */
+  if (p->path && !strchr(p->path, '/')) snprintf(path, plen, "%s.geno", name);
+  else snprintf(path, plen, "%s/%s.geno", dir, name);
   size_t mlen;
   char *msrc = cli_read_file(path, &mlen);
   int e = errno;
-  free(path);
   if (!msrc) {
+    free(path);
     /* a std module name without a file beside the program is the
      * built-in module: no explanation needed */
     if (!is_std(name)) {
@@ -119,11 +123,12 @@ bool cli_module_loader(void *userdata, const char *name, char **source, size_t *
     }
     return false;
   }
+  /* the record for snippets is named by the path diagnostics will show */
   char *copy = malloc(mlen ? mlen : 1);
   geno_module *mods = copy ? realloc(p->modules, (p->nmodules + 1) * sizeof *mods) : NULL;
   if (mods) {
     p->modules = mods;
-    mods[p->nmodules].name = strdup(name);
+    mods[p->nmodules].name = strdup(path);
     mods[p->nmodules].source = copy;
     mods[p->nmodules].length = mlen;
     if (mods[p->nmodules].name) {
@@ -135,6 +140,7 @@ bool cli_module_loader(void *userdata, const char *name, char **source, size_t *
   free(copy);
   *source = msrc;
   *length = mlen;
+  *filename = path;
   return true;
 }
 
@@ -182,8 +188,7 @@ static const char *source_for(const CliProgram *prog, const char *filename, size
     return prog->source;
   }
   for (size_t i = 0; i < prog->nmodules; i++) {
-    size_t n = strlen(prog->modules[i].name);
-    if (strncmp(filename, prog->modules[i].name, n) == 0 && strcmp(filename + n, ".geno") == 0) {
+    if (strcmp(filename, prog->modules[i].name) == 0) { /* the module's path */
       *len = prog->modules[i].length;
       return prog->modules[i].source;
     }

@@ -26,6 +26,20 @@ static bool module_name_valid(const char *s) {
   return true;
 }
 
+/* A file name as diagnostics show it, in the arena. Diagnostics carry it
+ * into JSON and across the sandbox boundary, which both need UTF-8: a
+ * name that is not (a Latin-1 file name) is shown with U+FFFD for its
+ * invalid bytes. */
+static const char *shown_name(Arena *a, const char *name) {
+  size_t bad, n = strlen(name);
+  if (utf8_valid(name, n, &bad)) return arena_strndup(a, name, n);
+  char *clean = utf8_sanitize(name, n, &n);
+  if (!clean) return "<input>";
+  const char *s = arena_strndup(a, clean, n);
+  free(clean);
+  return s;
+}
+
 void rt_frontend_run(FrontEnd *fe, const char *source, size_t len, const char *filename,
                      const geno_config *cfg, bool report_missing) {
   ast_program_init(&fe->prog, FRONTEND_ARENA_LIMIT);
@@ -36,21 +50,7 @@ void rt_frontend_run(FrontEnd *fe, const char *source, size_t len, const char *f
     geno_config_init(&defaults);
     cfg = &defaults;
   }
-  const char *file = filename ? filename : "<input>";
-  size_t bad;
-  if (!utf8_valid(file, strlen(file), &bad)) {
-    /* Diagnostics carry the file name into JSON and across the sandbox
-     * boundary, which both need UTF-8: a name that is not (a Latin-1 file
-     * name) is shown with U+FFFD for its invalid bytes. */
-    size_t n;
-    char *clean = utf8_sanitize(file, strlen(file), &n);
-    if (clean) {
-      file = arena_strndup(&fe->prog.arena, clean, n);
-      free(clean);
-    } else {
-      file = "<input>";
-    }
-  }
+  const char *file = filename ? shown_name(&fe->prog.arena, filename) : "<input>";
   uint64_t max_one = cfg->max_source_bytes, max_total = cfg->max_total_source_bytes;
   uint64_t total = len;
   if ((max_one && len > max_one) || (max_total && total > max_total)) {
@@ -89,19 +89,20 @@ void rt_frontend_run(FrontEnd *fe, const char *source, size_t len, const char *f
       const geno_module *src = find_module(cfg, name);
       const char *text = src ? src->source : NULL;
       size_t text_len = src ? src->length : 0;
-      char *loaded = NULL, *why = NULL;
+      char *loaded = NULL, *why = NULL, *shown = NULL;
       int miss = -1;
       for (int k = 0; k < nmissing; k++)
         if (missing[k].name == name) miss = k;
       if (!text && cfg->module_loader && miss < 0) {
         size_t n = 0;
-        if (cfg->module_loader(cfg->module_loader_userdata, name, &loaded, &n, &why) && loaded) {
+        if (cfg->module_loader(cfg->module_loader_userdata, name, &loaded, &n, &shown, &why) && loaded) {
           text = loaded;
           text_len = n;
           free(why);
         } else {
           free(loaded);
-          loaded = NULL;
+          free(shown);
+          loaded = shown = NULL;
           struct Missing *grown = realloc(missing, (size_t)(nmissing + 1) * sizeof *grown);
           if (grown) {
             missing = grown;
@@ -137,12 +138,16 @@ void rt_frontend_run(FrontEnd *fe, const char *source, size_t len, const char *f
         diag_add(&fe->diags, E_PROJECT, &sp, "Module '%s' is too large (limit %llu bytes per module, %llu in total)",
                  name, (unsigned long long)max_one, (unsigned long long)max_total);
         free(loaded);
+        free(shown);
         continue;
       }
       char fname[512];
       snprintf(fname, sizeof fname, "%s.geno", name);
-      parse_module(&fe->prog, name, fname, text, text_len, &fe->diags); /* copies the text */
+      /* the span file name must outlive this loop: the arena keeps it */
+      const char *file_shown = shown ? shown_name(&fe->prog.arena, shown) : fname;
+      parse_module(&fe->prog, name, file_shown, text, text_len, &fe->diags); /* copies the text */
       free(loaded);
+      free(shown);
     }
   }
   for (int k = 0; k < nmissing; k++) free(missing[k].why);

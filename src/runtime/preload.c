@@ -17,7 +17,7 @@ static RtPreloaded *find(RtPreload *p, const char *name) {
 }
 
 /* Append an entry (name copied; source and why taken). False on no memory. */
-static bool add(RtPreload *p, const char *name, char *source, size_t length, char *why) {
+static bool add(RtPreload *p, const char *name, char *source, size_t length, char *filename, char *why) {
   if (p->n == p->cap) {
     size_t cap = p->cap ? p->cap * 2 : 8;
     RtPreloaded *grown = realloc(p->items, cap * sizeof *grown);
@@ -27,7 +27,7 @@ static bool add(RtPreload *p, const char *name, char *source, size_t length, cha
   }
   char *copy = strdup(name);
   if (!copy) return false;
-  p->items[p->n++] = (RtPreloaded){.name = copy, .source = source, .length = length, .why = why};
+  p->items[p->n++] = (RtPreloaded){.name = copy, .source = source, .length = length, .filename = filename, .why = why};
   return true;
 }
 
@@ -64,26 +64,28 @@ bool rt_preload_modules(RtPreload *p, const char *source, size_t len, const geno
         if (!find(p, name)) {
           text = given->source;
           text_len = given->length;
-          ok = add(p, name, NULL, 0, NULL);
+          ok = add(p, name, NULL, 0, NULL, NULL);
           if (ok) p->items[p->n - 1].listed = true;
           is_new = ok;
         }
       } else if (!find(p, name)) {
-        char *loaded = NULL, *why = NULL;
+        char *loaded = NULL, *why = NULL, *shown = NULL;
         size_t n_loaded = 0;
-        if (cfg->module_loader(cfg->module_loader_userdata, name, &loaded, &n_loaded, &why) && loaded) {
+        if (cfg->module_loader(cfg->module_loader_userdata, name, &loaded, &n_loaded, &shown, &why) && loaded) {
           free(why);
-          ok = add(p, name, loaded, n_loaded, NULL);
+          ok = add(p, name, loaded, n_loaded, shown, NULL);
           if (ok) {
             text = loaded;
             text_len = n_loaded;
             is_new = true;
           } else {
             free(loaded);
+            free(shown);
           }
         } else {
           free(loaded);
-          ok = add(p, name, NULL, 0, why);
+          free(shown);
+          ok = add(p, name, NULL, 0, NULL, why);
           if (!ok) free(why);
         }
       }
@@ -118,7 +120,8 @@ bool rt_preload_modules(RtPreload *p, const char *source, size_t len, const geno
   return ok;
 }
 
-bool rt_preloaded_loader(void *userdata, const char *name, char **source, size_t *length, char **error) {
+bool rt_preloaded_loader(void *userdata, const char *name, char **source, size_t *length, char **filename,
+                         char **error) {
   RtPreload *p = userdata;
   RtPreloaded *e = find(p, name);
   if (!e || e->listed) return false;
@@ -130,6 +133,7 @@ bool rt_preloaded_loader(void *userdata, const char *name, char **source, size_t
   if (!*source) return false;
   if (e->length) memcpy(*source, e->source, e->length);
   *length = e->length;
+  *filename = e->filename ? strdup(e->filename) : NULL; /* NULL: the default name */
   return true;
 }
 
@@ -137,6 +141,7 @@ void rt_preload_free(RtPreload *p) {
   for (size_t i = 0; i < p->n; i++) {
     free(p->items[i].name);
     free(p->items[i].source);
+    free(p->items[i].filename);
     free(p->items[i].why);
   }
   free(p->items);

@@ -18,6 +18,7 @@ typedef struct RtPreloaded {
   char *name;    /* malloc'd */
   char *source;  /* malloc'd (from the loader); NULL: not supplied */
   size_t length;
+  char *filename; /* the loader's name for diagnostics, or NULL */
   char *why;     /* the loader's explanation when not supplied, or NULL */
   bool listed;   /* in cfg->modules: the front end finds it there */
 } RtPreloaded;
@@ -32,7 +33,8 @@ typedef struct RtPreload {
  * False when memory ran out (p is then empty). Free with rt_preload_free. */
 bool rt_preload_modules(RtPreload *p, const char *source, size_t len, const geno_config *cfg);
 /* A geno_module_loader_fn serving a RtPreload (userdata). */
-bool rt_preloaded_loader(void *userdata, const char *name, char **source, size_t *length, char **error);
+bool rt_preloaded_loader(void *userdata, const char *name, char **source, size_t *length, char **filename,
+                         char **error);
 void rt_preload_free(RtPreload *p);
 
 #endif

@@ -178,7 +178,7 @@ CASES = [
     Case("a missing module, sandboxed run", ["run", "{d}/mods/missing.geno"], 1,
          err=["Module 'Nowhere' not found. Searched for 'Nowhere.geno' in "]),
     Case("an error inside a module shows that module's line", ["check", "{d}/mods/badmod.geno"], 1,
-         err=["Broken.geno:2:5: error[E300]", 'return "text"']),
+         err=["{d}/mods/Broken.geno:2:5: error[E300]", 'return "text"']),
     Case("a FIFO as a module does not hang (it reads as empty)", ["check", "{d}/fifo/app.geno"], 0, out=["Check passed"]),
     Case("a FIFO as geno.toml does not hang", ["run", "{d}/fifoproj/app.geno"], 0, out=["=> 2"]),
     Case("a non-UTF-8 file name: JSON stays valid", ["check", "--json", "{d}/latin/bad\udcff.geno"], 1,

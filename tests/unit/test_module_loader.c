@@ -17,7 +17,9 @@ typedef struct Table {
   const char *why;   /* explanation for a name not in the table */
 } Table;
 
-static bool table_loader(void *ud, const char *name, char **source, size_t *length, char **error) {
+static bool table_loader(void *ud, const char *name, char **source, size_t *length, char **filename,
+                         char **error) {
+  (void)filename;
   Table *t = ud;
   for (int i = 0; i < 8 && t->names[i]; i++) {
     if (strcmp(t->names[i], name) != 0) continue;
@@ -32,6 +34,36 @@ static bool table_loader(void *ud, const char *name, char **source, size_t *leng
   t->unknown_calls++;
   if (t->why) *error = strdup(t->why);
   return false;
+}
+
+/* A loader that names its module's file for diagnostics. */
+static bool named_loader(void *ud, const char *name, char **source, size_t *length, char **filename,
+                         char **error) {
+  (void)ud;
+  (void)error;
+  if (strcmp(name, "Broken") != 0) return false;
+  const char *text = "export @untested(\"demo\")\nfunc f() -> Int\n    return \"text\"\nend func\n";
+  *source = strdup(text);
+  *length = strlen(text);
+  *filename = strdup("lib/Broken.geno");
+  return *source != NULL;
+}
+
+static void test_loader_names_the_file(void **state) {
+  (void)state;
+  const char *src = "import Broken\nfunc main() -> Int\n    return Broken.f()\nend func\n";
+  geno_config cfg;
+  geno_config_init(&cfg);
+  cfg.module_loader = named_loader;
+  for (int isolated = 0; isolated < 2; isolated++) {
+    geno_result *r = isolated ? geno_run_isolated(src, strlen(src), "m.geno", &cfg) : geno_check(src, strlen(src), "m.geno", &cfg);
+    assert_false(geno_result_ok(r));
+    const geno_diagnostic *d = geno_result_diagnostic(r, 0);
+    assert_string_equal(d->code, "E300");
+    assert_string_equal(d->filename, "lib/Broken.geno");
+    assert_int_equal(d->line, 3);
+    geno_result_free(r);
+  }
 }
 
 static const char *kUtil = "export func twice(x: Int) -> Int\n    example 2 -> 4\n    return Deep.inc(x) * 2 - 2\nend func\n"
@@ -145,6 +177,7 @@ int main(void) {
       cmocka_unit_test(test_missing_module_explained),
       cmocka_unit_test(test_array_wins_and_std_fallback),
       cmocka_unit_test(test_loader_module_over_size_limit),
+      cmocka_unit_test(test_loader_names_the_file),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
