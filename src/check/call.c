@@ -284,10 +284,18 @@ Type *chk_call(Checker *C, Expr *e, Scope *s) {
     positional += args[i].name == NULL;
     has_named |= args[i].name != NULL;
   }
-  if (required >= 3 && positional > 0)
-    chk_error(C, E_TYPE_MISMATCH, e->span,
-              "Function '%s' has %d parameters; use named arguments for clarity (e.g., param_name: value)",
-              ident ? ident : "function", nparams);
+  if (required >= 3 && positional > 0) {
+    /* the example names this function's own parameters when they are known */
+    Buf ex = BUF_INIT;
+    if (ident && pl && pl->n > 0) {
+      buf_printf(&ex, "%s(", ident);
+      for (int i = 0; i < pl->n && i < nparams; i++) buf_printf(&ex, "%s%s: ...", i ? ", " : "", pl->names[i]);
+      buf_putc(&ex, ')');
+    }
+    chk_error(C, E_TYPE_MISMATCH, e->span, "Function '%s' has %d parameters; use named arguments for clarity (e.g., %s)",
+              ident ? ident : "function", nparams, ex.data && !ex.failed ? ex.data : "param_name: value");
+    buf_free(&ex);
+  }
   bool have_names = pl && pl->n > 0;
   if (has_named && !have_names)
     chk_error(C, E_TYPE_MISMATCH, e->span,

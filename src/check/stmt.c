@@ -67,7 +67,7 @@ static void check_assign(Checker *C, Stmt *st, Scope *s) {
     return;
   }
   if (!chk_is_mutable(C, s, name)) {
-    chk_error(C, E_IMMUTABLE_ASSIGN, st->span, "Cannot assign to immutable variable: %s", name);
+    chk_error(C, E_IMMUTABLE_ASSIGN, st->span, "Cannot assign to immutable variable: %s (only `var` variables can be assigned: use `var %s = ...` for a value that changes)", name, name);
     return;
   }
   Type *t = chk_expr(C, st->u.assign.value, s);
@@ -101,7 +101,7 @@ static void check_index_assign(Checker *C, Stmt *st, Scope *s) {
   Type *vt = chk_expr(C, st->u.index_assign.value, s);
   const char *root;
   if (root_immutable(C, s, st->u.index_assign.target, &root)) {
-    chk_error(C, E_IMMUTABLE_ASSIGN, st->span, "Cannot assign index on immutable variable: %s", root);
+    chk_error(C, E_IMMUTABLE_ASSIGN, st->span, "Cannot assign index on immutable variable: %s (only `var` variables can be changed: use `var %s = ...`)", root, root);
     return;
   }
   if (t->kind == TY_ARRAY || t->kind == TY_VEC) {
@@ -133,7 +133,7 @@ static void check_field_assign(Checker *C, Stmt *st, Scope *s) {
   }
   const char *root;
   if (root_immutable(C, s, st->u.field_assign.target, &root)) {
-    chk_error(C, E_IMMUTABLE_ASSIGN, st->span, "Cannot assign field on immutable variable: %s", root);
+    chk_error(C, E_IMMUTABLE_ASSIGN, st->span, "Cannot assign field on immutable variable: %s (only `var` variables can be changed: use `var %s = ...`)", root, root);
     return;
   }
   Type *vt = chk_expr(C, st->u.field_assign.value, s);

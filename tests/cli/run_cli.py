@@ -45,6 +45,8 @@ PROGRAMS = {
     # a file name that is not UTF-8 (byte 0xff, written via surrogateescape)
     "latin/bad\udcff.geno": 'func main() -> Int\n    return "one"\nend func\n',
     "latin/rt\udcff.geno": "func main() -> Int\n    return 1 / 0\nend func\n",
+    "hints/assign.geno": "func main() -> Int\n    let total = 1\n    total = 2\n    return total\nend func\n",
+    "hints/named.geno": "func main() -> Int\n    return fold([1, 2], 0, fn(a: Int, b: Int) -> a + b)\nend func\n",
     "fifo/app.geno": "import Pipe\nfunc main() -> Int\n    return 1\nend func\n",
     "fifoproj/app.geno": "func main() -> Int\n    return 2\nend func\n",
     "mods/app.geno": "import Helper\nfunc main() -> Int\n    return Helper.twice(4)\nend func\n",
@@ -189,6 +191,11 @@ CASES = [
     Case("a non-UTF-8 file name: test --json stays valid", ["test", "--json", "{d}/latin"], 1,
          check=lambda out: None if json.loads(out)["errors"] == 1 and "\ufffd" in json.loads(out)["files"][0]["path"]
          else "unexpected report"),
+    Case("E306 says how to fix it", ["check", "{d}/hints/assign.geno"], 1,
+         err=["error[E306]: Cannot assign to immutable variable: total (only `var` variables can be assigned: "
+              "use `var total = ...`"]),
+    Case("the named-argument rule shows the function's parameter names", ["check", "{d}/hints/named.geno"], 1,
+         err=["use named arguments for clarity (e.g., fold(list: ..., initial: ..., reducer: ...))"]),
     Case("test: a missing path", ["test", "{d}/nowhere"], 1, err=["Error: '{d}/nowhere' not found"]),
     Case("test --json: a missing path", ["test", "--json", "{d}/nowhere"], 1,
          check=lambda out: None if json.loads(out)["errors"] == 1 and json.loads(out)["files"][0]["error"]
