@@ -479,14 +479,21 @@ typedef struct SeenName {
   const struct SeenName *next;
 } SeenName;
 
-static bool hashable(Checker *C, Type *t, const SeenName *seen) {
+/* `ok` holds the tuple, Option and Result nodes already found hashable in
+ * this question: a type is a shared graph, and `(a, a)` nested forty deep
+ * has 2^40 paths but forty nodes. (A node found hashable while a
+ * recursive ADT was assumed hashable is only reused within the same
+ * question, whose answer is false anyway if that assumption fails.) */
+static bool hashable(Checker *C, Type *t, const SeenName *seen, PtrMap *ok) {
   switch ((TypeKind)t->kind) {
   case TY_ERROR: case TY_NEVER: case TY_VAR:
   case TY_INT: case TY_FLOAT: case TY_BOOL: case TY_STRING: case TY_UNIT:
     return true;
   case TY_TUPLE: case TY_OPTION: case TY_RESULT:
+    if (chk_pm_get(ok, t)) return true;
     for (int i = 0; i < t->n; i++)
-      if (!hashable(C, t->args[i], seen)) return false;
+      if (!hashable(C, t->args[i], seen, ok)) return false;
+    chk_pm_put(C->A, ok, t, t);
     return true;
   case TY_ADT: {
     AdtInfo *info = chk_adt(C, t->name);
@@ -500,7 +507,7 @@ static bool hashable(Checker *C, Type *t, const SeenName *seen) {
         Subst s = {0};
         for (int i = 0; i < np; i++) chk_subst_set(C, &s, info->params[i], t->args[i]);
         Type *ft = chk_apply(C, info->variants[v].ftypes[f], &s);
-        if (!hashable(C, ft, &next)) return false;
+        if (!hashable(C, ft, &next, ok)) return false;
       }
     return true;
   }
@@ -510,19 +517,34 @@ static bool hashable(Checker *C, Type *t, const SeenName *seen) {
 }
 
 bool chk_is_hashable(Checker *C, Type *t) {
-  return hashable(C, t, NULL);
+  PtrMap ok;
+  memset(&ok, 0, sizeof ok);
+  return hashable(C, t, NULL, &ok);
 }
 
 static void validate_key(Checker *C, const char *coll, const char *role, Type *key, Span sp) {
-  if (!hashable(C, key, NULL))
+  if (!chk_is_hashable(C, key))
     chk_error(C, E_TYPE_MISMATCH, sp, "%s %s type must be hashable, got %s", coll, role, chk_tstr(C, key));
+}
+
+/* Each type object once per validation: types are shared graphs, and a
+ * map keyed by the previous line's map (`let a2 = map_from_list([(a1,
+ * a1)])` ...) reaches the same node by 2^n paths, which took seconds and
+ * a gigabyte at forty lines and repeated the same error at each path. */
+static void validate_keyed_once(Checker *C, Type *t, Span sp, PtrMap *seen) {
+  if (!(t->flags & TF_HAS_KEYED) || chk_pm_get(seen, t)) return;
+  chk_pm_put(C->A, seen, t, t);
+  chk_step(C, sp);
+  if (t->kind == TY_MAP) validate_key(C, "Map", "key", t->args[0], sp);
+  else if (t->kind == TY_MUTABLE_MAP) validate_key(C, "MutableMap", "key", t->args[0], sp);
+  else if (t->kind == TY_SET) validate_key(C, "Set", "element", t->args[0], sp);
+  for (int i = 0; i < t->n; i++) validate_keyed_once(C, t->args[i], sp, seen);
+  if (t->ret) validate_keyed_once(C, t->ret, sp, seen);
 }
 
 void chk_validate_keyed(Checker *C, Type *t, Span sp) {
   if (!(t->flags & TF_HAS_KEYED)) return;
-  if (t->kind == TY_MAP) validate_key(C, "Map", "key", t->args[0], sp);
-  else if (t->kind == TY_MUTABLE_MAP) validate_key(C, "MutableMap", "key", t->args[0], sp);
-  else if (t->kind == TY_SET) validate_key(C, "Set", "element", t->args[0], sp);
-  for (int i = 0; i < t->n; i++) chk_validate_keyed(C, t->args[i], sp);
-  if (t->ret) chk_validate_keyed(C, t->ret, sp);
+  PtrMap seen;
+  memset(&seen, 0, sizeof seen);
+  validate_keyed_once(C, t, sp, &seen);
 }
