@@ -4,6 +4,7 @@
 #define GENO_CLI_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -62,8 +63,13 @@ bool cli_manifest_check(const char *file, char **err);
  * manifest) as JSON on stdout: the RunResult shape when run_result, else
  * {"ok": false, "diagnostics": [...]}. msg is escaped. */
 void cli_json_failure(bool run_result, const char *code, const char *msg);
-/* Write s (NUL-terminated) to stdout as a JSON string literal. */
+/* Write s (NUL-terminated) to stdout as a JSON string literal; bytes that
+ * are not UTF-8 become \ufffd. */
 void cli_json_string(const char *s);
+/* Length (1-4) of the well-formed UTF-8 sequence at p, looking at most
+ * `avail` bytes, and its code point in *cp (when cp is not NULL); 0 when
+ * the bytes there are not UTF-8. */
+int cli_utf8_char(const unsigned char *p, size_t avail, uint32_t *cp);
 
 
 /* Print every diagnostic of r in human form to `out`:

@@ -1,17 +1,19 @@
 /* JSON for failures the CLI reports before any run (cli.h). */
+#include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "cli.h"
+#include "host.h"
 
-/* Length of the well-formed UTF-8 sequence at p (1-4), or 0. */
-static int utf8_seq(const unsigned char *p) {
-  int n = p[0] >= 0xF0 ? 4 : p[0] >= 0xE0 ? 3 : p[0] >= 0xC2 ? 2 : 0;
-  if (p[0] > 0xF4) return 0;
-  for (int i = 1; i < n; i++)
-    if ((p[i] & 0xC0) != 0x80) return 0;
-  /* overlong 3- and 4-byte forms, surrogates, beyond U+10FFFF */
-  if (n == 3 && ((p[0] == 0xE0 && p[1] < 0xA0) || (p[0] == 0xED && p[1] >= 0xA0))) return 0;
-  if (n == 4 && ((p[0] == 0xF0 && p[1] < 0x90) || (p[0] == 0xF4 && p[1] >= 0x90))) return 0;
+int cli_utf8_char(const unsigned char *p, size_t avail, uint32_t *cp) {
+  size_t bad;
+  const char *reason;
+  int n = avail ? cli_utf8_seq(p, avail, true, &bad, &reason) : 0;
+  if (n <= 0) return 0;
+  uint32_t v = n == 1 ? p[0] : n == 2 ? p[0] & 0x1Fu : n == 3 ? p[0] & 0x0Fu : p[0] & 0x07u;
+  for (int i = 1; i < n; i++) v = (v << 6) | (p[i] & 0x3Fu);
+  if (cp) *cp = v;
   return n;
 }
 
@@ -26,7 +28,7 @@ void cli_json_string(const char *s) {
       putchar(*p);
     } else {
       /* a path need not be UTF-8; JSON must be: invalid bytes become U+FFFD */
-      int n = utf8_seq(p);
+      int n = cli_utf8_char(p, strlen((const char *)p), NULL);
       if (n == 0) {
         fputs("\\ufffd", stdout);
       } else {

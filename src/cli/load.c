@@ -222,23 +222,29 @@ static void print_snippet(FILE *out, const char *src, size_t len, int line, int 
   bool cut_left = first > 1, cut_right = false;
   fputs(cut_left ? "  ..." : "  ", out);
   size_t k = i;
-  for (; k < end; k++) {
+  while (k < end) {
     unsigned char ch = (unsigned char)src[k];
-    if (is_cont(ch)) {
-      if (c - 1 >= first && c - 1 < last) fputc(ch, out);
-      continue;
-    }
+    uint32_t cp = ch;
+    int n = cli_utf8_char((const unsigned char *)src + k, end - k, &cp);
     if (c >= last) {
       cut_right = true;
       break;
     }
     if (c >= first) {
-      /* Control characters would act on the terminal: show them as '?'
-       * (one column, so the caret still lines up). */
-      if ((ch < 0x20 && ch != '\t') || ch == 0x7F) fputc('?', out);
-      else fputc(ch, out);
+      /* What would act on the terminal or reorder the text shows as '?'
+       * (one column, so the caret still lines up): control characters,
+       * bytes that are not UTF-8, and the bidirectional controls that can
+       * make a line read differently from what it is ("Trojan Source"). */
+      bool hidden = n == 0 || (cp < 0x20 && cp != '\t') || (cp >= 0x7F && cp < 0xA0) || cp == 0x061C ||
+                    cp == 0x200E || cp == 0x200F || (cp >= 0x202A && cp <= 0x202E) ||
+                    (cp >= 0x2066 && cp <= 0x2069);
+      if (hidden) fputc('?', out);
+      else fwrite(src + k, 1, (size_t)n, out);
     }
-    c++;
+    k += n ? (size_t)n : 1;
+    /* a stray continuation byte has no column of its own (the caret's
+     * count below skips it too) */
+    if (n != 0 || !is_cont(ch)) c++;
   }
   fputs(cut_right ? "...\n  " : "\n  ", out);
   if (cut_left) fputs("   ", out);

@@ -47,6 +47,8 @@ PROGRAMS = {
     "latin/rt\udcff.geno": "func main() -> Int\n    return 1 / 0\nend func\n",
     "hints/assign.geno": "func main() -> Int\n    let total = 1\n    total = 2\n    return total\nend func\n",
     "hints/named.geno": "func main() -> Int\n    return fold([1, 2], 0, fn(a: Int, b: Int) -> a + b)\nend func\n",
+    # a right-to-left override inside a string ("Trojan Source")
+    "bidi.geno": 'func main() -> Int\n    let x: Int = "\u202eabc"\n    return x\nend func\n',
     "fifo/app.geno": "import Pipe\nfunc main() -> Int\n    return 1\nend func\n",
     "fifoproj/app.geno": "func main() -> Int\n    return 2\nend func\n",
     "mods/app.geno": "import Helper\nfunc main() -> Int\n    return Helper.twice(4)\nend func\n",
@@ -196,6 +198,8 @@ CASES = [
               "use `var total = ...`"]),
     Case("the named-argument rule shows the function's parameter names", ["check", "{d}/hints/named.geno"], 1,
          err=["use named arguments for clarity (e.g., fold(list: ..., initial: ..., reducer: ...))"]),
+    Case("snippets show bidirectional controls as '?'", ["check", "{d}/bidi.geno"], 1,
+         err=['let x: Int = "?abc"'], check=None),
     Case("test: a missing path", ["test", "{d}/nowhere"], 1, err=["Error: '{d}/nowhere' not found"]),
     Case("test --json: a missing path", ["test", "--json", "{d}/nowhere"], 1,
          check=lambda out: None if json.loads(out)["errors"] == 1 and json.loads(out)["files"][0]["error"]
