@@ -615,7 +615,9 @@ int cmd_test(int argc, char **argv) {
         printf("{\"path\": ");
         cli_json_string(path);
         printf(", \"error\": ");
-        cli_json_string(text ? text : "out of memory");
+        /* never an empty reason: a run that ended without a report or a
+         * diagnostic is said to have done so */
+        cli_json_string(!r ? "out of memory" : text && *text ? text : "the file ran without producing a test report");
         printf(", \"elapsed_ms\": %.2f}", ms);
         free(text);
       } else {
