@@ -14,6 +14,8 @@ void arena_init(Arena *a, size_t limit_bytes) {
   a->total = 0;
   a->limit = limit_bytes;
   a->oom = NULL;
+  a->charge = NULL;
+  a->charge_ctx = NULL;
 }
 
 void arena_free(Arena *a) {
@@ -91,6 +93,10 @@ void *arena_alloc_slow(Arena *a, size_t n) {
     b = NULL;
     if (a->total >= HUGE_AFTER && bytes <= HUGE_BLOCK && !(a->limit && a->total + HUGE_BLOCK > a->limit)) {
       b = map_huge();
+      if (b && a->charge && !a->charge(a->charge_ctx, HUGE_BLOCK)) {
+        munmap(b, HUGE_BLOCK); /* reserved, never touched */
+        arena_exhausted(a);
+      }
       if (b) {
         bytes = HUGE_BLOCK;
         payload = bytes - sizeof(ArenaBlock);
@@ -98,6 +104,7 @@ void *arena_alloc_slow(Arena *a, size_t n) {
     }
     if (!b) {
       if (a->limit && a->total + bytes > a->limit) arena_exhausted(a);
+      if (a->charge && !a->charge(a->charge_ctx, bytes)) arena_exhausted(a);
       b = malloc(bytes);
       if (!b) arena_exhausted(a);
       b->mapped = 0;

@@ -26,6 +26,11 @@ typedef struct Arena {
   size_t total;     /* bytes obtained from malloc so far */
   size_t limit;     /* 0 = unlimited; else total may not exceed it */
   jmp_buf *oom;     /* where to jump on exhaustion; NULL = panic */
+  /* Optional: called with the size of each new block before it is
+   * allocated; false refuses it (exhaustion). Lets an owner charge the
+   * arena to a budget (a builtin's parse tree to the run's memory). */
+  bool (*charge)(void *ctx, size_t bytes);
+  void *charge_ctx;
 } Arena;
 
 /* Default block payload: large enough that a typical module's AST takes a

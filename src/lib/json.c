@@ -715,7 +715,10 @@ static void out_float(Out *o, double d) {
   out_raw(o, tmp, strlen(tmp));
 }
 
+/* The writers' bound: JSON_MAX_DEPTH levels (the builtin's own error),
+ * and the thread's stack (E502) when that is smaller. */
 static bool too_deep(Out *o, int depth) {
+  if (!vm_c_stack_check(o->vm, o->fn)) return true;
   if (depth <= JSON_MAX_DEPTH) return false;
   vm_error(o->vm, E_RUNTIME, "%s: value nested too deeply (max %d levels)", o->fn, JSON_MAX_DEPTH);
   return true;
@@ -923,6 +926,7 @@ static bool is_json_ctor(const char *name) {
 /* Python's str() of a Map key as the reference builds it (str(k), and
  * repr() for what is nested in a tuple or constructor). */
 static bool py_text(VM *vm, Value v, bool repr, Buf *b, int depth) {
+  if (!vm_c_stack_check(vm, "json_to_string")) return false;
   if (depth > JSON_MAX_DEPTH) return vm_error(vm, E_RUNTIME, "json_to_string: value nested too deeply");
   switch (v.tag) {
     case T_STRING: {

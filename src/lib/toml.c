@@ -26,14 +26,21 @@
 #include "text.h"
 #include "toml.h"
 
-/* Arrays and inline tables nested deeper than this are refused. Python's
- * parser recurses about as deep before its own recursion limit; a bound
- * keeps the C stack safe. */
+/* Arrays and inline tables nested deeper than this are refused, and so is
+ * a document whose tables nest deeper (dotted keys and headers nest
+ * without brackets: `[a.a.a...]`). Python's parser and the reference's
+ * conversion recurse about as deep before its own recursion limit. Both
+ * walks also check the thread's stack at each level (vm_c_stack_check),
+ * so a small thread ends with E502 before this bound, never a crash. */
 #define TOML_MAX_NESTING 1000
 /* Python refuses decimal integers longer than this. */
 #define INT_MAX_DIGITS 4300
 /* The parse tree may use at most this many bytes beyond the text. */
 #define TOML_ARENA_LIMIT ((size_t)1 << 30)
+/* The parse tree, the key table and the text's copy are charged to the
+ * run's memory budget as they grow (vm_reserve), so memory_bytes bounds
+ * them; the arena limit only matters to hosts without one. The tree is
+ * linear in the text. */
 
 typedef enum { TK_TABLE, TK_ARRAY, TK_STR, TK_INT, TK_FLOAT, TK_BOOL, TK_DATE, TK_DATETIME, TK_TIME } TKind;
 
@@ -82,11 +89,15 @@ typedef struct Toml {
   Buf sb;        /* the string being read (one at a time); freed at the end,
                     so a longjmp out of a string leaks nothing */
   bool oom;
+  bool vm_failed; /* the VM raised an error (memory budget, thread stack) */
+  size_t reserved; /* bytes charged to the VM with vm_reserve */
   HSlot *slots;  /* malloc'd, power-of-two capacity */
   size_t nslots, used;
   int depth;
-  /* pending flags: (key path) set at the next table header */
+  /* pending flags: FL_EXPLICIT for the first n prefixes of a key below
+   * the flag node `base`, set at the next table header */
   struct Pending {
+    FNode *base;
     const char **keys;
     size_t *lens;
     size_t n;
@@ -100,6 +111,18 @@ typedef struct Key {
   size_t *lens;
   size_t n;
 } Key;
+
+/* The table the last header opened, found once: each key/value line
+ * below it then walks only its own key, so a long header followed by many
+ * lines costs their total length, not their product. Within a section
+ * nothing replaces the header's nodes (only a header does), so the cached
+ * pointers stay valid until the next header. */
+typedef struct Section {
+  Key key;         /* the header's key (empty at the top of the document) */
+  TNode *table;    /* its table (through an array of tables, the last) */
+  FNode *flags;    /* its flag node (the root flags at the top) */
+  uint8_t above;   /* recursive flags of the header's path, itself included */
+} Section;
 
 /* ---- errors ----------------------------------------------------------------- */
 
@@ -193,9 +216,22 @@ static HSlot *slot_find(Toml *t, const void *owner, const char *k, size_t n) {
   }
 }
 
+/* Charge n bytes to the run's memory budget (nothing without a VM). */
+static bool toml_reserve(void *ctx, size_t n) {
+  Toml *t = ctx;
+  if (!t->vm) return true;
+  if (!vm_reserve(t->vm, n)) {
+    t->vm_failed = true;
+    return false;
+  }
+  t->reserved += n;
+  return true;
+}
+
 static HSlot *slot_add(Toml *t, const void *owner, const char *k, size_t n, void *val, size_t idx) {
   if (2 * (t->used + 1) > t->nslots) {
     size_t cap = t->nslots ? t->nslots * 2 : 64;
+    if (!toml_reserve(t, cap * sizeof(HSlot))) longjmp(t->fail, 1);
     HSlot *ns = calloc(cap, sizeof *ns);
     if (!ns) {
       t->oom = true;
@@ -279,11 +315,23 @@ static FNode *fchild(Toml *t, FNode *f, const char *k, size_t n, bool create) {
   return c;
 }
 
-static void flags_set(Toml *t, FNode *root, Key key, int flag, bool recursive) {
-  FNode *c = root;
-  for (size_t i = 0; i < key.n; i++) c = fchild(t, c, key.parts[i], key.lens[i], true);
+/* The node at key below `from`, created with its path (an empty node
+ * reads as a missing one, so creating changes no answer); *above gets the
+ * recursive flags of every node on the path, the last included. */
+static FNode *flags_path(Toml *t, FNode *from, Key key, uint8_t *above) {
+  FNode *c = from;
+  for (size_t i = 0; i < key.n; i++) {
+    c = fchild(t, c, key.parts[i], key.lens[i], true);
+    if (above) *above |= c->rflags;
+  }
+  return c;
+}
+
+static FNode *flags_set(Toml *t, FNode *root, Key key, int flag, bool recursive) {
+  FNode *c = flags_path(t, root, key, NULL);
   if (recursive) c->rflags |= (uint8_t)flag;
   else c->flags |= (uint8_t)flag;
+  return c;
 }
 
 static bool flags_is(Toml *t, FNode *root, Key key, int flag) {
@@ -788,6 +836,10 @@ static size_t parse_value(Toml *t, size_t i, TNode **out) {
     return i + (x->b ? 4 : 5);
   }
   if (here && (c == '[' || c == '{')) {
+    if (t->vm && !vm_c_stack_check(t->vm, "toml_parse")) {
+      t->vm_failed = true;
+      longjmp(t->fail, 1);
+    }
     if (++t->depth > TOML_MAX_NESTING) {
       char m[80];
       snprintf(m, sizeof m, "toml_parse: input nested too deeply (max %d)", TOML_MAX_NESTING);
@@ -822,62 +874,90 @@ static size_t parse_value(Toml *t, size_t i, TNode **out) {
 
 /* ---- statements ------------------------------------------------------------------------ */
 
-static void add_pending(Toml *t, Key k) {
+static void add_pending(Toml *t, FNode *base, Key k) {
   if (t->npending == t->cap_pending) {
     size_t cap = t->cap_pending ? t->cap_pending * 2 : 8;
     t->pending = arena_grow(&t->arena, t->pending, t->npending, cap, sizeof *t->pending);
     t->cap_pending = cap;
   }
+  t->pending[t->npending].base = base;
   t->pending[t->npending].keys = k.parts;
   t->pending[t->npending].lens = k.lens;
   t->pending[t->npending].n = k.n;
   t->npending++;
 }
 
-static void finalize_pending(Toml *t, FNode *flags) {
-  for (size_t i = 0; i < t->npending; i++)
-    flags_set(t, flags, (Key){t->pending[i].keys, t->pending[i].lens, t->pending[i].n}, FL_EXPLICIT, false);
+static void finalize_pending(Toml *t) {
+  for (size_t i = 0; i < t->npending; i++) {
+    FNode *c = t->pending[i].base;
+    for (size_t k = 0; k < t->pending[i].n; k++) {
+      c = fchild(t, c, t->pending[i].keys[k], t->pending[i].lens[k], true);
+      c->flags |= FL_EXPLICIT;
+    }
+  }
   t->npending = 0;
 }
 
-/* key = value inside the table `header` */
-static size_t key_value_rule(Toml *t, size_t i, TNode *root, FNode *flags, Key header) {
+/* key = value inside the section's table. tomllib asks, for header + each
+ * proper prefix of the key, whether it was declared explicitly, and then
+ * whether header + key[:-1] is frozen; flags_is answers that for one path
+ * from the root, so the prefixes are walked here in one pass from the
+ * header's node instead (linear in the key, where one flags_is and one
+ * joined key per prefix was quadratic). A prefix is flagged when a node
+ * strictly above it carries the flag recursively, or its own node carries
+ * it; a missing node ends the path (nothing below it exists). */
+static size_t key_value_rule(Toml *t, size_t i, const Section *sec) {
   Key key;
   TNode *v;
   i = parse_kv(t, i, &key, &v);
+  FNode *c = sec->flags;
+  uint8_t above = sec->above; /* rflags strictly above the node at c's child */
   for (size_t n = 1; n < key.n; n++) {
-    Key ck = key_join(t, header, key, n);
-    if (flags_is(t, flags, ck, FL_EXPLICIT)) fail_key(t, i, "Cannot redefine namespace ", ck, "");
-    add_pending(t, ck);
+    c = c ? fchild(t, c, key.parts[n - 1], key.lens[n - 1], false) : NULL;
+    bool flagged = (above & FL_EXPLICIT) || (c && ((c->flags | c->rflags) & FL_EXPLICIT));
+    if (flagged) fail_key(t, i, "Cannot redefine namespace ", key_join(t, sec->key, key, n), "");
+    if (c) above |= c->rflags;
   }
-  Key parent = key_join(t, header, key, key.n - 1);
-  if (flags_is(t, flags, parent, FL_FROZEN)) fail_key(t, i, "Cannot mutate immutable namespace ", parent, "");
-  TNode *nest = get_or_create_nest(t, root, parent, true);
+  if (key.n > 1) add_pending(t, sec->flags, key_prefix(key, key.n - 1));
+  /* the parent is frozen: FL_FROZEN is only ever set recursively, so this
+   * is a recursive flag on the parent's path (the parent included) */
+  if ((sec->key.n || key.n > 1) && (above & FL_FROZEN))
+    fail_key(t, i, "Cannot mutate immutable namespace ", key_join(t, sec->key, key, key.n - 1), "");
+  TNode *nest = get_or_create_nest(t, sec->table, key_prefix(key, key.n - 1), true);
   if (!nest) fail_at(t, i, "Cannot overwrite a value");
   const char *stem = key.parts[key.n - 1];
   size_t slen = key.lens[key.n - 1];
   if (table_get(t, nest, stem, slen)) fail_at(t, i, "Cannot overwrite a value");
-  if (v->kind == TK_TABLE || v->kind == TK_ARRAY) flags_set(t, flags, key_join(t, header, key, key.n), FL_FROZEN, true);
+  if (v->kind == TK_TABLE || v->kind == TK_ARRAY) flags_set(t, sec->flags, key, FL_FROZEN, true);
   kids_push(t, nest, stem, slen, v);
   return i;
 }
 
+/* The section a header at key opens: its table and flag node. */
+static void section_open(Toml *t, Section *sec, FNode *flags, Key key, TNode *table) {
+  sec->key = key;
+  sec->table = table;
+  sec->above = 0;
+  sec->flags = flags_path(t, flags, key, &sec->above);
+}
+
 /* [table] */
-static size_t table_rule(Toml *t, size_t i, TNode *root, FNode *flags, Key *header) {
+static size_t table_rule(Toml *t, size_t i, TNode *root, FNode *flags, Section *sec) {
   i = skip_ws(t, i + 1);
   Key key;
   i = parse_key(t, i, &key);
   if (flags_is(t, flags, key, FL_EXPLICIT) || flags_is(t, flags, key, FL_FROZEN))
     fail_key(t, i, "Cannot declare ", key, " twice");
   flags_set(t, flags, key, FL_EXPLICIT, false);
-  if (!get_or_create_nest(t, root, key, true)) fail_at(t, i, "Cannot overwrite a value");
+  TNode *table = get_or_create_nest(t, root, key, true);
+  if (!table) fail_at(t, i, "Cannot overwrite a value");
   if (!(at(t, i) == ']' && has(t, i))) fail_at(t, i, "Expected ']' at the end of a table declaration");
-  *header = key;
+  section_open(t, sec, flags, key, table);
   return i + 1;
 }
 
 /* [[array of tables]] */
-static size_t array_table_rule(Toml *t, size_t i, TNode *root, FNode *flags, Key *header) {
+static size_t array_table_rule(Toml *t, size_t i, TNode *root, FNode *flags, Section *sec) {
   i = skip_ws(t, i + 2);
   Key key;
   i = parse_key(t, i, &key);
@@ -894,16 +974,17 @@ static size_t array_table_rule(Toml *t, size_t i, TNode *root, FNode *flags, Key
     list = node(t, TK_ARRAY);
     kids_push(t, c, stem, slen, list);
   }
-  kids_push(t, list, NULL, 0, node(t, TK_TABLE));
+  TNode *table = node(t, TK_TABLE);
+  kids_push(t, list, NULL, 0, table);
   if (!starts(t, i, "]]")) fail_at(t, i, "Expected ']]' at the end of an array declaration");
-  *header = key;
+  section_open(t, sec, flags, key, table);
   return i + 2;
 }
 
 /* document = (statement? comment? '\n')* */
 static void parse_document(Toml *t, TNode *root) {
   FNode *flags = arena_alloc(&t->arena, sizeof *flags);
-  Key header = {NULL, NULL, 0};
+  Section sec = {{NULL, NULL, 0}, root, flags, 0};
   size_t i = 0;
   for (;;) {
     i = skip_ws(t, i);
@@ -914,12 +995,12 @@ static void parse_document(Toml *t, TNode *root) {
       continue;
     }
     if (bare_char(c) || c == '"' || c == '\'') {
-      i = key_value_rule(t, i, root, flags, header);
+      i = key_value_rule(t, i, &sec);
       i = skip_ws(t, i);
     } else if (c == '[') {
-      finalize_pending(t, flags);
-      if (at(t, i + 1) == '[' && has(t, i + 1)) i = array_table_rule(t, i, root, flags, &header);
-      else i = table_rule(t, i, root, flags, &header);
+      finalize_pending(t);
+      if (at(t, i + 1) == '[' && has(t, i + 1)) i = array_table_rule(t, i, root, flags, &sec);
+      else i = table_rule(t, i, root, flags, &sec);
       i = skip_ws(t, i);
     } else if (c != '#') {
       fail_at(t, i, "Invalid statement");
@@ -960,15 +1041,22 @@ static bool stack_wrap(Toml *t, const char *name) {
 /* The reference converts the parsed document top-down: sizes (raised),
  * non-finite floats (an Err), dates and times (raised). The JsonValue of
  * x is pushed on the stack. */
-static CvStatus convert(Toml *t, TNode *x, const char **err) {
+static CvStatus convert(Toml *t, TNode *x, const char **err, int depth) {
   VM *vm = t->vm;
   Value v;
   switch (x->kind) {
     case TK_BOOL: return stack_push(t, v_bool(x->b)) && stack_wrap(t, "JsonBool") ? CV_OK : CV_FAIL;
     case TK_INT: {
       mpz_t z;
-      char *digits = arena_strndup(&t->arena, x->s, x->n);
+      /* not from the arena: its exhaustion jumps to the parser's handler,
+       * which has returned by now */
+      char *digits = strndup(x->s, x->n);
+      if (!digits) {
+        vm_error(vm, E_RESOURCE, "out of memory in toml_parse");
+        return CV_FAIL;
+      }
       mpz_init_set_str(z, digits, x->base);
+      free(digits);
       if (x->neg) mpz_neg(z, z);
       bool ok = vm_int_from_mpz(vm, z, &v);
       mpz_clear(z);
@@ -992,6 +1080,11 @@ static CvStatus convert(Toml *t, TNode *x, const char **err) {
     default: break;
   }
   bool table = x->kind == TK_TABLE;
+  if (depth > TOML_MAX_NESTING) {
+    vm_error(vm, E_RUNTIME, "toml_parse: input nested too deeply (max %d)", TOML_MAX_NESTING);
+    return CV_FAIL;
+  }
+  if (!vm_c_stack_check(vm, "toml_parse")) return CV_FAIL;
   if (!lib_check_count(vm, table ? "Map" : "List", x->len) || !vm_charge(vm, x->len)) return CV_FAIL;
   size_t base = stack_len(t);
   for (size_t i = 0; i < x->len; i++) {
@@ -999,7 +1092,7 @@ static CvStatus convert(Toml *t, TNode *x, const char **err) {
       if (!lib_check_count(vm, "String", lib_cp_count(x->keys[i], x->klens[i]))) return CV_FAIL;
       if (!vm_string(vm, x->keys[i], x->klens[i], &v) || !stack_push(t, v)) return CV_FAIL;
     }
-    CvStatus st = convert(t, x->kids[i], err);
+    CvStatus st = convert(t, x->kids[i], err, depth + 1);
     if (st != CV_OK) return st;
   }
   /* build the items (pairs for a table) from the stack, then replace
@@ -1033,6 +1126,8 @@ static CvStatus convert(Toml *t, TNode *x, const char **err) {
 /* Set t up to read src (n bytes): "\r\n" reads as "\n" everywhere,
  * strings included, as in tomllib. False when out of memory. */
 static bool toml_open(Toml *t, VM *vm, const char *src, size_t n) {
+  t->vm = vm;
+  if (!toml_reserve(t, n + 1)) return false;
   char *text = malloc(n + 1);
   if (!text) return false;
   size_t k = 0;
@@ -1040,15 +1135,17 @@ static bool toml_open(Toml *t, VM *vm, const char *src, size_t n) {
     if (src[i] == '\r' && i + 1 < n && src[i + 1] == '\n') continue;
     text[k++] = src[i];
   }
-  t->vm = vm;
   t->s = text;
   t->n = k;
   arena_init(&t->arena, TOML_ARENA_LIMIT);
   t->arena.oom = &t->fail;
+  t->arena.charge = toml_reserve;
+  t->arena.charge_ctx = t;
   return true;
 }
 
 static void toml_close(Toml *t) {
+  if (t->vm) vm_release(t->vm, t->reserved);
   free(t->err);
   buf_free(&t->sb);
   free(t->slots);
@@ -1074,21 +1171,24 @@ static bool lib_toml_parse(VM *vm, Value *args, int nargs, Value *out) {
   if (!vm_charge(vm, n)) return false;
   Toml *t = calloc(1, sizeof *t);
   if (!t || !toml_open(t, vm, src, n)) {
-    free(t);
-    return vm_error(vm, E_RUNTIME, "out of memory in toml_parse");
+    bool raised = t && t->vm_failed;
+    if (t) toml_close(t);
+    return raised || vm_error(vm, E_RESOURCE, "out of memory in toml_parse");
   }
   TNode *root = NULL;
   bool ok = toml_read(t, &root);
   bool result;
   if (!ok) {
-    if (t->oom || !t->err) result = vm_error(vm, E_RUNTIME, "out of memory in toml_parse");
+    /* memory is a limit (E504, uncatchable) like every other */
+    if (t->vm_failed) result = false;
+    else if (t->oom || !t->err) result = vm_error(vm, E_RESOURCE, "out of memory in toml_parse");
     else if (t->depth < 0) result = vm_error(vm, E_RUNTIME, "%s", t->err);
     else result = vm_string(vm, t->err, strlen(t->err), out) && vm_err(vm, *out, out);
   } else {
     const char *err = NULL;
     t->stack = v_unit();
     vm_push_root(vm, &t->stack);
-    CvStatus st = vm_array(vm, T_VEC, 0, &t->stack) ? convert(t, root, &err) : CV_FAIL;
+    CvStatus st = vm_array(vm, T_VEC, 0, &t->stack) ? convert(t, root, &err, 0) : CV_FAIL;
     if (st == CV_OK) {
       size_t len;
       *out = vm_array_items(t->stack, &len)[0];

@@ -37,6 +37,15 @@ bool vm_charge(VM *vm, size_t work) {
   return true;
 }
 
+bool vm_reserve(VM *vm, size_t bytes) { return gc_reserve(vm, bytes); }
+void vm_release(VM *vm, size_t bytes) { gc_charge(vm, -(ptrdiff_t)bytes); }
+
+bool vm_c_stack_check(VM *vm, const char *what) {
+  if (!vm_c_stack_low(vm)) return true;
+  return vm_raise_fatal(vm, E_RECURSION, NULL,
+                        "Maximum recursion depth exceeded (%s: nested too deeply for the thread's stack)", what);
+}
+
 void vm_push_root(VM *vm, Value *slot) { gc_push_root(vm, slot); }
 void vm_pop_roots(VM *vm, int n) { gc_pop_roots(vm, n); }
 

@@ -70,6 +70,22 @@ size_t vm_max_size(const VM *vm);
 #define VM_WORK_PER_STEP 256
 bool vm_charge(VM *vm, size_t work);
 
+/* Memory a builtin takes outside the VM's heap (a parser's tree, scratch
+ * tables) counts against memory_bytes like the heap: vm_reserve charges
+ * `bytes` before they are allocated (false after raising an uncatchable
+ * E504 when the budget cannot hold them), vm_release gives them back when
+ * they are freed. Reservations must be released before the builtin
+ * returns. */
+bool vm_reserve(VM *vm, size_t bytes);
+void vm_release(VM *vm, size_t bytes);
+
+/* A builtin that recurses over input or a value calls this at each level,
+ * beside its own depth bound: false after raising an uncatchable E502 when
+ * the thread's C stack is nearly used up (the margin the VM keeps below
+ * its own recursion, learnt from the thread's stack bounds). `what` names
+ * the walk in the message ("toml_parse", "json_to_string"). */
+bool vm_c_stack_check(VM *vm, const char *what);
+
 /* ---- GC rooting ------------------------------------------------------------------ */
 
 void vm_push_root(VM *vm, Value *slot);
