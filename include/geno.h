@@ -6,6 +6,25 @@
  * by the caller and released with the matching geno_*_free. Strings inside
  * a result stay valid until that result is freed.
  *
+ * Ownership of geno_value, and what happens when it is broken:
+ *  - A value the host builds (geno_value_new_*, geno_value_copy) is the
+ *    host's until it passes it on: as an item of a constructor, or as a
+ *    callback's result. Passed on, it belongs to its new owner.
+ *  - A value the library lends (geno_result_value and everything inside
+ *    it, a callback's arguments and everything inside them) stays the
+ *    library's; it is valid while its result lives / during the call.
+ *  - geno_value_free on a value with an owner (inside another value, or
+ *    lent) does nothing. A constructor given such a value, or the same
+ *    value twice, fails (returns NULL) and leaves that value to its owner
+ *    (the other items are freed as usual). A callback that returns one of
+ *    its arguments, or a part of one, has it read, not taken (as if it had
+ *    returned a copy). So a mistake is an error, never a double free.
+ *  - NULL where a pointer is required is refused: a constructor or a
+ *    [m] function returns NULL / false, an [e] function returns a result
+ *    with an error diagnostic (a NULL source with a non-zero length), an
+ *    accessor returns its neutral value. A NULL geno_config means the
+ *    defaults.
+ *
  * Thread safety: no global mutable state. Independent calls on different
  * threads are safe as long as they do not share a geno_result or geno_value.
  * A geno_config is only read during a call and may be shared read-only.
@@ -298,7 +317,11 @@ typedef struct geno_config {
                                     are not counted). Isolated runs also:
                                     the address space the child may add to
                                     what it inherits at fork (RLIMIT_AS =
-                                    inherited + this). Default 256 MiB.
+                                    inherited + 64 MiB for the interpreter's
+                                    own structures + this), so even 1 byte
+                                    ends a program that allocates with the
+                                    VM's E504, as in-process. Default
+                                    256 MiB.
                                     0 = no limit. Exceeding either: E504. */
   double cpu_seconds;            /* RLIMIT_CPU of the child, rounded up to
                                     whole seconds. Default 0 = derived from
@@ -330,9 +353,14 @@ typedef struct geno_config {
 
 /* [-] Fill `cfg` with the defaults documented above. */
 GENO_API void geno_config_init(geno_config *cfg);
-/* [m] Validate a configuration: NULL if valid, else a malloc'd message
- * (unknown callback name, callback for an ungranted capability is allowed
- * but unused, non-finite timeout...). Caller frees. */
+/* [m] Validate a configuration: NULL if valid (NULL is: the defaults),
+ * else a malloc'd message (unknown callback name, non-finite or negative
+ * timeout_s, cpu_seconds NaN, infinite, negative or above 1e9, a module
+ * without a name, a module name given twice; a callback for an ungranted
+ * capability is allowed but unused). geno_run and geno_run_isolated call it
+ * first and refuse an invalid configuration with E499 carrying this
+ * message before any work (nothing is parsed, nothing forks). Caller
+ * frees. */
 GENO_API char *geno_config_validate(const geno_config *cfg);
 
 /* ------------------------------------------------------------------------ */
@@ -429,7 +457,8 @@ GENO_API geno_result *geno_run_isolated(const char *source, size_t len, const ch
  * still lists its imports. *names is a malloc'd array of malloc'd strings;
  * free with geno_strings_free. Returns the count, or -1 exactly when the
  * source has a lexical error (E100-E103, as geno_parse would report; its
- * imports are then unknown) or memory ran out. */
+ * imports are then unknown), memory ran out, `names` is NULL, or `source`
+ * is NULL with a non-zero length. */
 GENO_API int geno_source_imports(const char *source, size_t len, char ***names);
 GENO_API void geno_strings_free(char **strings, size_t count);
 

@@ -38,7 +38,7 @@ static bool save_field(CsvReader *r) {
    * the limit cannot be made, so the check comes first here) */
   if (!lib_check_result(r->vm, r->fn, r->field_cps)) return false;
   bool ok = !r->field.failed && vm_string(r->vm, r->field.data ? r->field.data : "", r->field.len, &f);
-  if (r->field.failed) ok = vm_error(r->vm, E_RUNTIME, "out of memory in %s", r->fn);
+  if (r->field.failed) ok = vm_error(r->vm, E_RESOURCE, "out of memory in %s", r->fn);
   buf_clear(&r->field);
   r->field_cps = 0;
   return ok && vm_list_push(r->vm, r->row, f);

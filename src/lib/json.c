@@ -256,7 +256,7 @@ static bool parse_number(Parser *p, size_t *i) {
   }
   char *text = malloc(k - start + 1);
   if (!text) {
-    p->vm_failed = !vm_error(p->vm, E_RUNTIME, "out of memory in json_parse");
+    p->vm_failed = !vm_error(p->vm, E_RESOURCE, "out of memory in json_parse");
     return false;
   }
   memcpy(text, s + start, k - start);
@@ -399,7 +399,7 @@ static bool collect_object(Parser *p, size_t base) {
   if (!ok) {
     free(last);
     p->vm_failed = true;
-    return !vm_error(vm, E_RUNTIME, "out of memory in json_parse");
+    return !vm_error(vm, E_RESOURCE, "out of memory in json_parse");
   }
   /* The (key, value) tuples are pushed above the pairs, then moved down. */
   size_t kept = 0;
@@ -612,7 +612,7 @@ static bool lib_json_parse(VM *vm, Value *args, int nargs, Value *out) {
     }
     if (b.failed) {
       buf_free(&b);
-      return vm_error(vm, E_RUNTIME, "out of memory in json_parse");
+      return vm_error(vm, E_RESOURCE, "out of memory in json_parse");
     }
     Value msg = v_unit();
     ok = lib_string_from_buf(vm, &b, &msg) && (*out = msg, vm_err(vm, msg, out));
@@ -755,7 +755,7 @@ static bool entries_last(VM *vm, Value entries, size_t **last) {
   if (!ok) {
     free(*last);
     *last = NULL;
-    return vm_error(vm, E_RUNTIME, "out of memory writing JSON");
+    return vm_error(vm, E_RESOURCE, "out of memory writing JSON");
   }
   return true;
 }
@@ -1060,7 +1060,7 @@ static bool write_any(Out *o, Value v, int depth);
 static bool write_text_of(Out *o, Value v, bool key_form) {
   Buf t = BUF_INIT;
   bool ok = key_form ? py_text(o->vm, v, false, &t, 0) : vm_render_text(o->vm, v, true, &t, SIZE_MAX, "json_to_string");
-  if (ok && t.failed) ok = vm_error(o->vm, E_RUNTIME, "out of memory in json_to_string");
+  if (ok && t.failed) ok = vm_error(o->vm, E_RESOURCE, "out of memory in json_to_string");
   if (ok) out_string(o, t.data ? t.data : "", t.len);
   buf_free(&t);
   return ok;
@@ -1127,7 +1127,7 @@ static bool write_any(Out *o, Value v, int depth) {
         vals[i++] = val;
       }
       if (!(keys && vals && last) || (ok && !dedupe_keys(keys, n, last)))
-        ok = vm_error(vm, E_RUNTIME, "out of memory in json_to_string");
+        ok = vm_error(vm, E_RESOURCE, "out of memory in json_to_string");
       if (ok && n == 0) out_raw(o, "{}", 2);
       bool first = true;
       for (size_t e = 0; ok && e < n; e++) {

@@ -10,9 +10,11 @@
 #include "regex_engine.h"
 
 /* Raise the engine's message as a catchable runtime error (E499), as the
- * reference reports them; size errors go through vm_check_size (E504). */
+ * reference reports them; size errors go through vm_check_size (E504),
+ * and running out of memory is E504 too (a limit: uncatchable). */
 static bool regex_fail(VM *vm, const Buf *err) {
-  return vm_error(vm, E_RUNTIME, "%s", err->data ? err->data : "regex failure");
+  bool oom = err->failed || (err->data && strstr(err->data, ": out of memory"));
+  return vm_error(vm, oom ? E_RESOURCE : E_RUNTIME, "%s", err->data ? err->data : "regex: out of memory");
 }
 
 /* Validate and compile args[0] and check the subject args[text_arg]. */

@@ -617,7 +617,7 @@ static bool lib_string_last_index_of(VM *vm, Value *args, int nargs, Value *out)
     if (!rs || !rp) {
       free(rs);
       free(rp);
-      return vm_error(vm, E_RUNTIME, "out of memory in string_last_index_of");
+      return vm_error(vm, E_RESOURCE, "out of memory in string_last_index_of");
     }
     for (size_t i = 0; i < n; i++) rs[i] = s[n - 1 - i];
     for (size_t i = 0; i < pn; i++) rp[i] = p[pn - 1 - i];

@@ -125,7 +125,7 @@ bool lib_check_count(VM *vm, const char *kind, size_t n) {
 bool lib_string_from_buf(VM *vm, Buf *b, Value *out) {
   if (b->failed) {
     buf_free(b);
-    return vm_error(vm, E_RUNTIME, "out of memory building a string");
+    return vm_error(vm, E_RESOURCE, "out of memory building a string");
   }
   bool ok = vm_string(vm, b->data ? b->data : "", b->len, out);
   buf_free(b);

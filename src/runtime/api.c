@@ -21,6 +21,11 @@ geno_result *geno_parse(const char *source, size_t len, const char *filename, co
   double t0 = rt_now_ms();
   geno_result *r = rt_result_new();
   if (!r) return NULL;
+  if (!source && len) {
+    rt_result_add(r, E_PROJECT, NULL, "source is NULL but its length is not 0");
+    monitor(cfg, r, "parse");
+    return r;
+  }
   FrontEnd fe;
   rt_frontend_run(&fe, source ? source : "", source ? len : 0, filename, cfg, false);
   rt_result_add_diags(r, &fe.diags);
@@ -61,8 +66,10 @@ static void add_import(void *ud, const char *name, size_t n) {
 }
 
 int geno_source_imports(const char *source, size_t len, char ***names_out) {
+  if (!names_out) return -1;
   *names_out = NULL;
-  if (!source) source = "", len = 0;
+  if (!source && len) return -1;
+  if (!source) source = "";
   ImportList l = {NULL, 0, false};
   if (!lex_imports(source, len, add_import, &l) || l.oom) {
     geno_strings_free(l.names, (size_t)l.count);
@@ -117,7 +124,9 @@ geno_result *geno_check(const char *source, size_t len, const char *filename, co
   geno_result *r = rt_result_new();
   if (!r) return NULL;
   const char *bad = cfg ? rt_config_bad_target(cfg) : NULL;
-  if (bad || (cfg && cfg->ntargets && !cfg->targets)) {
+  if (!source && len) {
+    rt_result_add(r, E_PROJECT, NULL, "source is NULL but its length is not 0");
+  } else if (bad || (cfg && cfg->ntargets && !cfg->targets)) {
     Buf b = BUF_INIT;
     if (bad) buf_printf(&b, "Unknown target '%s'. Valid targets: %s", bad, CHK_TARGET_NAMES);
     else buf_puts(&b, "ntargets is set but targets is NULL");

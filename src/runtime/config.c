@@ -14,6 +14,7 @@ static const char *const cap_names[GENO_CAP_COUNT] = {
 };
 
 void geno_config_init(geno_config *c) {
+  if (!c) return;
   memset(c, 0, sizeof *c);
   c->timeout_s = 5.0;
   c->max_steps = 1000000;
@@ -77,11 +78,52 @@ const char *rt_config_bad_target(const geno_config *c) {
   return NULL;
 }
 
+/* Every module named, with its text, and each name once (a repeated name
+ * was silently the first one's); the message goes to b. Sorting a copy of
+ * the names keeps this O(n log n) for hosts with many modules. */
+static int cmp_names(const void *a, const void *b) {
+  return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static bool modules_valid(const geno_config *c, Buf *b) {
+  for (size_t i = 0; i < c->nmodules; i++) {
+    if (!c->modules[i].name || !*c->modules[i].name) {
+      buf_printf(b, "modules[%zu] has no name", i);
+      return false;
+    }
+    if (!c->modules[i].source && c->modules[i].length) {
+      buf_printf(b, "Module '%s' has a length but no source", c->modules[i].name);
+      return false;
+    }
+  }
+  if (c->nmodules < 2) return true;
+  const char **names = malloc(c->nmodules * sizeof *names);
+  if (!names) {
+    buf_puts(b, "out of memory validating the configuration");
+    return false;
+  }
+  for (size_t i = 0; i < c->nmodules; i++) names[i] = c->modules[i].name;
+  qsort(names, c->nmodules, sizeof *names, cmp_names);
+  bool ok = true;
+  for (size_t i = 1; ok && i < c->nmodules; i++)
+    if (strcmp(names[i - 1], names[i]) == 0) {
+      buf_printf(b, "Module '%s' is given more than once in modules", names[i]);
+      ok = false;
+    }
+  free(names);
+  return ok;
+}
+
 char *geno_config_validate(const geno_config *c) {
   Buf b = BUF_INIT;
   if (!c) return NULL;
   if (!isfinite(c->timeout_s) || c->timeout_s < 0)
     buf_puts(&b, "timeout_s must be a finite number of seconds >= 0");
+  /* cpu_seconds becomes an rlim_t; beyond a billion seconds (32 years) is
+   * a mistake, not a limit. Checked for every run (geno_run ignores it),
+   * so a configuration is valid or not whichever way it is run. */
+  else if (!isfinite(c->cpu_seconds) || c->cpu_seconds < 0 || c->cpu_seconds > 1e9)
+    buf_puts(&b, "cpu_seconds must be a finite number of seconds between 0 and 1e9");
   else if (c->capabilities & ~((1u << GENO_CAP_COUNT) - 1))
     buf_puts(&b, "capabilities contains an unknown capability bit");
   else if (c->ncallbacks && !c->callbacks)
@@ -92,7 +134,9 @@ char *geno_config_validate(const geno_config *c) {
     buf_puts(&b, "ntargets is set but targets is NULL");
   else if (rt_config_bad_target(c))
     buf_printf(&b, "Unknown target '%s'. Valid targets: %s", rt_config_bad_target(c), CHK_TARGET_NAMES);
-  else {
+  else if (!modules_valid(c, &b)) {
+    /* the message is in b */
+  } else {
     for (size_t i = 0; i < c->ncallbacks; i++) {
       if (!c->callbacks[i].name || !geno_callback_name_valid(c->callbacks[i].name)) {
         buf_printf(&b, "Unknown host callback '%s'", c->callbacks[i].name ? c->callbacks[i].name : "(null)");

@@ -479,6 +479,13 @@ bool rt_host_result_conforms(const char *sig, const geno_value *hv, char *why, s
 
 /* ---- callbacks ------------------------------------------------------------------------ */
 
+static bool host_result(VM *vm, const BuiltinDef *def, geno_value *r, char *error, Value *out);
+
+/* Set by rt_host_error_is_memory during a callback, read after it. */
+static _Thread_local bool host_error_memory;
+
+void rt_host_error_is_memory(void) { host_error_memory = true; }
+
 bool rt_host_call(VM *vm, const BuiltinDef *def, Value *args, int nargs, Value *out) {
   const geno_config *cfg = vm_config(vm);
   const geno_callback *cb = NULL;
@@ -504,8 +511,19 @@ bool rt_host_call(VM *vm, const BuiltinDef *def, Value *args, int nargs, Value *
     }
   }
   char *error = NULL;
+  /* The arguments are lent: a callback that frees one, or returns one (or
+   * part of one) as its result, cannot free it twice (rt_hv_lend). */
+  for (int i = 0; i < n; i++) rt_hv_lend(hargs[i]);
+  host_error_memory = false;
   geno_value *r = cb->fn(def->name, (const geno_value *const *)hargs, (size_t)n, cb->userdata, &error);
-  for (int i = 0; i < n; i++) geno_value_free(hargs[i]);
+  bool ok = host_result(vm, def, r, error, out);
+  for (int i = 0; i < n; i++) rt_hv_free(hargs[i]);
+  return ok;
+}
+
+/* A callback's result (or its error) as the builtin's result; frees r
+ * unless it is lent (then it is only read). */
+static bool host_result(VM *vm, const BuiltinDef *def, geno_value *r, char *error, Value *out) {
   /* A callback may block (sleep_ms, a process, a transfer): the deadline
    * is checked as soon as it returns, as the reference checks it after
    * every builtin, so a run whose time ran out there ends with E501. */
@@ -524,7 +542,7 @@ bool rt_host_call(VM *vm, const BuiltinDef *def, Value *args, int nargs, Value *
     if (!clean) return vm_raise_oom(vm);
     /* A host that stopped at max_collection_size reports it in the
      * runtime's words; it is a limit like the VM's own (geno.h). */
-    if (strstr(clean, " size exceeds limit (")) vm_limit_error(vm, E_RESOURCE, "%s", clean);
+    if (strstr(clean, " size exceeds limit (") || host_error_memory) vm_limit_error(vm, E_RESOURCE, "%s", clean);
     else vm_error(vm, vm_code_for_message(clean), "%s", clean);
     free(clean);
     return false;

@@ -22,5 +22,10 @@ bool rt_host_result_conforms(const char *sig, const geno_value *hv, char *why, s
  * (E413 when the host did not provide one). A result whose type is not
  * the builtin's return type is a runtime error (E499). */
 bool rt_host_call(VM *vm, const struct BuiltinDef *def, Value *args, int nargs, Value *out);
+/* Called by a callback (on the run's thread) that fails because memory ran
+ * out carrying its result: the error it returns then ends the run with
+ * E504, uncatchable, instead of a catchable E499. The sandbox's forwarders
+ * use it when a result is too large for the frame or the child's memory. */
+void rt_host_error_is_memory(void);
 
 #endif

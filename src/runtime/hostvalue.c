@@ -41,11 +41,11 @@ static char *xstrdup(const char *s) {
   return p;
 }
 
-void geno_value_free(geno_value *v) {
+void rt_hv_free(geno_value *v) {
   if (!v) return;
   for (size_t i = 0; i < v->count; i++) {
-    if (v->items) geno_value_free(v->items[i]);
-    if (v->keys) geno_value_free(v->keys[i]);
+    if (v->items) rt_hv_free(v->items[i]);
+    if (v->keys) rt_hv_free(v->keys[i]);
     if (v->field_names) free(v->field_names[i]);
   }
   free(v->items);
@@ -56,11 +56,26 @@ void geno_value_free(geno_value *v) {
   free(v);
 }
 
+void geno_value_free(geno_value *v) {
+  /* a value inside another, or lent by the library, belongs to its owner:
+   * freeing it here would free it twice */
+  if (v && !v->owned) rt_hv_free(v);
+}
+
+void rt_hv_lend(geno_value *v) {
+  if (!v) return;
+  v->owned = true;
+  for (size_t i = 0; i < v->count; i++) {
+    if (v->items) rt_hv_lend(v->items[i]);
+    if (v->keys) rt_hv_lend(v->keys[i]);
+  }
+}
+
 geno_value_kind geno_value_type(const geno_value *v) { return v ? v->kind : GENO_UNIT; }
 bool geno_value_bool(const geno_value *v) { return v && v->kind == GENO_BOOL && v->b; }
 
 bool geno_value_int(const geno_value *v, int64_t *out) {
-  if (!v || v->kind != GENO_INT) return false;
+  if (!v || !out || v->kind != GENO_INT) return false;
   errno = 0;
   char *end;
   long long x = strtoll(v->text, &end, 10);
@@ -156,18 +171,27 @@ geno_value *geno_value_new_string(const char *s, size_t len) {
   return v;
 }
 
+/* The items are taken (freed on failure), except one that already has an
+ * owner: a value inside another, lent by the library, or given twice in
+ * this call. That one is refused (the call fails) and left to its owner,
+ * so a repeated or borrowed item is an error, never a double free. */
 static geno_value *new_seq(geno_value_kind kind, geno_value **items, size_t count) {
   geno_value *v = rt_hv_alloc(kind, count);
   bool ok = v != NULL;
   for (size_t i = 0; i < count; i++) {
-    if (!items || !items[i]) ok = false;
-    if (v && items) v->items[i] = items[i];
-    else if (items) geno_value_free(items[i]);
+    geno_value *x = items ? items[i] : NULL;
+    if (!x || x->owned) {
+      ok = false;
+      continue;
+    }
+    x->owned = true;
+    if (v) v->items[i] = x;
+    else rt_hv_free(x);
   }
   /* a value no deeper than GENO_VALUE_MAX_DEPTH: every recursive walk of
    * it (free, copy, conversion) stays bounded */
   if (!ok || !rt_hv_set_depth(v)) {
-    geno_value_free(v);
+    rt_hv_free(v);
     return NULL;
   }
   if (kind == GENO_LIST) v->container = "List";
@@ -335,6 +359,7 @@ static void hv_text(Buf *b, const geno_value *v, bool top, int depth) {
 }
 
 char *geno_value_to_string(const geno_value *v) {
+  if (!v) return NULL;
   Buf b = BUF_INIT;
   hv_text(&b, v, true, 0);
   if (b.failed) {
@@ -420,6 +445,7 @@ static void hv_json(Buf *b, const geno_value *v, int depth) {
 }
 
 char *geno_value_to_json(const geno_value *v) {
+  if (!v) return NULL;
   Buf b = BUF_INIT;
   hv_json(&b, v, 0);
   if (b.failed) {

@@ -19,7 +19,18 @@ struct geno_value {
   char **field_names;      /* GENO_CTOR */
   size_t count;
   unsigned depth;          /* levels: 1 for a leaf, 1 + the deepest item */
+  bool owned;              /* held by a parent value, or lent by the library
+                              (a result's value, a callback's arguments):
+                              not the host's to free or to put in another
+                              value (geno.h, "Ownership") */
 };
+
+/* Mark v and everything in it as lent to the host: geno_value_free
+ * ignores them, constructors refuse them, and a callback returning one
+ * (or part of one) has its result read, not taken. */
+void rt_hv_lend(geno_value *v);
+/* Free a value whatever its owner flag (the library's own lent values). */
+void rt_hv_free(geno_value *v);
 
 /* Set v->depth from its items and keys (already built). False when that
  * is more than GENO_VALUE_MAX_DEPTH. */

@@ -271,7 +271,7 @@ void geno_metrics_record_benchmark(geno_metrics *m, uint64_t total, uint64_t pas
 }
 
 bool geno_metrics_set_startup_errors(geno_metrics *m, const char *const *errors, size_t count) {
-  if (!m) return false;
+  if (!m || (count && !errors)) return false;
   char **copy = count ? calloc(count, sizeof *copy) : NULL;
   if (count && !copy) return false;
   for (size_t i = 0; i < count; i++) {
@@ -439,7 +439,7 @@ static double seconds_since(const struct timespec *t0) {
 }
 
 char *geno_metrics_health_json(geno_metrics *m, const geno_health_check *extra, size_t nextra) {
-  if (!m) return NULL;
+  if (!m || (nextra && !extra)) return NULL;
   Buf checks = BUF_INIT, detail = BUF_INIT, b = BUF_INIT;
   bool any_fail = false, any_warn = false, first = true;
   pthread_mutex_lock(&m->lock);

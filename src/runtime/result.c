@@ -1,5 +1,6 @@
 /* geno_result: construction, accessors and the RunResult JSON form. */
 #include "result.h"
+#include "hostvalue.h"
 
 #include <stdio.h>
 #include <time.h>
@@ -207,6 +208,6 @@ void geno_result_free(geno_result *r) {
   free(r->output);
   free(r->value_json);
   free(r->value_text);
-  geno_value_free(r->value);
+  rt_hv_free(r->value);
   free(r);
 }

@@ -13,6 +13,7 @@
 #include "../vm/render.h"
 #include "frontend.h"
 #include "hostconv.h"
+#include "hostvalue.h"
 #include "result.h"
 
 static void monitor(const geno_config *cfg, const geno_result *r, const char *op) {
@@ -253,6 +254,7 @@ static void set_value(geno_result *r, VM *vm, Value v) {
   /* NULL also when main's value nests deeper than GENO_VALUE_MAX_DEPTH
    * (its JSON and text above are still given) */
   r->value = rt_value_to_host(vm, v, NULL);
+  rt_hv_lend(r->value); /* the result owns it (geno_value_free ignores it) */
 }
 
 geno_result *geno_run(const char *source, size_t len, const char *filename, const geno_config *cfg) {
@@ -264,7 +266,7 @@ geno_result *geno_run(const char *source, size_t len, const char *filename, cons
     geno_config_init(&defaults);
     cfg = &defaults;
   }
-  char *bad = geno_config_validate(cfg);
+  char *bad = !source && len ? strdup("source is NULL but its length is not 0") : geno_config_validate(cfg);
   if (bad) {
     rt_result_add(r, E_RUNTIME, NULL, bad);
     free(bad);

@@ -20,8 +20,15 @@
 
 #include "../base/utf8.h"
 #include "../lib/builtins.h"
+#include "../runtime/hostconv.h"
 #include "../runtime/hostvalue.h"
 #include "wire.h"
+
+/* The first byte of a REPLY frame: a value follows, or an error message
+ * (REPLY_MEMORY: memory ran out carrying the value, which ends the run
+ * with E504 like every memory limit, where REPLY_ERROR is the callback's
+ * own, catchable error). */
+enum { REPLY_ERROR = 0, REPLY_VALUE = 1, REPLY_MEMORY = 2 };
 
 /* Most arguments a builtin takes (http_request has 4); more is a forgery. */
 #define SBX_MAX_CALL_ARGS 16
@@ -56,6 +63,7 @@ static geno_value *forward(const char *name, const geno_value *const *args, size
     buf_free(&b);
     *error = dup_text(deep ? "host callback argument is nested too deeply to pass to the host"
                            : "host callback arguments are too large to pass to the host");
+    if (!deep) rt_host_error_is_memory();
     return NULL;
   }
   geno_value *result = NULL;
@@ -65,12 +73,20 @@ static geno_value *forward(const char *name, const geno_value *const *args, size
   } else {
     SbxReader r;
     sbx_reader_init(&r, b.data, b.len, b.len + 1);
-    if (sbx_get_u8(&r)) {
+    uint8_t status = sbx_get_u8(&r);
+    if (status == REPLY_VALUE) {
       result = sbx_get_value(&r);
-      if (!result) *error = dup_text("the host callback's result could not be decoded");
+      if (!result && !r.bad) {
+        /* well formed, but this child's memory cannot hold it */
+        *error = dup_text("the host callback's result is too large for the program's memory limit");
+        rt_host_error_is_memory();
+      } else if (!result) {
+        *error = dup_text("the host callback's result could not be decoded");
+      }
     } else {
       *error = sbx_get_text(&r, SBX_MAX_FRAME);
       if (!*error) *error = dup_text("host callback failed");
+      if (status == REPLY_MEMORY) rt_host_error_is_memory();
     }
   }
   buf_free(&b);
@@ -90,9 +106,9 @@ geno_callback *sbx_forwarders(const geno_config *cfg, int *chan) {
 
 /* ---- parent side ---- */
 
-static void reply_error(Buf *reply, const char *msg) {
+static void reply_error(Buf *reply, uint8_t status, const char *msg) {
   sbx_frame_begin(reply, SBX_MSG_REPLY);
-  sbx_put_u8(reply, 0);
+  sbx_put_u8(reply, status);
   /* The child decodes strictly: pass on valid UTF-8, invalid bytes
    * replaced by U+FFFD as geno_run replaces them in-process. */
   size_t n;
@@ -145,28 +161,32 @@ bool sbx_broker_handle(const geno_config *cfg, const void *body, size_t n, Buf *
       *why = "malformed host callback arguments";
       return false;
     }
-    reply_error(reply, "out of memory passing arguments to the host callback");
+    reply_error(reply, REPLY_MEMORY, "out of memory passing arguments to the host callback");
     return true;
   }
   char *error = NULL;
+  /* lent to the callback (see rt_hv_lend): freed after its result is
+   * encoded, since the result may be one of them */
+  for (uint32_t i = 0; i < nargs; i++) rt_hv_lend(args[i]);
   geno_value *result = cb->fn(cb->name, (const geno_value *const *)args, nargs, cb->userdata, &error);
-  for (uint32_t i = 0; i < nargs; i++) geno_value_free(args[i]);
   if (result) {
     sbx_frame_begin(reply, SBX_MSG_REPLY);
-    sbx_put_u8(reply, 1);
+    sbx_put_u8(reply, REPLY_VALUE);
     bool encoded = sbx_put_value(reply, result);
-    if (!encoded || !sbx_frame_end(reply))
-      reply_error(reply, encoded ? "the host callback's result is too large to pass to the program"
-                                 : "the host callback's result is nested too deeply to pass to the program");
+    if (!encoded || !sbx_frame_end(reply)) {
+      if (encoded) reply_error(reply, REPLY_MEMORY, "the host callback's result is too large to pass to the program");
+      else reply_error(reply, REPLY_ERROR, "the host callback's result is nested too deeply to pass to the program");
+    }
   } else if (error) {
-    reply_error(reply, error);
+    reply_error(reply, REPLY_ERROR, error);
   } else {
     Buf msg = BUF_INIT;
     buf_printf(&msg, "host callback '%s' returned no value and no error", cb->name);
-    reply_error(reply, msg.failed ? "host callback returned no value" : msg.data);
+    reply_error(reply, REPLY_ERROR, msg.failed ? "host callback returned no value" : msg.data);
     buf_free(&msg);
   }
-  geno_value_free(result);
+  geno_value_free(result); /* nothing when it is a lent argument */
+  for (uint32_t i = 0; i < nargs; i++) rt_hv_free(args[i]);
   free(error);
   return true;
 }

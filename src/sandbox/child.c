@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "../runtime/hooks.h"
+#include "../runtime/hostvalue.h"
 #include "../runtime/result.h"
 #include "../vm/vm.h"
 #include "wire.h"
@@ -107,9 +108,17 @@ static bool limit(int resource, uint64_t value, const char *name, char *err, siz
   return false;
 }
 
+/* Address space the child may map beyond memory_bytes: the interpreter's
+ * own structures (value stack, frames, the front end's arenas, libc's
+ * arenas) that the VM's heap budget does not count. Without it a tiny
+ * memory_bytes (1, 4096) made the child's first allocations fail inside
+ * libc and abort (E500) before the VM could say E504; with it the VM's
+ * budget is what a program meets, in both modes. */
+#define SBX_AS_HEADROOM ((uint64_t)64 << 20)
+
 static bool set_limits(const geno_config *cfg, uint64_t baseline, char *err, size_t errlen) {
   if (cfg->memory_bytes) {
-    uint64_t as = baseline + cfg->memory_bytes;
+    uint64_t as = baseline + SBX_AS_HEADROOM + cfg->memory_bytes;
     if (as < baseline) as = UINT64_MAX; /* saturate */
     if (!limit(RLIMIT_AS, as, "RLIMIT_AS", err, errlen)) return false;
   }
@@ -168,7 +177,7 @@ static void send_result(int fd, geno_result *r) {
     /* Too big for a frame, or no memory to encode it: give up the value
      * (the biggest part, and freeing it makes room) and say why. */
     buf_free(&b);
-    geno_value_free(r->value);
+    rt_hv_free(r->value);
     r->value = NULL;
     free(r->value_text);
     r->value_text = NULL;

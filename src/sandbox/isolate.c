@@ -437,18 +437,6 @@ static geno_result *child_run(const char *source, size_t len, const char *filena
   return geno_run(source, len, filename, cfg);
 }
 
-static char *isolation_invalid(const geno_config *cfg) {
-  /* cpu_seconds becomes an rlim_t; beyond a billion seconds (32 years) is
-   * a mistake, not a limit. */
-  if (!isfinite(cfg->cpu_seconds) || cfg->cpu_seconds < 0 || cfg->cpu_seconds > 1e9) {
-    const char *m = "cpu_seconds must be a finite number of seconds between 0 and 1e9";
-    char *p = malloc(strlen(m) + 1);
-    if (p) strcpy(p, m);
-    return p;
-  }
-  return NULL;
-}
-
 geno_result *geno_run_isolated(const char *source, size_t len, const char *filename, const geno_config *cfg) {
   geno_config defaults;
   if (!cfg) {
@@ -457,8 +445,7 @@ geno_result *geno_run_isolated(const char *source, size_t len, const char *filen
   }
   double start = rt_now_ms();
   geno_result *r;
-  char *bad = geno_config_validate(cfg);
-  if (!bad) bad = isolation_invalid(cfg);
+  char *bad = !source && len ? strdup("source is NULL but its length is not 0") : geno_config_validate(cfg);
   if (bad) {
     r = rt_result_new();
     if (r) add_diag(r, E_RUNTIME, "%s", bad); /* worded as geno_run words it */

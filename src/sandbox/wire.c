@@ -405,6 +405,7 @@ geno_result *sbx_get_result(SbxReader *r, size_t output_cap) {
   if (present && !res->value_text) goto fail;
   if (sbx_get_u8(r)) {
     res->value = sbx_get_value(r);
+    rt_hv_lend(res->value); /* owned by the result */
     if (!res->value) goto fail;
   }
   s = sbx_get_bytes(r, &n);

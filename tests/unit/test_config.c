@@ -178,8 +178,60 @@ static void isolated_run_rejects_invalid_config_without_forking(void **state) {
   geno_result_free(r);
 }
 
+/* geno_config_validate itself refuses what a run would refuse later: a
+ * cpu_seconds that is NaN, infinite or negative (accepted before, then
+ * refused by geno_run_isolated only), and modules without names or given
+ * twice (the first silently won). geno_run refuses the same up front. */
+static void validate_refuses_cpu_seconds_and_duplicate_modules(void **state) {
+  (void)state;
+  static const double bad_cpu[] = {NAN, -1.0, INFINITY, -INFINITY, 2e9};
+  for (size_t i = 0; i < sizeof bad_cpu / sizeof bad_cpu[0]; i++) {
+    geno_config c;
+    geno_config_init(&c);
+    c.cpu_seconds = bad_cpu[i];
+    char *why = geno_config_validate(&c);
+    assert_non_null(why);
+    assert_non_null(strstr(why, "cpu_seconds"));
+    free(why);
+    geno_result *r = geno_run("func main() -> Int\n    return 1\nend func\n", 40, "t.geno", &c);
+    assert_false(geno_result_ok(r));
+    assert_non_null(strstr(unit_message(r), "cpu_seconds"));
+    geno_result_free(r);
+  }
+  geno_config c;
+  geno_config_init(&c);
+  c.cpu_seconds = 2.5;
+  assert_null(geno_config_validate(&c));
+
+  geno_module mods[3] = {{"Util", "export func f() -> Int\n    return 1\nend func\n", 45},
+                         {"Other", "", 0},
+                         {"Util", "export func f() -> Int\n    return 2\nend func\n", 45}};
+  c.modules = mods;
+  c.nmodules = 3;
+  char *why = geno_config_validate(&c);
+  assert_non_null(why);
+  assert_non_null(strstr(why, "'Util'"));
+  assert_non_null(strstr(why, "more than once"));
+  free(why);
+  for (int iso = 0; iso < 2; iso++) {
+    const char *src = "import Util\nfunc main() -> Int\n    return Util.f()\nend func\n";
+    geno_result *r = iso ? geno_run_isolated(src, strlen(src), "t.geno", &c) : geno_run(src, strlen(src), "t.geno", &c);
+    assert_false(geno_result_ok(r));
+    assert_non_null(strstr(unit_message(r), "more than once"));
+    geno_result_free(r);
+  }
+  c.nmodules = 2;
+  assert_null(geno_config_validate(&c));
+  mods[1].name = NULL;
+  why = geno_config_validate(&c);
+  assert_non_null(why);
+  assert_non_null(strstr(why, "no name"));
+  free(why);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(validate_refuses_cpu_seconds_and_duplicate_modules),
       cmocka_unit_test(defaults_match_the_header),
       cmocka_unit_test(validate_null_is_valid),
       cmocka_unit_test(timeout_must_be_finite_and_non_negative),

@@ -1,0 +1,110 @@
+/* Running out of memory is E504 and ends the run, in both modes: a program
+ * cannot catch it (it once caught "out of memory in toml_parse" or a host
+ * callback's too-large result as E499 and went on), and a tiny
+ * memory_bytes in an isolated run is the VM's E504, not a child that
+ * aborts in libc (E500). */
+#include "unit.h"
+
+static geno_result *run_mode(const char *src, geno_config *cfg, bool isolated) {
+  geno_result *r = isolated ? geno_run_isolated(src, strlen(src), "mem.geno", cfg)
+                            : geno_run(src, strlen(src), "mem.geno", cfg);
+  assert_non_null(r);
+  return r;
+}
+
+static void test_tiny_memory_budget(void **state) {
+  (void)state;
+  static const uint64_t budgets[] = {1, 4096};
+  const char *nothing = "func main() -> Int\n    return 1\nend func\n";
+  const char *allocates =
+      "func main() -> Int\n"
+      "    var xs: List[String] = []\n"
+      "    var i: Int = 0\n"
+      "    while i < 1000 do\n"
+      "        xs = append(xs, repeat_string(\"x\", 100))\n"
+      "        i = i + 1\n"
+      "    end while\n"
+      "    return length(xs)\n"
+      "end func\n";
+  for (size_t b = 0; b < sizeof budgets / sizeof budgets[0]; b++) {
+    bool ok_in_process = false;
+    for (int iso = 0; iso < 2; iso++) {
+      geno_config cfg;
+      geno_config_init(&cfg);
+      cfg.memory_bytes = budgets[b];
+      /* a program that needs no heap: the same answer in both modes */
+      geno_result *r = run_mode(nothing, &cfg, iso);
+      if (!iso) ok_in_process = geno_result_ok(r);
+      else if (geno_result_ok(r) != ok_in_process)
+        fail_msg("memory_bytes %llu: in-process ok=%d, isolated %s %s", (unsigned long long)budgets[b],
+                 ok_in_process, unit_codes(r), unit_message(r));
+      if (!geno_result_ok(r)) assert_string_equal(geno_result_diagnostic(r, 0)->code, "E504");
+      geno_result_free(r);
+      /* one that does: E504, never a crash */
+      r = run_mode(allocates, &cfg, iso);
+      if (geno_result_ok(r) || strcmp(geno_result_diagnostic(r, 0)->code, "E504") != 0)
+        fail_msg("memory_bytes %llu (%s): %s %s", (unsigned long long)budgets[b], iso ? "isolated" : "in-process",
+                 unit_codes(r), unit_message(r));
+      geno_result_free(r);
+    }
+  }
+}
+
+/* A host callback whose result the run's memory cannot hold. */
+static geno_value *huge_text(const char *name, const geno_value *const *args, size_t nargs, void *ud, char **error) {
+  (void)name;
+  (void)args;
+  (void)nargs;
+  (void)ud;
+  size_t n = (size_t)24 << 20;
+  char *s = malloc(n);
+  if (!s) {
+    *error = strdup("host out of memory");
+    return NULL;
+  }
+  memset(s, 'a', n);
+  geno_value *v = geno_value_new_string(s, n);
+  free(s);
+  return v;
+}
+
+static void test_callback_result_too_large_is_uncatchable(void **state) {
+  (void)state;
+  const char *src =
+      "func main() -> Int\n"
+      "    var caught: Int = 0\n"
+      "    var i: Int = 0\n"
+      "    while i < 5 do\n"
+      "        try\n"
+      "            let s = fs_read_text(\"big.txt\")\n"
+      "        catch e: String\n"
+      "            caught = caught + 1\n"
+      "        end try\n"
+      "        i = i + 1\n"
+      "    end while\n"
+      "    return caught\n"
+      "end func\n";
+  for (int iso = 0; iso < 2; iso++) {
+    geno_callback cb = {"fs_read_text", huge_text, NULL};
+    geno_config cfg;
+    geno_config_init(&cfg);
+    cfg.capabilities_set = true;
+    cfg.capabilities = GENO_CAP_FS;
+    cfg.callbacks = &cb;
+    cfg.ncallbacks = 1;
+    cfg.memory_bytes = 8u << 20;
+    geno_result *r = run_mode(src, &cfg, iso);
+    if (geno_result_ok(r) || strcmp(geno_result_diagnostic(r, 0)->code, "E504") != 0)
+      fail_msg("%s: %s %s (value %s)", iso ? "isolated" : "in-process", unit_codes(r), unit_message(r),
+               geno_result_value_json(r));
+    geno_result_free(r);
+  }
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_tiny_memory_budget),
+      cmocka_unit_test(test_callback_result_too_large_is_uncatchable),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
