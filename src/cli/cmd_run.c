@@ -7,7 +7,7 @@
 #include <time.h>
 
 #include "cli.h"
-#include "host.h"
+#include "../host/host.h"
 
 static const char run_help[] =
     "usage: geno run FILE|DIR [options] [-- program args]\n"
@@ -251,8 +251,8 @@ static void free_opts(RunOpts *o) {
 /* Install the host callbacks for the capabilities granted with --cap
  * (none without --cap: the defaults print, clock and random need none, and
  * sleep_ms then stays E413 as in the reference). */
-static bool setup_host(const char *cmd, RunOpts *o, const char *path, CliHost *host) {
-  CliHostOptions ho = {
+static bool setup_host(const char *cmd, RunOpts *o, const char *path, Host *host) {
+  HostOptions ho = {
       .caps = o->caps_given ? o->cfg.capabilities : 0,
       .timeout_s = o->cfg.timeout_s,
       .max_collection = o->cfg.max_collection_size,
@@ -261,7 +261,7 @@ static bool setup_host(const char *cmd, RunOpts *o, const char *path, CliHost *h
       .nargs = (size_t)o->nprog_args,
   };
   char *err = NULL;
-  if (!cli_host_init(host, &ho, &err)) {
+  if (!host_init(host, &ho, &err)) {
     fprintf(stderr, "geno %s: error: %s\n", cmd, err ? err : "out of memory");
     free(err);
     return false;
@@ -380,17 +380,17 @@ int cmd_run(int argc, char **argv) {
     free_opts(&o);
     return EXIT_FAIL;
   }
-  CliHost host;
+  Host host;
   if (!setup_host("run", &o, prog.path, &host)) {
     cli_free_program(&prog);
     if (is_project) cli_project_free(&proj);
     free_opts(&o);
     return EXIT_FAIL;
   }
-  cli_host_start_clock(&host);
+  host_start_clock(&host);
   geno_result *r = o.unsafe ? geno_run(prog.source, prog.length, prog.path, &o.cfg)
                             : geno_run_isolated(prog.source, prog.length, prog.path, &o.cfg);
-  cli_host_free(&host);
+  host_free(&host);
   if (!r) {
     fprintf(stderr, "Error: out of memory\n");
     cli_free_program(&prog);
@@ -760,7 +760,7 @@ int cmd_test(int argc, char **argv) {
     /* imported modules are read as the front end meets their imports */
     o.cfg.module_loader = cli_module_loader;
     o.cfg.module_loader_userdata = &prog;
-    CliHost host;
+    Host host;
     char *terr = NULL;
     /* target rules (--target, or the project's targets) are checked first:
      * a file that breaks them is an error, as one that does not compile.
@@ -802,16 +802,17 @@ int cmd_test(int argc, char **argv) {
       free(terr);
       continue;
     }
+    bool target_error = terr != NULL;
     if (terr) {
       fprintf(stderr, "error[E204]: %s\n", terr);
       free(terr);
     }
-    if (!r && !terr && setup_host("test", &o, prog.path, &host)) {
-      cli_host_start_clock(&host);
+    if (!r && !target_error && setup_host("test", &o, prog.path, &host)) {
+      host_start_clock(&host);
       /* like geno run: sandboxed unless --unsafe (tests run the file's code) */
       r = o.unsafe ? geno_run(prog.source, prog.length, prog.path, &o.cfg)
                    : geno_run_isolated(prog.source, prog.length, prog.path, &o.cfg);
-      cli_host_free(&host);
+      host_free(&host);
     }
     double ms = cli_now_ms() - t0;
     FileReport fr;
