@@ -85,7 +85,7 @@ void host_start_clock(Host *h);
  * or NULL (none, or out of memory); its directory is the project root. */
 char *host_find_manifest(const char *file);
 
-/* ---- shared by the files of src/host ---------------------------------------- */
+/* ---- shared by the files of src/host ------------------------------------ */
 
 /* A growable byte string; `s` is always NUL-terminated once anything was
  * added. An allocation failure sets `oom` and later additions do nothing. */
