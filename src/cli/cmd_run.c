@@ -314,7 +314,7 @@ int cmd_run(int argc, char **argv) {
     if (j) {
       fputs(j, stdout);
       fputc('\n', stdout);
-      free(j);
+      geno_free(j);
     } else {
       fprintf(stderr, "Error: out of memory\n");
       status = EXIT_FAIL;
