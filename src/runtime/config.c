@@ -158,6 +158,8 @@ char *geno_config_validate(const geno_config *given) {
    * so a configuration is valid or not whichever way it is run. */
   else if (!isfinite(c->cpu_seconds) || c->cpu_seconds < 0 || c->cpu_seconds > 1e9)
     buf_puts(&b, "cpu_seconds must be a finite number of seconds between 0 and 1e9");
+  else if (!isfinite(c->wall_clock_s) || c->wall_clock_s < 0 || c->wall_clock_s > 1e9)
+    buf_puts(&b, "wall_clock_s must be a finite number of seconds between 0 and 1e9");
   else if (c->max_integer_bits == 0)
     buf_puts(&b, "max_integer_bits must be a positive number of bits");
   else if (c->capabilities & ~((1u << GENO_CAP_COUNT) - 1))
