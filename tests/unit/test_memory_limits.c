@@ -32,6 +32,7 @@ static void test_tiny_memory_budget(void **state) {
       geno_config cfg;
       geno_config_init(&cfg);
       cfg.memory_bytes = budgets[b];
+      cfg.timeout_s = 60; /* a loaded machine must not turn E504 into E501 */
       /* a program that needs no heap: the same answer in both modes */
       geno_result *r = run_mode(nothing, &cfg, iso);
       if (!iso) ok_in_process = geno_result_ok(r);
@@ -93,6 +94,7 @@ static void test_callback_result_too_large_is_uncatchable(void **state) {
     cfg.callbacks = &cb;
     cfg.ncallbacks = 1;
     cfg.memory_bytes = 8u << 20;
+    cfg.timeout_s = 60;
     geno_result *r = run_mode(src, &cfg, iso);
     if (geno_result_ok(r) || strcmp(geno_result_diagnostic(r, 0)->code, "E504") != 0)
       fail_msg("%s: %s %s (value %s)", iso ? "isolated" : "in-process", unit_codes(r), unit_message(r),
