@@ -82,6 +82,7 @@ bool tbl_set(VM *vm, Value map, Value key, Value val) {
     e->val = val;
     return true;
   }
+  if (vm->err.active) return false;
   return tbl_add(vm, map, key, val);
 }
 
@@ -130,9 +131,9 @@ bool tbl_add(VM *vm, Value map, Value key, Value val) {
   return true;
 }
 
-void tbl_delete(VM *vm, HTable *t, Value key) {
+bool tbl_delete(VM *vm, HTable *t, Value key) {
   HEntry *e = tbl_find(vm, t, key);
-  if (!e) return;
+  if (!e) return !vm->err.active;
   e->key = v_missing();
   e->val = v_unit();
   t->live--;
@@ -140,6 +141,7 @@ void tbl_delete(VM *vm, HTable *t, Value key) {
     t->nentries = 0;
     if (t->icap) memset(t->index, 0, t->icap * sizeof(HIndex));
   }
+  return true;
 }
 
 bool obj_map_copy(VM *vm, Value src, ValueTag kind, Value *out) {
