@@ -44,10 +44,6 @@ bool cli_module_loader(void *userdata, const char *name, char **source, size_t *
 /* Read a whole file; NULL with errno set on failure. */
 char *cli_read_file(const char *path, size_t *len);
 
-/* The nearest geno.toml at or above FILE's directory (malloc'd path), or
- * NULL; its directory is the project root. */
-char *cli_find_manifest(const char *file);
-
 /* The execution targets declared by the project manifest (the nearest
  * geno.toml at or above FILE's directory, key `targets`). On success
  * returns true with *targets (malloc'd strings, possibly none) and

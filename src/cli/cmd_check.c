@@ -46,7 +46,7 @@ static void print_json(const geno_result *r) {
     fputs("[]", stdout);
   }
   printf("\n}\n");
-  free(full);
+  geno_free(full);
 }
 
 /* A manifest error as the one diagnostic of a failed check (E204, the

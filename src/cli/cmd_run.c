@@ -7,7 +7,7 @@
 #include <time.h>
 
 #include "cli.h"
-#include "host.h"
+#include "../host/host.h"
 
 static const char run_help[] =
     "usage: geno run FILE [options] [-- program args]\n"
@@ -232,8 +232,8 @@ static void free_opts(RunOpts *o) {
 /* Install the host callbacks for the capabilities granted with --cap
  * (none without --cap: the defaults print, clock and random need none, and
  * sleep_ms then stays E413 as in the reference). */
-static bool setup_host(const char *cmd, RunOpts *o, const char *path, CliHost *host) {
-  CliHostOptions ho = {
+static bool setup_host(const char *cmd, RunOpts *o, const char *path, Host *host) {
+  HostOptions ho = {
       .caps = o->caps_given ? o->cfg.capabilities : 0,
       .timeout_s = o->cfg.timeout_s,
       .max_collection = o->cfg.max_collection_size,
@@ -242,7 +242,7 @@ static bool setup_host(const char *cmd, RunOpts *o, const char *path, CliHost *h
       .nargs = (size_t)o->nprog_args,
   };
   char *err = NULL;
-  if (!cli_host_init(host, &ho, &err)) {
+  if (!host_init(host, &ho, &err)) {
     fprintf(stderr, "geno %s: error: %s\n", cmd, err ? err : "out of memory");
     free(err);
     return false;
@@ -292,16 +292,16 @@ int cmd_run(int argc, char **argv) {
   /* imported modules are read as the front end meets their imports */
   o.cfg.module_loader = cli_module_loader;
   o.cfg.module_loader_userdata = &prog;
-  CliHost host;
+  Host host;
   if (!setup_host("run", &o, prog.path, &host)) {
     cli_free_program(&prog);
     free_opts(&o);
     return EXIT_FAIL;
   }
-  cli_host_start_clock(&host);
+  host_start_clock(&host);
   geno_result *r = o.unsafe ? geno_run(prog.source, prog.length, prog.path, &o.cfg)
                             : geno_run_isolated(prog.source, prog.length, prog.path, &o.cfg);
-  cli_host_free(&host);
+  host_free(&host);
   if (!r) {
     fprintf(stderr, "Error: out of memory\n");
     cli_free_program(&prog);
@@ -314,7 +314,7 @@ int cmd_run(int argc, char **argv) {
     if (j) {
       fputs(j, stdout);
       fputc('\n', stdout);
-      free(j);
+      geno_free(j);
     } else {
       fprintf(stderr, "Error: out of memory\n");
       status = EXIT_FAIL;
@@ -577,14 +577,14 @@ int cmd_test(int argc, char **argv) {
     /* imported modules are read as the front end meets their imports */
     o.cfg.module_loader = cli_module_loader;
     o.cfg.module_loader_userdata = &prog;
-    CliHost host;
+    Host host;
     geno_result *r = NULL;
     if (setup_host("test", &o, prog.path, &host)) {
-      cli_host_start_clock(&host);
+      host_start_clock(&host);
       /* like geno run: sandboxed unless --unsafe (tests run the file's code) */
       r = o.unsafe ? geno_run(prog.source, prog.length, prog.path, &o.cfg)
                    : geno_run_isolated(prog.source, prog.length, prog.path, &o.cfg);
-      cli_host_free(&host);
+      host_free(&host);
     }
     double ms = cli_now_ms() - t0;
     FileReport fr;

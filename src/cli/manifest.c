@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "../lib/toml.h"
+#include "../host/host.h"
 #include "cli.h"
 
 /* More entries than targets exist is certainly a mistake; the cap bounds
@@ -26,32 +27,6 @@ static void set_error(char **err, const char *path, const char *what) {
   size_t n = strlen(path) + strlen(what) + 8;
   *err = malloc(n);
   if (*err) snprintf(*err, n, "%s: %s", path, what);
-}
-
-/* Directory holding the nearest geno.toml at or above `file`'s directory,
- * as a malloc'd path to the manifest, or NULL. */
-char *cli_find_manifest(const char *file) {
-  char dir[PATH_MAX];
-  const char *slash = strrchr(file, '/');
-  if (!slash) {
-    if (!getcwd(dir, sizeof dir)) return NULL;
-  } else {
-    char tmp[PATH_MAX];
-    size_t n = slash == file ? 1 : (size_t)(slash - file);
-    if (n >= sizeof tmp) return NULL;
-    memcpy(tmp, file, n);
-    tmp[n] = '\0';
-    if (!realpath(tmp, dir)) return NULL;
-  }
-  for (;;) {
-    char path[PATH_MAX + 16];
-    snprintf(path, sizeof path, "%s/geno.toml", strcmp(dir, "/") == 0 ? "" : dir);
-    if (access(path, F_OK) == 0) return strdup(path);
-    char *up = strrchr(dir, '/');
-    if (!up || strcmp(dir, "/") == 0) return NULL;
-    if (up == dir) up[1] = '\0';
-    else *up = '\0';
-  }
 }
 
 /* Skip spaces, newlines and # comments. */
@@ -109,7 +84,7 @@ bool cli_manifest_targets(const char *file, char ***targets, size_t *ntargets, c
   *ntargets = 0;
   *manifest = NULL;
   *err = NULL;
-  char *path = cli_find_manifest(file);
+  char *path = host_find_manifest(file);
   if (!path) return true;
   size_t len;
   char *text = cli_read_file(path, &len);

@@ -11,6 +11,7 @@
 #include "../vm/equal.h"
 #include "../vm/gc.h"
 #include "../vm/render.h"
+#include "config.h"
 #include "frontend.h"
 #include "hostconv.h"
 #include "result.h"
@@ -259,10 +260,13 @@ geno_result *geno_run(const char *source, size_t len, const char *filename, cons
   double t0 = rt_now_ms();
   geno_result *r = rt_result_new();
   if (!r) return NULL;
-  geno_config defaults;
+  geno_config adopted; /* the caller's config in this library's layout */
+  const char *unreadable = NULL;
+  cfg = rt_config_adopt(cfg, &adopted, &unreadable);
   if (!cfg) {
-    geno_config_init(&defaults);
-    cfg = &defaults;
+    rt_result_add(r, E_RUNTIME, NULL, unreadable);
+    r->timing.total_ms = rt_now_ms() - t0;
+    return r;
   }
   char *bad = geno_config_validate(cfg);
   if (bad) {
