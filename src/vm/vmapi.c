@@ -38,6 +38,8 @@ bool vm_charge(VM *vm, size_t work) {
 }
 
 void vm_push_root(VM *vm, Value *slot) { gc_push_root(vm, slot); }
+bool vm_reserve(VM *vm, size_t bytes) { return gc_reserve(vm, bytes); }
+void vm_release(VM *vm, size_t bytes) { gc_charge(vm, -(ptrdiff_t)bytes); }
 void vm_pop_roots(VM *vm, int n) { gc_pop_roots(vm, n); }
 
 /* ---- Ints ---- */

@@ -72,6 +72,13 @@ bool vm_charge(VM *vm, size_t work);
 
 /* ---- GC rooting ------------------------------------------------------------------ */
 
+/* Memory a builtin allocates outside the VM heap (a C buffer whose size
+ * the program controls) is charged to the run's memory budget before it
+ * is allocated: vm_reserve is false with E504 raised when the budget
+ * cannot hold it; vm_release gives it back once the buffer is freed. */
+bool vm_reserve(VM *vm, size_t bytes);
+void vm_release(VM *vm, size_t bytes);
+
 void vm_push_root(VM *vm, Value *slot);
 void vm_pop_roots(VM *vm, int n);
 
