@@ -731,15 +731,12 @@ static bool too_deep(Out *o, int depth) {
   return true;
 }
 
-/* Called once per value visited: charges it, and stops a walk whose text
- * is already past the result limit (the counting pass would otherwise
- * finish a huge walk before the size check). */
+/* Called once per value visited: charges it. (The counting pass finishes
+ * before the size check, so the error can give the full size as the
+ * reference does; a walk over a value built by sharing is stopped by
+ * these charges instead.) */
 static bool charge(Out *o) {
   o->work += JSON_NODE_WORK;
-  size_t limit = vm_max_size(o->vm);
-  if (o->cps > limit)
-    return vm_limit_error(o->vm, E_RESOURCE, "%s: String size exceeds limit (%llu > %zu)", o->fn,
-                          (unsigned long long)o->cps, limit);
   if (o->work < 4096) return true;
   size_t w = o->work;
   o->work = 0;

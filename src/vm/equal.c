@@ -88,6 +88,11 @@ static double num_to_double(Value v) {
  * Mutable containers may be cyclic, so pairs already being compared on the
  * current path count as equal (the usual coinductive rule). */
 #define KEY_NODE_WORK 16
+/* The first nodes of each key comparison are free, so a lookup of a
+ * small compound key (a tuple) costs what it did; what an attack makes
+ * many of, comparisons of keys that hash alike but differ, is charged by
+ * the table itself (TBL_MISS_WORK in table.h). */
+#define KEY_FREE_NODES 32
 #define EQ_MEMO_AFTER 64
 /* The memo stops growing here (4 MiB); a comparison past it is still
  * correct and charged, only no longer shortened by new entries. */
@@ -103,6 +108,7 @@ typedef struct EqCtx {
   bool approx;
   bool key;      /* key equality: charged as work, not steps */
   bool failed;
+  size_t nodes;  /* nodes compared (key equality: the first KEY_FREE_NODES are free) */
   size_t visited;
   PairSet memo;
   const Obj *seen_a[64]; /* mutable containers on the current path */
@@ -162,6 +168,7 @@ static bool eq(EqCtx *c, Value a, Value b, int depth);
 static bool charge(EqCtx *c, size_t units) {
   VM *vm = c->vm;
   if (c->key) {
+    if ((c->nodes += units) <= KEY_FREE_NODES) return true;
     uint64_t total = vm->work_carry + (uint64_t)units * KEY_NODE_WORK;
     vm->steps += total / VM_WORK_PER_STEP;
     vm->work_carry = total % VM_WORK_PER_STEP;
@@ -288,6 +295,7 @@ static int equal_walk(VM *vm, Value a, Value b, bool approx, bool key) {
   c.approx = approx;
   c.key = key;
   c.failed = false;
+  c.nodes = 0;
   c.visited = 0;
   c.memo = (PairSet){NULL, 0, 0};
   c.nseen = 0;

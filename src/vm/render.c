@@ -13,7 +13,7 @@
 /* Work units per value rendered or encoded: a walk over a value built by
  * sharing follows every path, so it is charged per node visited (the step
  * limit and the deadline stop it), besides the size limits on the text. */
-#define RENDER_NODE_WORK 16
+#define RENDER_NODE_WORK 2
 
 static bool node_charge(VM *vm) {
   uint64_t total = vm->work_carry + RENDER_NODE_WORK;

@@ -71,6 +71,13 @@ void tbl_charge_probes(VM *vm, size_t probes) {
   vm->work_carry = total % VM_WORK_PER_STEP;
 }
 
+bool tbl_charge_miss(VM *vm) {
+  uint64_t total = vm->work_carry + TBL_MISS_WORK;
+  vm->steps += total / VM_WORK_PER_STEP;
+  vm->work_carry = total % VM_WORK_PER_STEP;
+  return vm->steps < vm->step_check || vm_step_slow(vm);
+}
+
 HEntry *tbl_find(VM *vm, HTable *t, Value key) { return tbl_lookup(vm, t, key); }
 
 /* Tables of up to this many entries are searched linearly (no index). */

@@ -12,6 +12,14 @@
  * probe one or two slots, and only keys crafted to collide make chains
  * long enough to matter. */
 #define TBL_FREE_PROBES 8
+/* Work units for comparing a key that hashes like the one looked up but
+ * differs: rare by chance, and what keys crafted to collide are made of
+ * (a quarter of a step, beside the nodes compared past the free ones). */
+#define TBL_MISS_WORK 64
+
+/* Adds TBL_MISS_WORK to the step count and checks the limits: false with
+ * an error raised (table.c). */
+bool tbl_charge_miss(VM *vm);
 
 /* Adds a long probe chain's work to the step count (table.c). */
 void tbl_charge_probes(VM *vm, size_t probes);
@@ -56,7 +64,7 @@ static inline GENO_ALWAYS_INLINE HEntry *tbl_lookup(VM *vm, HTable *t, Value key
       HEntry *e = &t->entries[i];
       if (e->key.tag != T_MISSING && e->hash == h) {
         int r = vm_key_equal(vm, e->key, key);
-        if (r < 0) return NULL;
+        if (r < 0 || (r == 0 && !tbl_charge_miss(vm))) return NULL;
         if (!r) continue;
         t->hint = (uint32_t)i + 1;
         t->hint_probes = 0; /* the linear search charges nothing */
@@ -76,7 +84,8 @@ static inline GENO_ALWAYS_INLINE HEntry *tbl_lookup(VM *vm, HTable *t, Value key
       HEntry *e = &t->entries[ix.pos - 1];
       /* the same object (or the same small value) is equal at once */
       int r = e->key.tag == key.tag && e->key.as.i == key.as.i;
-      if (!r && e->key.tag != T_MISSING && (r = vm_key_equal(vm, e->key, key)) < 0) return NULL;
+      if (!r && e->key.tag != T_MISSING && ((r = vm_key_equal(vm, e->key, key)) < 0 || (r == 0 && !tbl_charge_miss(vm))))
+        return NULL;
       if (r) {
         tbl_charge(vm, probes);
         t->hint = ix.pos;
