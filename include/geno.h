@@ -301,8 +301,14 @@ typedef struct geno_config {
   uint64_t max_output_length;    /* characters of program output. Default
                                     100,000. 0 = no output allowed. E505. */
   uint64_t max_collection_size;  /* elements in one collection or code points
-                                    in one string. Default 10,000,000. E504. */
-  uint32_t max_integer_bits;     /* bits of one Int. Default 33,219. E504. */
+                                    in one string. Default 10,000,000. E504.
+                                    0 is taken at its word: only empty
+                                    collections and strings. */
+  uint32_t max_integer_bits;     /* bits of one Int (Python's bit_length of
+                                    its magnitude). Default 33,219. E504.
+                                    Must be at least 1: 0 is a configuration
+                                    error (geno_config_validate), as in the
+                                    reference. */
   bool capabilities_set;         /* false (default): no capability granted */
   unsigned capabilities;         /* bitwise OR of geno_capability; read only
                                     when capabilities_set. 0 = none. */
@@ -325,6 +331,18 @@ typedef struct geno_config {
                                     "function", "message"}...]}, fields in
                                     that order; untested lists the entry
                                     file's @untested functions. */
+  bool test_entry_only;          /* test mode only: run the examples and
+                                    test blocks written in the entry source
+                                    alone, not those of the modules it
+                                    imports (a project's runner tests each
+                                    module as its own entry, so each example
+                                    is counted once). Default false. */
+  const char *test_filter;       /* test mode only: an fnmatch(3) glob; only
+                                    examples of functions whose name matches
+                                    (the qualified name "Type.Trait.method",
+                                    "Type.method" or the bare name) and test
+                                    blocks whose name matches run (borrowed).
+                                    NULL (default): all. */
   geno_monitor_fn monitor;       /* optional monitoring hook */
   void *monitor_userdata;
   /* Memory, and the isolation settings (the rest: geno_run_isolated only). */
@@ -363,6 +381,12 @@ typedef struct geno_config {
    * `modules` and the built-in std modules can be imported. */
   geno_module_loader_fn module_loader;
   void *module_loader_userdata;
+  /* Isolated runs only: seconds after the start at which the child is
+   * killed whatever it is doing (the hard wall-clock budget a hosted
+   * service sets above the cooperative timeout_s). 0 (default) = timeout_s
+   * + 0.5 s, or never when timeout_s is 0. A kill at this deadline reports
+   * E501 and geno_result_isolation gives GENO_ISOLATION_DEADLINE. */
+  double wall_clock_s;
 } geno_config;
 
 /* The smallest struct_size this library accepts: the size of geno_config
@@ -419,6 +443,15 @@ GENO_API geno_timing geno_result_timing(const geno_result *r);
  * be NULL). Returns NULL when i is past the last frame. */
 GENO_API const char *geno_result_trace(const geno_result *r, size_t i, const char **file, int *line, int *col);
 GENO_API uint64_t geno_result_steps(const geno_result *r);
+/* [-] The modules of the program a geno_check parsed: the i-th module's
+ * file name (as diagnostics show it; the entry is module 0, then every
+ * module it imports; std modules are left out), with its number of
+ * top-level definitions (functions, types, traits, impls, imports and test
+ * blocks) in *definitions when that is not NULL. NULL past the last
+ * module, when r is NULL, or when no program was parsed (a lexer or parser
+ * error, or a result of another entry point). The string is owned by r.
+ * Thread safety: reads r only. */
+GENO_API const char *geno_result_module(const geno_result *r, size_t i, size_t *definitions);
 /* [m] The whole result as the reference's RunResult JSON object
  * ({"ok", "value", "output", "diagnostics", "timing", "steps_used"}).
  * Caller frees with geno_free. */
@@ -432,6 +465,23 @@ GENO_API void geno_result_free(geno_result *r);
 /* [e] Lex and parse only: E100-E103 / E200-E203 diagnostics. Never runs
  * user code. cfg may be NULL (defaults); only modules and size limits are
  * read. Returns NULL only when out of memory. */
+/* [e] Format Geno source text in the canonical layout of `geno fmt` (the
+ * reference formatter's: four spaces per open block, `end`/`else`/`catch`
+ * at their block's level, no trailing spaces, one final newline; comments
+ * and blank lines kept, line ends become LF, lines inside a multi-line
+ * string kept byte for byte). Only a source that parses is formatted:
+ * otherwise the result is not ok, holds its lexer or parser diagnostics
+ * (located in `filename`, which may be NULL) and *formatted is NULL.
+ * Formatting never changes what the program means: the formatted text
+ * lexes to the same tokens and parses to the same tree. On success
+ * *formatted is the formatted text (NUL-terminated, *formatted_len bytes
+ * when formatted_len is not NULL; caller frees with geno_free); it equals
+ * the source when the source was already formatted. Imports are not read.
+ * Returns NULL only when out of memory (then *formatted is NULL). Thread-
+ * safe. */
+GENO_API geno_result *geno_format(const char *source, size_t len, const char *filename, char **formatted,
+                                  size_t *formatted_len);
+
 GENO_API geno_result *geno_parse(const char *source, size_t len, const char *filename,
                                  const geno_config *cfg);
 
@@ -465,6 +515,35 @@ GENO_API geno_result *geno_run(const char *source, size_t len, const char *filen
  * or the child's exit status is lost (its output and result are not). */
 GENO_API geno_result *geno_run_isolated(const char *source, size_t len, const char *filename,
                                         const geno_config *cfg);
+
+/* [e] As geno_check, in a sandboxed child as geno_run_isolated runs
+ * programs (the checker sees hostile input; a crash of it costs only the
+ * child). Never runs user code. The monitor (if any) is called once, in
+ * the calling process, with the operation "check". */
+GENO_API geno_result *geno_check_isolated(const char *source, size_t len, const char *filename,
+                                          const geno_config *cfg);
+
+/* How the sandboxed child of geno_run_isolated / geno_check_isolated
+ * ended. A host that serves many requests tells the program's own
+ * outcomes (a result, its limits) from failures of the machinery. */
+typedef enum geno_isolation_end {
+  GENO_ISOLATION_FINISHED = 0, /* the child delivered its result (also: any
+                                  result not made by an isolated run) */
+  GENO_ISOLATION_DEADLINE,     /* killed at the wall-clock deadline (E501) */
+  GENO_ISOLATION_CPU_LIMIT,    /* stopped by RLIMIT_CPU (E501) */
+  GENO_ISOLATION_MEMORY,       /* ran out of its memory budget (E504) */
+  GENO_ISOLATION_VIOLATION,    /* forbidden system call, file write or
+                                  protocol violation (E500) */
+  GENO_ISOLATION_CRASHED,      /* ended by another signal (a crash, or a
+                                  kill from outside) or exited without a
+                                  result (E500 / E504) */
+  GENO_ISOLATION_SETUP_FAILED, /* the sandbox could not be set up or the
+                                  host ran out of memory: nothing (or not
+                                  all) ran (E500 / E504) */
+} geno_isolation_end;
+
+/* [-] How the isolated child behind r ended (NULL: FINISHED). */
+GENO_API geno_isolation_end geno_result_isolation(const geno_result *r);
 
 /* [m] Names of the modules `source` imports, in order of appearance (a
  * repeated import is listed again), for hosts that load modules from

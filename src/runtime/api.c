@@ -2,6 +2,7 @@
  * geno_run / geno_run_isolated live in run.c and sandbox/. */
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 #include <stdlib.h>
 
 #include <geno.h>
@@ -9,6 +10,7 @@
 #include "../check/check.h"
 #include "../base/utf8.h"
 #include "../syntax/lexer.h"
+#include "../syntax/format.h"
 #include "../syntax/parser.h"
 #include "config.h"
 #include "frontend.h"
@@ -41,6 +43,43 @@ geno_result *geno_parse(const char *source, size_t len, const char *filename, co
   rt_frontend_free(&fe);
   r->timing.total_ms = rt_now_ms() - t0;
   monitor(cfg, r, "parse");
+  return r;
+}
+
+geno_result *geno_format(const char *source, size_t len, const char *filename, char **formatted,
+                         size_t *formatted_len) {
+  if (formatted) *formatted = NULL;
+  if (formatted_len) *formatted_len = 0;
+  double t0 = rt_now_ms();
+  geno_result *r = rt_result_new();
+  if (!r) return NULL;
+  if (!formatted || (!source && len)) {
+    rt_result_add(r, E_RUNTIME, NULL, !formatted ? "geno_format: formatted must not be NULL"
+                                                 : "geno_format: source is NULL but len is not 0");
+    return r;
+  }
+  if (!source) source = "";
+  /* only a program that parses is formatted */
+  Program prog;
+  ast_program_init(&prog, 0);
+  DiagList diags;
+  diag_init(&diags);
+  Module *m = parse_module(&prog, "Main", filename ? filename : "<source>", source, len, &diags);
+  rt_result_add_diags(r, &diags);
+  if (!m && diags.count == 0) rt_result_add(r, E_RESOURCE, NULL, "out of memory while parsing");
+  if (r->ok) {
+    Buf out = BUF_INIT;
+    if (fmt_source(source, len, &out)) {
+      if (formatted_len) *formatted_len = out.len;
+      *formatted = buf_take(&out);
+    } else {
+      rt_result_add(r, E_RESOURCE, NULL, "out of memory while formatting");
+    }
+    buf_free(&out);
+  }
+  diag_free(&diags);
+  ast_program_free(&prog);
+  r->timing.total_ms = rt_now_ms() - t0;
   return r;
 }
 
@@ -98,6 +137,16 @@ static void check_once(geno_result *r, const char *source, size_t len, const cha
   rt_frontend_run(&fe, source ? source : "", source ? len : 0, filename, cfg, true);
   r->timing.lex_ms += fe.lex_ms;
   r->timing.parse_ms += fe.parse_ms;
+  if (fe.ok && !r->has_modules) {
+    /* the program's modules, as `geno check` reports them (std modules
+     * are part of the language, not of the program) */
+    for (int m = 0; m < fe.prog.nmodules; m++) {
+      const Module *mod = fe.prog.modules[m];
+      if (mod->file && strncmp(mod->file, "<std>/", 6) == 0) continue;
+      rt_result_add_module(r, mod->file, (size_t)mod->ndecls);
+    }
+    r->has_modules = true;
+  }
   if (fe.ok) {
     /* Type checking runs only on a program that parsed, as in the
      * reference (its checker never sees a partial AST). */
