@@ -70,15 +70,6 @@ size_t vm_max_size(const VM *vm);
 #define VM_WORK_PER_STEP 256
 bool vm_charge(VM *vm, size_t work);
 
-/* Memory a builtin takes outside the VM's heap (a parser's tree, scratch
- * tables) counts against memory_bytes like the heap: vm_reserve charges
- * `bytes` before they are allocated (false after raising an uncatchable
- * E504 when the budget cannot hold them), vm_release gives them back when
- * they are freed. Reservations must be released before the builtin
- * returns. */
-bool vm_reserve(VM *vm, size_t bytes);
-void vm_release(VM *vm, size_t bytes);
-
 /* A builtin that recurses over input or a value calls this at each level,
  * beside its own depth bound: false after raising an uncatchable E502 when
  * the thread's C stack is nearly used up (the margin the VM keeps below
@@ -87,6 +78,13 @@ void vm_release(VM *vm, size_t bytes);
 bool vm_c_stack_check(VM *vm, const char *what);
 
 /* ---- GC rooting ------------------------------------------------------------------ */
+
+/* Memory a builtin allocates outside the VM heap (a C buffer whose size
+ * the program controls) is charged to the run's memory budget before it
+ * is allocated: vm_reserve is false with E504 raised when the budget
+ * cannot hold it; vm_release gives it back once the buffer is freed. */
+bool vm_reserve(VM *vm, size_t bytes);
+void vm_release(VM *vm, size_t bytes);
 
 void vm_push_root(VM *vm, Value *slot);
 void vm_pop_roots(VM *vm, int n);
@@ -163,9 +161,12 @@ bool vm_table(VM *vm, ValueTag kind, size_t cap, Value *out);
 /* Insert or update (an existing key keeps its position; E504 when a new
  * key would pass the size limit). For a Set pass v_unit() as val. */
 bool vm_table_set(VM *vm, Value table, Value key, Value val);
-/* Lookup; false when absent (no error). */
-bool vm_table_get(VM *vm, Value table, Value key, Value *val);
-void vm_table_delete(VM *vm, Value table, Value key);
+/* Lookup: 1 found (*val set when val is not NULL), 0 absent, -1 with an
+ * error raised (comparing keys is charged and bounded like `==`: a limit,
+ * or keys nested too deeply to compare, E502). */
+int vm_table_get(VM *vm, Value table, Value key, Value *val);
+/* Remove key (nothing when absent); false with an error raised. */
+bool vm_table_delete(VM *vm, Value table, Value key);
 size_t vm_table_len(Value table);
 /* Iterate in insertion order: size_t pos = 0; while (vm_table_next(t, &pos, &k, &v)) ... */
 bool vm_table_next(Value table, size_t *pos, Value *key, Value *val);
@@ -192,10 +193,10 @@ bool vm_call(VM *vm, Value fn, const Value *args, int nargs, Value *out);
 
 /* Structural equality as `==` (1 == 1.0): 1 or 0, -1 after an error. */
 int vm_values_equal(VM *vm, Value a, Value b);
-/* The same equality without charging steps, as the reference's own
- * Python-level comparisons do (`x in list`, dict and set lookups): for
- * builtins that compare many elements per call (contains). */
-bool vm_values_same(Value a, Value b);
+/* The same equality charged as light work (a fraction of a step per node
+ * compared), as hash-table keys are: for builtins that compare many
+ * elements per call (contains). 1, 0, or -1 with an error raised. */
+int vm_values_same(VM *vm, Value a, Value b);
 /* The total "sort key" order (sort_by, Sets): *cmp < 0, 0, > 0. */
 bool vm_values_order(VM *vm, Value a, Value b, int *cmp);
 /* Stable sort of values by that order. */
