@@ -30,12 +30,43 @@ static bool lib_length(VM *vm, Value *args, int nargs, Value *out) {
 
 /* range(start, end[, step]) -> List[Int]: end-exclusive; a step of 0 is
  * an error; empty when the step points away from end. The size is checked
- * before anything is allocated. */
+ * before anything is allocated. Bounds past 64 bits are counted exactly
+ * (range(2**70, 2**70 + 2) is two Ints), so only the size limit (E504)
+ * refuses a range. */
+static bool range_big(VM *vm, Value *args, int nargs, Value *out) {
+  mpz_t start, end, step, span;
+  mpz_inits(start, end, step, span, NULL);
+  vm_int_to_mpz(args[0], start);
+  vm_int_to_mpz(args[1], end);
+  if (nargs > 2 && args[2].tag != T_MISSING) vm_int_to_mpz(args[2], step);
+  else mpz_set_ui(step, 1);
+  bool ok = true;
+  if (mpz_sgn(step) == 0) {
+    ok = vm_error(vm, E_RUNTIME, "range step cannot be zero");
+  } else {
+    /* count = ceil((end - start) / step) when that is positive */
+    mpz_sub(span, end, start);
+    mpz_cdiv_q(span, span, step);
+    if (mpz_sgn(span) < 0) mpz_set_ui(span, 0);
+    size_t count = mpz_fits_ulong_p(span) ? (size_t)mpz_get_ui(span) : SIZE_MAX;
+    ok = vm_check_size(vm, "List", count) && vm_charge(vm, count) && vm_list(vm, count, out);
+    for (size_t i = 0; ok && i < count; i++) {
+      Value x;
+      ok = vm_int_from_mpz(vm, start, &x);
+      size_t n;
+      if (ok) vm_list_items(*out, &n)[i] = x;
+      mpz_add(start, start, step);
+    }
+  }
+  mpz_clears(start, end, step, span, NULL);
+  return ok;
+}
+
 static bool lib_range(VM *vm, Value *args, int nargs, Value *out) {
   int64_t start, end, step = 1;
   if (!vm_int_get(args[0], &start) || !vm_int_get(args[1], &end) ||
       (nargs > 2 && args[2].tag != T_MISSING && !vm_int_get(args[2], &step)))
-    return vm_error(vm, E_RUNTIME, "range: bounds must be Ints within 64 bits");
+    return range_big(vm, args, nargs, out);
   if (step == 0) return vm_error(vm, E_RUNTIME, "range step cannot be zero");
   uint64_t count = 0;
   if (step > 0 && start < end) count = ((uint64_t)end - (uint64_t)start - 1) / (uint64_t)step + 1;
@@ -44,8 +75,10 @@ static bool lib_range(VM *vm, Value *args, int nargs, Value *out) {
   if (!vm_list(vm, (size_t)count, out)) return false;
   size_t n;
   Value *items = vm_list_items(*out, &n);
-  int64_t x = start;
-  for (size_t i = 0; i < n; i++, x += step) items[i] = v_int(x);
+  /* in unsigned arithmetic: the step after the last element may pass
+   * INT64_MAX (signed overflow, undefined), and every element is in range */
+  uint64_t x = (uint64_t)start;
+  for (size_t i = 0; i < n; i++, x += (uint64_t)step) items[i] = v_int((int64_t)x);
   return true;
 }
 
