@@ -75,6 +75,12 @@ int cli_utf8_char(const unsigned char *p, size_t avail, uint32_t *cp);
  * file:line:col: error[E201]: message / source line / caret. `sources`
  * supplies the text for snippets. */
 void cli_print_diagnostics(FILE *out, const geno_result *r, const CliProgram *prog);
+/* Write text a program controls (a thrown message, a name) to a terminal:
+ * what would act on the terminal or reorder the line (control characters
+ * including ESC, BEL and line breaks, C1 controls, bidirectional controls,
+ * bytes that are not UTF-8) shows as '?', as in source snippets, so a
+ * program cannot forge diagnostic lines or retitle the terminal. */
+void cli_put_clean(FILE *out, const char *s);
 
 /* Usage error helper: prints "geno <cmd>: error: <msg>" and a hint. */
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

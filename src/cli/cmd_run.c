@@ -309,8 +309,14 @@ static void print_trace(FILE *out, const geno_result *r) {
   fputs("call stack (most recent call last):\n", out);
   const char *name;
   for (size_t i = 0; (name = geno_result_trace(r, i, &file, &line, &col)); i++) {
-    if (file && line > 0) fprintf(out, "  in %s, %s:%d:%d\n", name, file, line, col);
-    else fprintf(out, "  in %s\n", name);
+    fputs("  in ", out);
+    cli_put_clean(out, name);
+    if (file && line > 0) {
+      fputs(", ", out);
+      cli_put_clean(out, file);
+      fprintf(out, ":%d:%d", line, col);
+    }
+    fputc('\n', out);
   }
 }
 

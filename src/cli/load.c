@@ -211,6 +211,27 @@ static const char *source_for(const CliProgram *prog, const char *filename, size
 
 static bool is_cont(unsigned char ch) { return (ch & 0xC0) == 0x80; }
 
+/* What would act on the terminal or reorder the text, shown as '?' (one
+ * column, so a caret still lines up): control characters but tab, bytes
+ * that are not UTF-8 (n == 0), C1 controls, and the bidirectional controls
+ * that can make a line read differently from what it is ("Trojan
+ * Source"). */
+static bool hidden_char(uint32_t cp, int n) {
+  return n == 0 || (cp < 0x20 && cp != '\t') || (cp >= 0x7F && cp < 0xA0) || cp == 0x061C || cp == 0x200E ||
+         cp == 0x200F || (cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069);
+}
+
+void cli_put_clean(FILE *out, const char *s) {
+  size_t len = s ? strlen(s) : 0;
+  for (size_t k = 0; k < len;) {
+    uint32_t cp = (unsigned char)s[k];
+    int n = cli_utf8_char((const unsigned char *)s + k, len - k, &cp);
+    if (hidden_char(cp, n)) fputc('?', out);
+    else fwrite(s + k, 1, (size_t)n, out);
+    k += n ? (size_t)n : 1;
+  }
+}
+
 static void print_snippet(FILE *out, const char *src, size_t len, int line, int col) {
   int cur = 1;
   size_t i = 0;
@@ -239,14 +260,7 @@ static void print_snippet(FILE *out, const char *src, size_t len, int line, int 
       break;
     }
     if (c >= first) {
-      /* What would act on the terminal or reorder the text shows as '?'
-       * (one column, so the caret still lines up): control characters,
-       * bytes that are not UTF-8, and the bidirectional controls that can
-       * make a line read differently from what it is ("Trojan Source"). */
-      bool hidden = n == 0 || (cp < 0x20 && cp != '\t') || (cp >= 0x7F && cp < 0xA0) || cp == 0x061C ||
-                    cp == 0x200E || cp == 0x200F || (cp >= 0x202A && cp <= 0x202E) ||
-                    (cp >= 0x2066 && cp <= 0x2069);
-      if (hidden) fputc('?', out);
+      if (hidden_char(cp, n)) fputc('?', out);
       else fwrite(src + k, 1, (size_t)n, out);
     }
     k += n ? (size_t)n : 1;
@@ -271,14 +285,20 @@ void cli_print_diagnostics(FILE *out, const geno_result *r, const CliProgram *pr
   size_t n = geno_result_diagnostic_count(r);
   for (size_t i = 0; i < n; i++) {
     const geno_diagnostic *d = geno_result_diagnostic(r, i);
+    /* messages and file names can carry a program's text (a thrown
+     * value, a module name): printed clean */
     if (d->filename && d->line > 0) {
-      fprintf(out, "%s:%d:%d: %s[%s]: %s\n", d->filename, d->line, d->column, d->severity, d->code,
-              d->message);
+      cli_put_clean(out, d->filename);
+      fprintf(out, ":%d:%d: %s[%s]: ", d->line, d->column, d->severity, d->code);
+      cli_put_clean(out, d->message);
+      fputc('\n', out);
       size_t len = 0;
       const char *src = source_for(prog, d->filename, &len);
       if (src) print_snippet(out, src, len, d->line, d->column);
     } else {
-      fprintf(out, "%s[%s]: %s\n", d->severity, d->code, d->message);
+      fprintf(out, "%s[%s]: ", d->severity, d->code);
+      cli_put_clean(out, d->message);
+      fputc('\n', out);
     }
   }
 }

@@ -49,6 +49,11 @@ PROGRAMS = {
     "hints/named.geno": "func main() -> Int\n    return fold([1, 2], 0, fn(a: Int, b: Int) -> a + b)\nend func\n",
     # a right-to-left override inside a string ("Trojan Source")
     "bidi.geno": 'func main() -> Int\n    let x: Int = "\u202eabc"\n    return x\nend func\n',
+    # a thrown message that would retitle the terminal (ESC ] ... BEL),
+    # forge a diagnostic line and reverse the rest of the line (RLO)
+    "forge.geno": 'func main() -> Unit\n    let esc = from_char_code(27)\n'
+                  '    throw "x" + esc + "]0;pwned" + from_char_code(7) + "\\nforged.geno:1:1: error[E999]: fake"'
+                  ' + from_char_code(8238) + "z"\nend func\n',
     "fifo/app.geno": "import Pipe\nfunc main() -> Int\n    return 1\nend func\n",
     "fifoproj/app.geno": "func main() -> Int\n    return 2\nend func\n",
     "mods/app.geno": "import Helper\nfunc main() -> Int\n    return Helper.twice(4)\nend func\n",
@@ -275,6 +280,11 @@ CASES = [
          err=["use named arguments for clarity (e.g., fold(list: ..., initial: ..., reducer: ...))"]),
     Case("snippets show bidirectional controls as '?'", ["check", "{d}/bidi.geno"], 1,
          err=['let x: Int = "?abc"'], check=None),
+    # the whole message on one line, controls shown as '?', in both modes
+    Case("a thrown message is printed clean", ["run", "{d}/forge.geno"], 1,
+         err=["forge.geno:3:5: error[E499]: x?]0;pwned??forged.geno:1:1: error[E999]: fake?z\n"]),
+    Case("a thrown message is printed clean (--unsafe)", ["run", "--unsafe", "{d}/forge.geno"], 1,
+         err=["forge.geno:3:5: error[E499]: x?]0;pwned??forged.geno:1:1: error[E999]: fake?z\n"]),
     Case("test: a missing path", ["test", "{d}/nowhere"], 1, err=["Error: '{d}/nowhere' not found"]),
     Case("test --json: a missing path", ["test", "--json", "{d}/nowhere"], 1,
          check=lambda out: None if json.loads(out)["errors"] == 1 and json.loads(out)["files"][0]["error"]
