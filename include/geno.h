@@ -178,6 +178,14 @@ GENO_API const char *geno_value_container(const geno_value *v);
  * text and JSON are still there). The same in-process and isolated. */
 #define GENO_VALUE_MAX_DEPTH 1000
 
+/* main's value, as RunResult JSON (geno_result_value_json and the "value"
+ * of geno_result_to_json), nests at most this many JSON arrays and objects
+ * (a constructor or tuple is two: {"fields": {...}}). Deeper ends the run
+ * with E502 (its output kept), in both modes, so that a host's JSON parser
+ * that recurses (Python's json stops near 1,000) can read every RunResult
+ * geno-c writes. */
+#define GENO_RESULT_MAX_DEPTH 500
+
 /* [m] Construction, for host-callback results. Each returns a new value the
  * caller owns (free with geno_value_free unless ownership is passed on).
  * Functions that take `geno_value *` items take ownership of them, even on

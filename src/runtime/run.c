@@ -269,12 +269,44 @@ static void run_tests(VM *vm, geno_result *r, const geno_config *cfg) {
  * node (the step limit and the deadline apply), and the JSON, the text and
  * the host copy are charged to the memory budget before they are made and
  * stay charged while the next is built (held is given back at the end). */
+/* Deepest nesting of arrays and objects in JSON text (outside strings). */
+static size_t json_nesting(const char *s, size_t n) {
+  size_t depth = 0, max = 0;
+  bool in_str = false;
+  for (size_t i = 0; i < n; i++) {
+    char c = s[i];
+    if (in_str) {
+      if (c == '\\') i++;
+      else if (c == '"') in_str = false;
+    } else if (c == '"') {
+      in_str = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > max) max = depth;
+    } else if (c == ']' || c == '}') {
+      depth--;
+    }
+  }
+  return max;
+}
+
 static void set_value(geno_result *r, VM *vm, Value v) {
   size_t held = 0;
   Buf j = BUF_INIT;
   if (!vm_to_json(vm, v, &j) || !gc_reserve(vm, j.len)) {
     buf_free(&j);
     return; /* the error stays raised; report_error puts it in the result */
+  }
+  /* Hosts parse RunResult with ordinary JSON parsers, many of them
+   * recursive (Python's json gives up near 1,000 levels): a value deeper
+   * than GENO_RESULT_MAX_DEPTH is refused here rather than breaking them. */
+  size_t nest = json_nesting(j.data ? j.data : "", j.len);
+  if (nest > GENO_RESULT_MAX_DEPTH) {
+    gc_charge(vm, -(ptrdiff_t)j.len);
+    buf_free(&j);
+    vm_raise_fatal(vm, E_RECURSION, NULL,
+                   "main's value is nested too deeply to return (its JSON nests %zu levels; at most %d)", nest,
+                   GENO_RESULT_MAX_DEPTH);
+    return;
   }
   held += j.len;
   rt_result_set_value_json(r, buf_take(&j));

@@ -49,6 +49,11 @@ PROGRAMS = {
     "hints/named.geno": "func main() -> Int\n    return fold([1, 2], 0, fn(a: Int, b: Int) -> a + b)\nend func\n",
     # a right-to-left override inside a string ("Trojan Source")
     "bidi.geno": 'func main() -> Int\n    let x: Int = "\u202eabc"\n    return x\nend func\n',
+    # main's value n JsonArray levels deep: 3 JSON levels each, 2 for the
+    # JsonNull inside (GENO_RESULT_MAX_DEPTH is 500)
+    **{"deep%d.geno" % n: "func main() -> JsonValue\n    var j: JsonValue = JsonNull\n    var i: Int = 0\n"
+       "    while i < %d do\n        j = JsonArray([j])\n        i = i + 1\n    end while\n    return j\n"
+       "end func\n" % n for n in (166, 167, 10000)},
     # a thrown message that would retitle the terminal (ESC ] ... BEL),
     # forge a diagnostic line and reverse the rest of the line (RLO)
     "forge.geno": 'func main() -> Unit\n    let esc = from_char_code(27)\n'
@@ -188,8 +193,8 @@ def json_check(want_ok, code=None):
     def check(out):
         try:
             doc = json.loads(out)
-        except ValueError as e:
-            return f"stdout is not JSON: {e}"
+        except (ValueError, RecursionError) as e:
+            return f"stdout is not JSON Python can read: {e!r}"
         if doc.get("ok") is not want_ok:
             return f"ok is {doc.get('ok')!r}, expected {want_ok!r}"
         codes = [d.get("code") for d in doc.get("diagnostics", [])]
@@ -280,6 +285,11 @@ CASES = [
          err=["use named arguments for clarity (e.g., fold(list: ..., initial: ..., reducer: ...))"]),
     Case("snippets show bidirectional controls as '?'", ["check", "{d}/bidi.geno"], 1,
          err=['let x: Int = "?abc"'], check=None),
+    # every RunResult parses with Python's json (recursive): a value whose
+    # JSON would nest past 500 levels ends with E502 instead, in both modes
+    *[Case("run --json%s: a value %d levels deep" % (m, n), ["run", "--json"] + ([m] if m else []) + ["{d}/deep%d.geno" % n],
+           0 if n == 166 else 1, check=json_check(n == 166, None if n == 166 else "E502"))
+      for n in (166, 167, 10000) for m in ("", "--unsafe")],
     # the whole message on one line, controls shown as '?', in both modes
     Case("a thrown message is printed clean", ["run", "{d}/forge.geno"], 1,
          err=["forge.geno:3:5: error[E499]: x?]0;pwned??forged.geno:1:1: error[E999]: fake?z\n"]),
