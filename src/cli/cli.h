@@ -83,5 +83,6 @@ int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format
 int cmd_check(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_test(int argc, char **argv);
+int cmd_constrain(int argc, char **argv);
 
 #endif

@@ -15,6 +15,7 @@ static const char main_help[] =
     "  run FILE     check FILE, verify its examples, then run main\n"
     "  check FILE   check FILE without running it\n"
     "  test FILE... run every example and test block\n"
+    "  constrain [PREFIX]  can PREFIX (or stdin) still become a program that parses?\n"
     "\n"
     "options:\n"
     "  -h, --help     show this help (also: geno <command> --help)\n"
@@ -67,8 +68,9 @@ static int dispatch(int argc, char **argv) {
   if (strcmp(cmd, "check") == 0) return cmd_check(argc - 2, argv + 2);
   if (strcmp(cmd, "run") == 0) return cmd_run(argc - 2, argv + 2);
   if (strcmp(cmd, "test") == 0) return cmd_test(argc - 2, argv + 2);
+  if (strcmp(cmd, "constrain") == 0) return cmd_constrain(argc - 2, argv + 2);
   if (cmd[0] == '-') return cli_usage_error(NULL, "unrecognized option '%s' (expected --help or --version)", cmd);
-  return cli_usage_error(NULL, "unknown command '%s' (expected run, check or test)", cmd);
+  return cli_usage_error(NULL, "unknown command '%s' (expected run, check, test or constrain)", cmd);
 }
 
 int main(int argc, char **argv) {
