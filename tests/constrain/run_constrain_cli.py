@@ -62,7 +62,7 @@ CASES = [
     ("inside a block comment is valid", ["--validate", "/* note"], None, 0, "valid\n", ""),
     ("a prefix of a name can still become one", ["--validate", "func func"], None, 0, "valid\n", ""),
     ("a keyword where a name must come", ["--validate", "func func "], None, 1, "",
-     "Invalid prefix: unexpected 'func'\nUnclosed blocks: func\n"),
+     "Invalid prefix: unexpected 'func'\nUnclosed blocks: func, func\n"),
     ("end with no block", ["--validate", "end"], None, 1, "",
      "Invalid prefix: unexpected 'end' with no open block\n"),
     ("unterminated string at a line end", ["--validate", 'func f() -> String\n    return "a\n'], None, 1,
