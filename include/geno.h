@@ -301,8 +301,14 @@ typedef struct geno_config {
   uint64_t max_output_length;    /* characters of program output. Default
                                     100,000. 0 = no output allowed. E505. */
   uint64_t max_collection_size;  /* elements in one collection or code points
-                                    in one string. Default 10,000,000. E504. */
-  uint32_t max_integer_bits;     /* bits of one Int. Default 33,219. E504. */
+                                    in one string. Default 10,000,000. E504.
+                                    0 is taken at its word: only empty
+                                    collections and strings. */
+  uint32_t max_integer_bits;     /* bits of one Int (Python's bit_length of
+                                    its magnitude). Default 33,219. E504.
+                                    Must be at least 1: 0 is a configuration
+                                    error (geno_config_validate), as in the
+                                    reference. */
   bool capabilities_set;         /* false (default): no capability granted */
   unsigned capabilities;         /* bitwise OR of geno_capability; read only
                                     when capabilities_set. 0 = none. */

@@ -273,7 +273,12 @@ static void set_value(geno_result *r, VM *vm, Value v) {
   buf_free(&j);
   if (v.tag != T_UNIT) {
     Buf t = BUF_INIT;
-    if (!vm_render(vm, v, RENDER_QUOTED, &t, vm->max_collection, LIMIT_STRING, NULL)) {
+    /* Not a String of the program: max_collection_size does not apply
+     * (the reference writes `=> [100000, 200000]` under a limit of 5),
+     * the memory budget does (shared sublists can make a small value's
+     * text huge). */
+    size_t cap = vm->heap_limit ? vm->heap_limit : SIZE_MAX / 8;
+    if (!vm_render(vm, v, RENDER_QUOTED, &t, cap, LIMIT_STRING, NULL)) {
       buf_free(&t);
       return;
     }
@@ -330,8 +335,11 @@ geno_result *geno_run(const char *source, size_t len, const char *filename, cons
 
   VM *vm = vm_new(cfg);
   if (!vm) {
+    /* geno.h promises one monitor call per run, this ending included */
     rt_result_add(r, E_RESOURCE, NULL, "out of memory");
     rt_frontend_free(&fe);
+    r->timing.total_ms = rt_now_ms() - t0;
+    monitor(cfg, r, cfg->run_tests ? "test" : "run");
     return r;
   }
   vm->prog = &fe.prog;
