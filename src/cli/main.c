@@ -4,6 +4,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../server/server.h"
 #include "cli.h"
 
 static const char main_help[] =
@@ -16,6 +17,7 @@ static const char main_help[] =
     "  check FILE   check FILE without running it\n"
     "  test FILE... run every example and test block\n"
     "  constrain [PREFIX]  can PREFIX (or stdin) still become a program that parses?\n"
+    "  serve        the hosted execution service (HTTP: /run, /check, /test, ...)\n"
     "\n"
     "options:\n"
     "  -h, --help     show this help (also: geno <command> --help)\n"
@@ -69,8 +71,9 @@ static int dispatch(int argc, char **argv) {
   if (strcmp(cmd, "run") == 0) return cmd_run(argc - 2, argv + 2);
   if (strcmp(cmd, "test") == 0) return cmd_test(argc - 2, argv + 2);
   if (strcmp(cmd, "constrain") == 0) return cmd_constrain(argc - 2, argv + 2);
+  if (strcmp(cmd, "serve") == 0) return srv_main(argc - 1, argv + 1);
   if (cmd[0] == '-') return cli_usage_error(NULL, "unrecognized option '%s' (expected --help or --version)", cmd);
-  return cli_usage_error(NULL, "unknown command '%s' (expected run, check, test or constrain)", cmd);
+  return cli_usage_error(NULL, "unknown command '%s' (expected run, check, test, serve or constrain)", cmd);
 }
 
 int main(int argc, char **argv) {

@@ -149,7 +149,7 @@ CASES = [
     Case("no command", [], 2, err=["usage: geno <command>"]),
     Case("--help", ["--help"], 0, out=["commands:", "run FILE", "exit status"]),
     Case("--version", ["--version"], 0, out=["geno-c ", "(Geno 0.4"]),
-    Case("unknown command", ["frobnicate"], 2, err=["unknown command 'frobnicate'", "expected run, check, test or constrain"]),
+    Case("unknown command", ["frobnicate"], 2, err=["unknown command 'frobnicate'", "expected run, check, test, serve or constrain"]),
     Case("unknown top-level flag", ["--frob"], 2, err=["unrecognized option '--frob'"]),
     Case("run --help", ["run", "--help"], 0,
          out=["usage: geno run FILE", "--max-recursion-depth N", "1 to 10000", "0: no output allowed", "1 MiB"]),
