@@ -1,5 +1,6 @@
 /* Entry points of the public API: geno_parse, geno_check, geno_source_imports.
  * geno_run / geno_run_isolated live in run.c and sandbox/. */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <stdlib.h>
@@ -153,6 +154,10 @@ static void check_once(geno_result *r, const char *source, size_t len, const cha
     ChkOptions opts;
     chk_options_init(&opts);
     opts.target = target;
+    if (cfg && cfg->timeout_s > 0 && isfinite(cfg->timeout_s)) {
+      opts.deadline_ms = t1 - fe.lex_ms - fe.parse_ms + cfg->timeout_s * 1000.0;
+      opts.timeout_s = cfg->timeout_s;
+    }
     chk_program(&fe.prog, &fe.diags, &opts);
     r->timing.typecheck_ms += rt_now_ms() - t1;
   }
