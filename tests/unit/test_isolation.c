@@ -122,6 +122,104 @@ static geno_result *body_spin(const char *src, size_t len, const char *file, con
   return NULL;
 }
 
+/* The sandboxed child holds no capability while the program runs, and a
+ * child of a root host runs as nobody (it kept root's full set). Read from
+ * the outside, in /proc, while a body spins. */
+typedef struct CapProbe {
+  pid_t parent;
+  char status[4096]; /* the child's /proc status, once seen running */
+} CapProbe;
+
+static pid_t find_child(pid_t parent) {
+  DIR *d = opendir("/proc");
+  pid_t found = 0;
+  struct dirent *e;
+  while (d && !found && (e = readdir(d))) {
+    char path[300], buf[512];
+    if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
+    snprintf(path, sizeof path, "/proc/%s/stat", e->d_name);
+    FILE *f = fopen(path, "r");
+    if (!f) continue;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    const char *close_paren = strrchr(buf, ')');
+    int ppid = 0;
+    char state;
+    if (close_paren && sscanf(close_paren + 1, " %c %d", &state, &ppid) == 2 && ppid == parent)
+      found = (pid_t)atoi(e->d_name);
+  }
+  if (d) closedir(d);
+  return found;
+}
+
+static void *probe_caps(void *arg) {
+  CapProbe *p = arg;
+  double t0 = now_s();
+  while (now_s() - t0 < 5) {
+    pid_t pid = find_child(p->parent);
+    /* the child's setup takes a moment: wait until it spins (state R) with
+     * its limits in place, then read it */
+    if (pid) {
+      struct timespec ms = {0, 300 * 1000 * 1000};
+      nanosleep(&ms, NULL);
+      char path[64];
+      snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
+      FILE *f = fopen(path, "r");
+      if (f) {
+        size_t n = fread(p->status, 1, sizeof p->status - 1, f);
+        p->status[n] = '\0';
+        fclose(f);
+        return NULL;
+      }
+    }
+    struct timespec ms = {0, 5 * 1000 * 1000};
+    nanosleep(&ms, NULL);
+  }
+  return NULL;
+}
+
+static const char *status_field(const char *status, const char *name) {
+  static char value[128];
+  const char *at = strstr(status, name);
+  value[0] = '\0';
+  if (!at) return value;
+  at += strlen(name);
+  while (*at == ' ' || *at == '\t') at++;
+  size_t n = strcspn(at, "\n");
+  if (n >= sizeof value) n = sizeof value - 1;
+  memcpy(value, at, n);
+  value[n] = '\0';
+  /* a trailing blank (an empty Groups: line) is no value */
+  while (n && (value[n - 1] == ' ' || value[n - 1] == '\t')) value[--n] = '\0';
+  return value;
+}
+
+static void child_holds_no_capability(void **state) {
+  (void)state;
+  geno_config c = config(1.0);
+  CapProbe probe = {getpid(), {0}};
+  pthread_t t;
+  assert_int_equal(pthread_create(&t, NULL, probe_caps, &probe), 0);
+  geno_result *r = run(&c, body_spin, NULL);
+  pthread_join(t, NULL);
+  assert_string_equal(geno_result_diagnostic(r, 0)->code, "E501");
+  geno_result_free(r);
+  if (!probe.status[0]) fail_msg("the child was never seen in /proc");
+  assert_string_equal(status_field(probe.status, "CapEff:"), "0000000000000000");
+  assert_string_equal(status_field(probe.status, "CapPrm:"), "0000000000000000");
+  assert_string_equal(status_field(probe.status, "CapInh:"), "0000000000000000");
+  assert_string_equal(status_field(probe.status, "CapAmb:"), "0000000000000000");
+  if (geteuid() == 0) {
+    assert_string_equal(status_field(probe.status, "CapBnd:"), "0000000000000000");
+    /* real, effective, saved and file-system ids */
+    assert_string_equal(status_field(probe.status, "Uid:"), "65534\t65534\t65534\t65534");
+    assert_string_equal(status_field(probe.status, "Gid:"), "65534\t65534\t65534\t65534");
+    assert_string_equal(status_field(probe.status, "Groups:"), "");
+  }
+  assert_true(unit_no_children());
+}
+
 static void endless_loop_is_killed_at_the_deadline(void **state) {
   (void)state;
   geno_config c = config(0.3);
@@ -742,6 +840,7 @@ int main(void) {
       cmocka_unit_test(memory_bomb_is_e504_not_the_oom_killer),
       cmocka_unit_test(a_crash_is_a_diagnostic_and_the_parent_carries_on),
       cmocka_unit_test(cpu_limit_ends_a_busy_child),
+      cmocka_unit_test(child_holds_no_capability),
       cmocka_unit_test(seccomp_refuses_files_sockets_and_processes),
       cmocka_unit_test(unknown_system_calls_kill_the_child),
       cmocka_unit_test(only_the_channel_is_open_and_limits_are_set),
