@@ -57,6 +57,8 @@ done
 [ -n "$port" ] || { echo "serve.sh: the server did not start:" >&2; cat "$tmp/server.log" >&2; exit 1; }
 url="http://127.0.0.1:$port"
 rss() { awk '/VmRSS/{print $2}' "/proc/$pid/status"; }
+children() { cat /proc/"$pid"/task/*/children 2>/dev/null | tr ' ' '\n' | grep . || true; }
+spawner=$(children | head -1) # the helper the workers fork from (a child from the start)
 cpu_ticks() { awk '{print $14 + $15 + $16 + $17}' "/proc/$pid/stat"; }
 
 # run_wrk WORKLOAD CONNECTIONS SECONDS [extra env]: prints one result row
@@ -105,7 +107,7 @@ if [ "$kill_seconds" -gt 0 ]; then
   WORKLOAD=small wrk -t 16 -c 16 -d "${kill_seconds}s" -s "$here/serve/check.lua" "$url" >"$tmp/kill.out" 2>&1 &
   wrkpid=$!
   while kill -0 "$wrkpid" 2>/dev/null; do
-    victims=$(cat /proc/"$pid"/task/*/children 2>/dev/null | tr ' ' '\n' | grep . | shuf -n 1 || true)
+    victims=$(children | grep -vx "$spawner" | shuf -n 1 || true)
     for v in $victims; do kill -9 "$v" 2>/dev/null && kills=$((kills + 1)); done
     sleep 0.02
   done

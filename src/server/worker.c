@@ -135,6 +135,7 @@ void srv_execute(const SrvConfig *cfg, geno_metrics *metrics, const SrvRequest *
   c.max_source_bytes = cfg->max_body > cfg->max_module_bytes ? cfg->max_body : cfg->max_module_bytes;
   c.max_total_source_bytes = 0; /* the body bound covers every module */
   c.run_tests = req->endpoint == SRV_TEST;
+  c.spawner = cfg->spawner;
   c.monitor = geno_metrics_monitor;
   c.monitor_userdata = metrics;
   /* Effects that need the machine, under the CLI's policies. stdin is
@@ -199,27 +200,30 @@ void srv_execute(const SrvConfig *cfg, geno_metrics *metrics, const SrvRequest *
   geno_result_free(r);
 }
 
+static const char self_test_program[] =
+    "func id(x: Int) -> Int\n"
+    "    example 1 -> 1\n"
+    "    return x\n"
+    "end func\n"
+    "\n"
+    "func main() -> Int\n"
+    "    return id(42)\n"
+    "end func\n";
+
+char *srv_warm_up(void) {
+  geno_result *r = geno_check(self_test_program, sizeof self_test_program - 1, "<startup>", NULL);
+  bool ok = r && geno_result_ok(r);
+  geno_result_free(r);
+  return ok ? NULL : strdup("the type checker rejected the self-test program");
+}
+
 char *srv_self_test(const SrvConfig *cfg) {
-  static const char prog[] =
-      "func id(x: Int) -> Int\n"
-      "    example 1 -> 1\n"
-      "    return x\n"
-      "end func\n"
-      "\n"
-      "func main() -> Int\n"
-      "    return id(42)\n"
-      "end func\n";
   geno_config c;
   geno_config_init(&c);
   c.timeout_s = 5.0;
   c.memory_bytes = cfg->worker_memory;
-  /* In this process first (no user code runs in a check): it builds the
-   * library's tables once, so every forked child inherits them warm. */
-  geno_result *r = geno_check(prog, sizeof prog - 1, "<startup>", &c);
-  bool ok = r && geno_result_ok(r);
-  geno_result_free(r);
-  if (!ok) return strdup("the type checker rejected the self-test program");
-  r = geno_run_isolated(prog, sizeof prog - 1, "<startup>", &c);
+  c.spawner = cfg->spawner;
+  geno_result *r = geno_run_isolated(self_test_program, sizeof self_test_program - 1, "<startup>", &c);
   char *err = NULL;
   if (!r) err = strdup("out of memory");
   else if (!geno_result_ok(r) || strcmp(geno_result_value_json(r), "42") != 0) {
