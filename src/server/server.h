@@ -151,9 +151,10 @@ void srv_error_reply(SrvReply *out, int status, const char *outcome, const char 
 /* The indented JSON of geno_result_to_json made compact (whitespace
  * outside strings removed). In place; returns the new length. */
 size_t srv_json_compact(char *json);
-/* Check the self-test program in this process (no code runs; it builds
- * the library's tables once, so every child inherits them warm). NULL or
- * a malloc'd error text. */
+/* Check and run the server's own fixed self-test program in this process
+ * (never a request's), so the library's lazily built tables exist before
+ * the spawner is forked and every child inherits them. NULL or a malloc'd
+ * error text. */
 char *srv_warm_up(void);
 /* Run the self-test program in a sandboxed child; NULL or an error text. */
 char *srv_self_test(const SrvConfig *cfg);

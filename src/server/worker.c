@@ -211,10 +211,17 @@ static const char self_test_program[] =
     "end func\n";
 
 char *srv_warm_up(void) {
+  /* Our own fixed program, never a request's: checking and running it
+   * here once makes every lazily built table (builtins, checker, VM) part
+   * of what the spawner and so every child inherits. */
   geno_result *r = geno_check(self_test_program, sizeof self_test_program - 1, "<startup>", NULL);
   bool ok = r && geno_result_ok(r);
   geno_result_free(r);
-  return ok ? NULL : strdup("the type checker rejected the self-test program");
+  if (!ok) return strdup("the type checker rejected the self-test program");
+  r = geno_run(self_test_program, sizeof self_test_program - 1, "<startup>", NULL);
+  ok = r && geno_result_ok(r);
+  geno_result_free(r);
+  return ok ? NULL : strdup("the self-test program failed in process");
 }
 
 char *srv_self_test(const SrvConfig *cfg) {
