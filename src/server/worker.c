@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../host/host.h"
@@ -115,8 +116,33 @@ static const char *endpoint_path(SrvEndpoint e) {
 void srv_execute(const SrvConfig *cfg, geno_metrics *metrics, const SrvRequest *req, SrvReply *out) {
   memset(out, 0, sizeof *out);
   if (req->endpoint == SRV_CONSTRAIN) {
-    srv_error_reply(out, 501, "not_implemented",
-                    "/constrain is not available in this build (constrained decoding is not built in yet)");
+    /* Syntax only: a recognizer over the prefix's bytes, linear in its
+     * length, that runs no program; so it runs here, on this thread. */
+    struct timespec a, b;
+    clock_gettime(CLOCK_MONOTONIC, &a);
+    geno_constraint_result cr;
+    if (!geno_constrain_prefix(req->source, req->source_len, &cr)) {
+      srv_error_reply(out, 500, "internal_error", "internal server error");
+      return;
+    }
+    char *json = geno_constraint_result_json(&cr, 0);
+    clock_gettime(CLOCK_MONOTONIC, &b);
+    double ms = (double)(b.tv_sec - a.tv_sec) * 1e3 + (double)(b.tv_nsec - a.tv_nsec) / 1e6;
+    geno_metrics_record_constrain(metrics, cr.valid ? 1 : 0, ms);
+    bool valid = cr.valid;
+    geno_constraint_result_free(&cr);
+    if (!json) {
+      srv_error_reply(out, 500, "internal_error", "internal server error");
+    } else if (strlen(json) > cfg->max_response) {
+      free(json);
+      srv_log(SRV_LOG_WARNING, "Response exceeded configured limit path=/constrain");
+      srv_error_reply(out, 413, "response_too_large", "response too large");
+    } else {
+      out->status = 200;
+      out->outcome = valid ? "constrain_ok" : "constrain_invalid";
+      out->body = json;
+      out->len = strlen(json);
+    }
     return;
   }
   geno_config c;

@@ -188,8 +188,14 @@ def test_basics(s):
     src = "func sq(x: Int) -> Int\n    example 3 -> 9\n    example 2 -> 5\n    return x * x\nend func\n"
     st, h, b = s.post("/test", {"source": src})
     check(st == 400 and b["value"]["total"] == 2 and b["value"]["failed"] == 1, "/test report: %r" % b)
-    st, h, b = s.post("/constrain", {"prefix": "func main"})
-    check(st == 501 and "error" in b, "/constrain is 501 until constrained decoding lands: %r %r" % (st, b))
+    st, h, b = s.post("/constrain", {"prefix": "func main() -> Int\n    return "})
+    check(st == 200 and b["valid"] is True and b["error"] is None and b["unclosed_blocks"] == ["func"] and
+          "allowed_next" in b, "/constrain of a valid prefix: %r %r" % (st, b))
+    st, h, b = s.post("/constrain", {"prefix": "func main() -> Int\n    return )"})
+    check(st == 200 and b["valid"] is False and isinstance(b["error"], str), "/constrain of an invalid prefix: %r" % b)
+    st, h, b = s.request("GET", "/metrics")
+    check(re.search(rb"geno_constrain_valid_total 1\b", b) is not None and
+          re.search(rb"geno_constrain_invalid_total 1\b", b) is not None, "constrain metrics counted")
     st, h, b = s.post("/constrain", {"prefix": 3})
     check(st == 400 and err(b) == "'prefix' must be a string", "/constrain prefix validated: %r" % b)
     # modules
