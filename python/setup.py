@@ -44,7 +44,7 @@ class BuildWithLibgeno(build_ext):
         out = os.path.abspath(os.path.join(self.build_temp, "libgeno"))
         subprocess.check_call(["cmake", "-S", ROOT, "-B", out, "-DCMAKE_BUILD_TYPE=Release"])
         subprocess.check_call(["cmake", "--build", out, "--target", "geno_static",
-                               "-j", str(os.cpu_count() or 2)])
+                               "-j", os.environ.get("CMAKE_BUILD_PARALLEL_LEVEL") or str(os.cpu_count() or 2)])
         return os.path.join(out, "libgeno.a")
 
     def build_extensions(self):
