@@ -301,8 +301,14 @@ typedef struct geno_config {
   uint64_t max_output_length;    /* characters of program output. Default
                                     100,000. 0 = no output allowed. E505. */
   uint64_t max_collection_size;  /* elements in one collection or code points
-                                    in one string. Default 10,000,000. E504. */
-  uint32_t max_integer_bits;     /* bits of one Int. Default 33,219. E504. */
+                                    in one string. Default 10,000,000. E504.
+                                    0 is taken at its word: only empty
+                                    collections and strings. */
+  uint32_t max_integer_bits;     /* bits of one Int (Python's bit_length of
+                                    its magnitude). Default 33,219. E504.
+                                    Must be at least 1: 0 is a configuration
+                                    error (geno_config_validate), as in the
+                                    reference. */
   bool capabilities_set;         /* false (default): no capability granted */
   unsigned capabilities;         /* bitwise OR of geno_capability; read only
                                     when capabilities_set. 0 = none. */
@@ -325,6 +331,18 @@ typedef struct geno_config {
                                     "function", "message"}...]}, fields in
                                     that order; untested lists the entry
                                     file's @untested functions. */
+  bool test_entry_only;          /* test mode only: run the examples and
+                                    test blocks written in the entry source
+                                    alone, not those of the modules it
+                                    imports (a project's runner tests each
+                                    module as its own entry, so each example
+                                    is counted once). Default false. */
+  const char *test_filter;       /* test mode only: an fnmatch(3) glob; only
+                                    examples of functions whose name matches
+                                    (the qualified name "Type.Trait.method",
+                                    "Type.method" or the bare name) and test
+                                    blocks whose name matches run (borrowed).
+                                    NULL (default): all. */
   geno_monitor_fn monitor;       /* optional monitoring hook */
   void *monitor_userdata;
   /* Memory, and the isolation settings (the rest: geno_run_isolated only). */
@@ -419,6 +437,15 @@ GENO_API geno_timing geno_result_timing(const geno_result *r);
  * be NULL). Returns NULL when i is past the last frame. */
 GENO_API const char *geno_result_trace(const geno_result *r, size_t i, const char **file, int *line, int *col);
 GENO_API uint64_t geno_result_steps(const geno_result *r);
+/* [-] The modules of the program a geno_check parsed: the i-th module's
+ * file name (as diagnostics show it; the entry is module 0, then every
+ * module it imports; std modules are left out), with its number of
+ * top-level definitions (functions, types, traits, impls, imports and test
+ * blocks) in *definitions when that is not NULL. NULL past the last
+ * module, when r is NULL, or when no program was parsed (a lexer or parser
+ * error, or a result of another entry point). The string is owned by r.
+ * Thread safety: reads r only. */
+GENO_API const char *geno_result_module(const geno_result *r, size_t i, size_t *definitions);
 /* [m] The whole result as the reference's RunResult JSON object
  * ({"ok", "value", "output", "diagnostics", "timing", "steps_used"}).
  * Caller frees with geno_free. */

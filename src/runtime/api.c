@@ -1,6 +1,7 @@
 /* Entry points of the public API: geno_parse, geno_check, geno_source_imports.
  * geno_run / geno_run_isolated live in run.c and sandbox/. */
 #include <stdio.h>
+#include <string.h>
 #include <stdlib.h>
 
 #include <geno.h>
@@ -97,6 +98,16 @@ static void check_once(geno_result *r, const char *source, size_t len, const cha
   rt_frontend_run(&fe, source ? source : "", source ? len : 0, filename, cfg, true);
   r->timing.lex_ms += fe.lex_ms;
   r->timing.parse_ms += fe.parse_ms;
+  if (fe.ok && !r->has_modules) {
+    /* the program's modules, as `geno check` reports them (std modules
+     * are part of the language, not of the program) */
+    for (int m = 0; m < fe.prog.nmodules; m++) {
+      const Module *mod = fe.prog.modules[m];
+      if (mod->file && strncmp(mod->file, "<std>/", 6) == 0) continue;
+      rt_result_add_module(r, mod->file, (size_t)mod->ndecls);
+    }
+    r->has_modules = true;
+  }
   if (fe.ok) {
     /* Type checking runs only on a program that parsed, as in the
      * reference (its checker never sees a partial AST). */

@@ -115,6 +115,8 @@ char *geno_config_validate(const geno_config *given) {
     buf_puts(&b, why);
   else if (!isfinite(c->timeout_s) || c->timeout_s < 0)
     buf_puts(&b, "timeout_s must be a finite number of seconds >= 0");
+  else if (c->max_integer_bits == 0)
+    buf_puts(&b, "max_integer_bits must be a positive number of bits");
   else if (c->capabilities & ~((1u << GENO_CAP_COUNT) - 1))
     buf_puts(&b, "capabilities contains an unknown capability bit");
   else if (c->ncallbacks && !c->callbacks)

@@ -138,6 +138,60 @@ static void callback_for_ungranted_capability_is_valid(void **state) {
 static int monitor_calls;
 static char monitor_op[32];
 
+/* max_integer_bits 0 is refused (the reference requires a positive
+ * number); it used to become 1 bit silently. */
+static void zero_integer_bits_is_a_configuration_error(void **state) {
+  (void)state;
+  geno_config c;
+  geno_config_init(&c);
+  c.max_integer_bits = 0;
+  expect_invalid(&c, "max_integer_bits");
+  const char *src = "func main() -> Int\n  return 1\nend func\n";
+  geno_result *r = geno_run(src, strlen(src), "t.geno", &c);
+  assert_false(geno_result_ok(r));
+  assert_non_null(strstr(geno_result_diagnostic(r, 0)->message, "max_integer_bits"));
+  geno_result_free(r);
+  c.max_integer_bits = 1; /* 1 bit: 1 fits, 2 does not */
+  r = geno_run(src, strlen(src), "t.geno", &c);
+  assert_true(geno_result_ok(r));
+  geno_result_free(r);
+  const char *two = "func main() -> Int\n  let x = 1\n  return x + 1\nend func\n";
+  r = geno_run(two, strlen(two), "t.geno", &c);
+  assert_string_equal(unit_codes(r), "E504");
+  geno_result_free(r);
+}
+
+/* max_collection_size 0 means what it says: an empty list or string is
+ * allowed, one element or one character is not. */
+static void zero_collection_size_allows_only_empty_values(void **state) {
+  (void)state;
+  geno_config c;
+  geno_config_init(&c);
+  c.max_collection_size = 0;
+  assert_null(geno_config_validate(&c));
+  const char *empty = "func main() -> Int\n  let xs: List[Int] = []\n  return length(xs)\nend func\n";
+  geno_result *r = geno_run(empty, strlen(empty), "t.geno", &c);
+  assert_true(geno_result_ok(r));
+  geno_result_free(r);
+  /* main's value text is no String of the program: under a limit of 5
+   * the list's 26 characters are fine (so says the reference) */
+  c.max_collection_size = 5;
+  const char *list = "func main() -> List[Int]\n  return [100000, 200000, 300000]\nend func\n";
+  r = geno_run(list, strlen(list), "t.geno", &c);
+  assert_true(geno_result_ok(r));
+  assert_string_equal(geno_result_value_text(r), "[100000, 200000, 300000]");
+  geno_result_free(r);
+  c.max_collection_size = 0;
+  const char *one = "func main() -> Int\n  let xs = [1]\n  return length(xs)\nend func\n";
+  r = geno_run(one, strlen(one), "t.geno", &c);
+  assert_string_equal(unit_codes(r), "E504");
+  geno_result_free(r);
+  const char *text = "func main() -> Int\n  let s = to_string(7)\n  return length(s)\nend func\n";
+  r = geno_run(text, strlen(text), "t.geno", &c);
+  assert_string_equal(unit_codes(r), "E504");
+  geno_result_free(r);
+}
+
 static void count_monitor(const geno_result *r, const char *op, void *ud) {
   (void)r;
   (void)ud;
@@ -291,6 +345,8 @@ int main(void) {
       cmocka_unit_test(callback_without_function_is_rejected),
       cmocka_unit_test(callback_for_ungranted_capability_is_valid),
       cmocka_unit_test(isolated_run_rejects_invalid_config_without_forking),
+      cmocka_unit_test(zero_integer_bits_is_a_configuration_error),
+      cmocka_unit_test(zero_collection_size_allows_only_empty_values),
       cmocka_unit_test(struct_size_is_set_by_init),
       cmocka_unit_test(config_without_struct_size_is_refused_everywhere),
       cmocka_unit_test(larger_config_from_a_newer_header),
