@@ -465,6 +465,23 @@ GENO_API void geno_result_free(geno_result *r);
 /* [e] Lex and parse only: E100-E103 / E200-E203 diagnostics. Never runs
  * user code. cfg may be NULL (defaults); only modules and size limits are
  * read. Returns NULL only when out of memory. */
+/* [e] Format Geno source text in the canonical layout of `geno fmt` (the
+ * reference formatter's: four spaces per open block, `end`/`else`/`catch`
+ * at their block's level, no trailing spaces, one final newline; comments
+ * and blank lines kept, line ends become LF, lines inside a multi-line
+ * string kept byte for byte). Only a source that parses is formatted:
+ * otherwise the result is not ok, holds its lexer or parser diagnostics
+ * (located in `filename`, which may be NULL) and *formatted is NULL.
+ * Formatting never changes what the program means: the formatted text
+ * lexes to the same tokens and parses to the same tree. On success
+ * *formatted is the formatted text (NUL-terminated, *formatted_len bytes
+ * when formatted_len is not NULL; caller frees with geno_free); it equals
+ * the source when the source was already formatted. Imports are not read.
+ * Returns NULL only when out of memory (then *formatted is NULL). Thread-
+ * safe. */
+GENO_API geno_result *geno_format(const char *source, size_t len, const char *filename, char **formatted,
+                                  size_t *formatted_len);
+
 GENO_API geno_result *geno_parse(const char *source, size_t len, const char *filename,
                                  const geno_config *cfg);
 
