@@ -85,6 +85,15 @@ PROGRAMS = {
     "fmtok/ugly.geno": "func main() -> Int\n  let x = 1   \n      return x\nend func\n\n\n",
     "fmtok/sub/fine.geno": "func main() -> Int\n    return 2\nend func\n",
     "fmtbad/broken.geno": "func main() -> Int\n  return (1 +\nend func\n",
+    "repl/session.txt": (
+        "1 + 2\nlet x = 5\nx * 2\n\"hi\"\n"
+        "func f(a: Int) -> Int\n    example 1 -> 2\n    return a + 1\nend func\n"
+        "f(x)\n:type f(1)\n:type [1, 2]\nprint(\"printed\")\nundefined_y\n1 / 0\n"
+        "for i: Int in range(0, 2) do\n    print(i * 100)\nend for\n"
+        "var total = 0\ntotal = total + 10\ntotal\n"
+        "while true do\nend while\n\n"
+        "func nocheck(a: Int) -> Int\n    return a\nend func\n"
+        ":clear\nf(1)\n:nonsense\n:quit\nprint(\"after quit\")\n"),
     "browser/envy.geno": 'func main() -> Unit\n    print(env_get("HOME"))\nend func\n',
 }
 
@@ -344,6 +353,16 @@ CASES = [
          check=lambda out: bundle_check(out, "Main", ["Util", "Main", "Extra"])),
     Case("bundle -o", ["bundle", "-c", "{d}/proj/geno.toml", "-o", "{d}/bundle.json"], 0, out=["Bundled to {d}/bundle.json\n"]),
     Case("bundle: no manifest", ["bundle", "--config", "{d}/none.toml"], 1, err=["Config file not found: {d}/none.toml"]),
+    Case("repl: definitions, statements, expressions, :type, errors with codes, limits, :clear",
+         ["repl"], 0, stdin="{d}/repl/session.txt",
+         out=["=> 3\n=> 10\n=> \"hi\"\n=> 6\nf(1) : Int\n[1, 2] : List[Int]\nprinted\n", "0\n100\n",
+              "=> 10\nCleared.\n"],
+         err=["<input>:1:1: error[E301]: Undefined variable: undefined_y", "error[E400]: Division by zero",
+              "error[E503]: Step limit exceeded", "must have at least one example clause",
+              "error[E302]: Undefined function: f", "Unknown command ':nonsense'"],
+         no_out=["after quit", "printed\nprinted"]),
+    Case("repl --help", ["repl", "--help"], 0, out=[":type EXPR", ":quit"]),
+    Case("no command, stdin not a terminal: usage", [], 2, stdin="/dev/null", err=["usage: geno <command>"]),
     Case("run --target: a builtin the target lacks", ["run", "--target", "browser", "{d}/browser/envy.geno"], 1,
          err=["'env_get' is not available on the 'browser' target"]),
     Case("run --target: an unknown target", ["run", "--target", "mars", "{d}/hi.geno"], 2, err=["invalid --target 'mars'"]),
@@ -361,7 +380,7 @@ def run_case(geno, d, case):
     if case.cwd is not None:
         kw["cwd"] = case.cwd.replace("{d}", d)
     if case.stdin:
-        kw["stdin"] = open(case.stdin, "rb")
+        kw["stdin"] = open(case.stdin.replace("{d}", d), "rb")
     if case.stdout == "full":
         with open("/dev/full", "wb") as full:
             p = subprocess.run(args, stdout=full, **kw)
