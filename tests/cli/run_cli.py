@@ -100,6 +100,10 @@ PROGRAMS = {
                             "        | Square(x) -> return x * x\n    end match\nend func\n"),
     "docproj/Main.geno": ("import Shapes\n@untested(\"prints\")\nfunc show(x: Float) -> Unit\n    print(x)\nend func\n"
                           "func main() -> Unit\n    show(1.0)\nend func\n"),
+    "limits/procs.geno": 'func main() -> Unit\n    print(exec("/bin/echo one"))\n    print(exec("/bin/echo two"))\nend func\n',
+    "limits/write.geno": 'func main() -> Unit\n    print(fs_write_text("out.txt", "0123456789"))\nend func\n',
+    "limits/grow.geno": ("func main() -> Unit\n    var xs: List[Int] = []\n    for i: Int in range(0, 2000000) do\n"
+                         "        xs = append(xs, i)\n    end for\nend func\n"),
     "browser/envy.geno": 'func main() -> Unit\n    print(env_get("HOME"))\nend func\n',
 }
 
@@ -392,6 +396,18 @@ CASES = [
          check=lambda out: doc_check(out)),
     Case("doc: a file that does not parse", ["doc", "{d}/fmtbad/broken.geno"], 1, err=["Error parsing", "error[E20"]),
     Case("doc: a missing file", ["doc", "{d}/nothere.geno"], 1, err=["File not found"]),
+    Case("run --max-processes: the second exec is refused", ["run", "--cap", "print,process", "--max-processes", "1",
+         "{d}/limits/procs.geno"], 1, out=["stdout: \"one\\n\""], err=["this run may start at most 1 process"]),
+    Case("run --unsafe --max-processes 0", ["run", "--unsafe", "--cap", "print,process", "--max-processes", "0",
+         "{d}/limits/procs.geno"], 1, no_out=["one"], err=["at most 0 processes"]),
+    Case("run --max-file-size-bytes: a larger write is refused", ["run", "--cap", "print,fs", "--max-file-size-bytes", "5",
+         "{d}/limits/write.geno"], 1, err=["10 bytes exceed the file size limit of 5 bytes"], cwd="{d}/limits"),
+    Case("run --max-file-size-bytes: a write within it", ["run", "--cap", "print,fs", "--max-file-size-bytes", "10",
+         "{d}/limits/write.geno"], 0, out=["()\n"], cwd="{d}/limits"),
+    Case("run --max-memory-bytes", ["run", "--max-steps", "0", "--max-memory-bytes", "1000000", "{d}/limits/grow.geno"], 1,
+         err=["E504"]),
+    Case("run --max-cpu-time must be positive", ["run", "--max-cpu-time", "0", "{d}/hi.geno"], 2,
+         err=["--max-cpu-time must be a positive number"]),
     Case("run --target: a builtin the target lacks", ["run", "--target", "browser", "{d}/browser/envy.geno"], 1,
          err=["'env_get' is not available on the 'browser' target"]),
     Case("run --target: an unknown target", ["run", "--target", "mars", "{d}/hi.geno"], 2, err=["invalid --target 'mars'"]),
