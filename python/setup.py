@@ -4,10 +4,13 @@ The extension is linked statically to libgeno. By default libgeno.a is
 built here with CMake from the repository that holds this directory (the
 package is built in place, so ../CMakeLists.txt is reachable); set
 GENO_LIBGENO_DIR to a CMake build directory that already holds libgeno.a
-(as `make python` does) to skip that. Nothing is downloaded.
+and the `geno` executable (as `make python` does) to skip that. The `geno`
+executable goes into the package as geno/bin/geno, for geno.server (the
+hosted service is geno-c's C server). Nothing is downloaded.
 """
 import os
 import shlex
+import shutil
 import subprocess
 
 from setuptools import Extension, setup
@@ -32,27 +35,33 @@ class BuildWithLibgeno(build_ext):
     """build_ext that first finds or builds libgeno.a."""
 
     def libgeno(self):
+        """The CMake build directory holding libgeno.a and geno."""
         given = os.environ.get("GENO_LIBGENO_DIR")
         if given:
-            lib = os.path.join(os.path.abspath(given), "libgeno.a")
-            if not os.path.isfile(lib):
-                raise RuntimeError(f"GENO_LIBGENO_DIR has no libgeno.a: {lib}")
-            return lib
+            build = os.path.abspath(given)
+            for name in ("libgeno.a", "geno"):
+                if not os.path.isfile(os.path.join(build, name)):
+                    raise RuntimeError(f"GENO_LIBGENO_DIR has no {name}: {build}")
+            return build
         if not os.path.isfile(os.path.join(ROOT, "CMakeLists.txt")):
             raise RuntimeError("building geno needs the geno-c repository around python/ "
                                "(or GENO_LIBGENO_DIR pointing at a build with libgeno.a)")
         out = os.path.abspath(os.path.join(self.build_temp, "libgeno"))
         subprocess.check_call(["cmake", "-S", ROOT, "-B", out, "-DCMAKE_BUILD_TYPE=Release"])
-        subprocess.check_call(["cmake", "--build", out, "--target", "geno_static",
+        subprocess.check_call(["cmake", "--build", out, "--target", "geno_static", "--target", "geno",
                                "-j", os.environ.get("CMAKE_BUILD_PARALLEL_LEVEL") or str(os.cpu_count() or 2)])
-        return os.path.join(out, "libgeno.a")
+        return out
 
     def build_extensions(self):
-        lib = self.libgeno()
+        build = self.libgeno()
+        lib = os.path.join(build, "libgeno.a")
         for ext in self.extensions:
             ext.extra_objects = [lib]
             ext.depends = [lib]
         super().build_extensions()
+        bindir = os.path.join(self.build_lib, "geno", "bin")
+        os.makedirs(bindir, exist_ok=True)
+        shutil.copy2(os.path.join(build, "geno"), os.path.join(bindir, "geno"))
 
 
 # Built against a given libgeno build: keep the intermediate files there
