@@ -15,7 +15,8 @@ Names: :func:`run`, :func:`check`, :func:`run_path`, :func:`check_path`,
 :class:`RunConfig`, :class:`RunResult`, :class:`CheckResult`, :class:`Timing`,
 :class:`Diagnostic`, :class:`ErrorCode`, :class:`Severity`, the monitoring
 classes (:class:`RuntimeMetricsCollector` ...), and geno-c's additions
-:func:`run_isolated` with :class:`SandboxConfig`.
+:func:`run_isolated` with :class:`SandboxConfig`; :func:`constrain_prefix` and
+:func:`validate_prefix` for constrained decoding.
 """
 from . import _geno
 from .values import (ArrayValue, ConstructorValue, FunctionValue, MutableMapValue, OpaqueValue, SetValue,
@@ -26,6 +27,7 @@ _geno.register_types(ConstructorValue, ArrayValue, VecValue, SetValue, MutableMa
 
 from .api import (CheckResult, RunConfig, RunResult, SandboxConfig, Timing, check, check_path,  # noqa: E402
                   run, run_isolated, run_path)
+from .constraints import AllowedNext, ConstraintResult, constrain_prefix, validate_prefix  # noqa: E402
 from .diagnostics import Diagnostic, ErrorCode, Severity  # noqa: E402
 from .monitoring import (BenchmarkValidationState, BuildInfo, HealthCheck, HealthReport,  # noqa: E402
                          MetricsSnapshot, RunMetrics, RunOutcome, RuntimeMetricsCollector)
@@ -41,7 +43,8 @@ globals().update({code.value: code.value for code in ErrorCode})
 
 __all__ = [
     "__version__", "LANGUAGE_VERSION",
-    "run", "run_path", "check", "check_path", "run_isolated",
+    "run", "run_path", "check", "check_path", "run_isolated", "constrain_prefix", "validate_prefix",
+    "ConstraintResult", "AllowedNext",
     "RunConfig", "SandboxConfig", "RunResult", "CheckResult", "Timing",
     "Diagnostic", "ErrorCode", "Severity", "SourceLocation",
     "BenchmarkValidationState", "BuildInfo", "HealthCheck", "HealthReport", "MetricsSnapshot",

@@ -728,6 +728,43 @@ static PyObject *py_callback_name_valid(PyObject *mod, PyObject *arg) {
   return PyBool_FromLong(geno_callback_name_valid(s));
 }
 
+/* A string the library returned, as a Python str; releases it. */
+static PyObject *take_string(char *s) {
+  if (!s) return PyErr_NoMemory();
+  PyObject *r = PyUnicode_DecodeUTF8(s, (Py_ssize_t)strlen(s), "replace");
+  geno_free(s);
+  return r;
+}
+
+/* (JSON text, allowed_next text) of geno_constrain_prefix, GIL released. */
+static PyObject *py_constrain_prefix(PyObject *mod, PyObject *arg) {
+  Py_ssize_t n;
+  const char *src = PyUnicode_Check(arg) ? PyUnicode_AsUTF8AndSize(arg, &n) : NULL;
+  if (!src) {
+    if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "prefix must be a str");
+    return NULL;
+  }
+  geno_constraint_result r;
+  bool ok;
+  char *json = NULL, *text = NULL;
+  Py_BEGIN_ALLOW_THREADS
+  ok = geno_constrain_prefix(src, (size_t)n, &r);
+  if (ok) {
+    json = geno_constraint_result_json(&r, 0);
+    text = geno_constraint_result_text(&r);
+    geno_constraint_result_free(&r);
+  }
+  Py_END_ALLOW_THREADS
+  PyObject *out = NULL;
+  if (json && text) out = Py_BuildValue("(NN)", take_string(json), take_string(text));
+  else {
+    geno_free(json);
+    geno_free(text);
+    PyErr_NoMemory();
+  }
+  return out;
+}
+
 /* Converts a Python value to Geno and back: what a host callback's result
  * becomes inside a program, for tests and for checking a value early. */
 static PyObject *py_roundtrip(PyObject *mod, PyObject *arg) {
@@ -781,12 +818,6 @@ static bool metrics_ready(MetricsObject *self) {
   return false;
 }
 
-static PyObject *take_string(char *s) {
-  if (!s) return PyErr_NoMemory();
-  PyObject *r = PyUnicode_DecodeUTF8(s, (Py_ssize_t)strlen(s), "replace");
-  geno_free(s);
-  return r;
-}
 
 static PyObject *metrics_record(MetricsObject *self, PyObject *args) {
   PyObject *res;
@@ -969,6 +1000,8 @@ static PyMethodDef module_methods[] = {
      "source_imports(source) -> [name] | None: the modules a source imports (None on a lexical error)."},
     {"callback_name_valid", py_callback_name_valid, METH_O,
      "callback_name_valid(name) -> bool: whether a host callback can implement builtin `name`."},
+    {"constrain_prefix", py_constrain_prefix, METH_O,
+     "constrain_prefix(prefix) -> (json, text): geno_constrain_prefix's result as JSON and as allowed_next text."},
     {"outcome_for", py_outcome_for, METH_VARARGS,
      "outcome_for(ok, codes) -> str: the monitoring outcome of a run known by its codes."},
     {"roundtrip", py_roundtrip, METH_O, "roundtrip(value): a Python value through Geno and back."},
