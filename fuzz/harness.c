@@ -377,10 +377,11 @@ void fz_run_checked(const char *src, size_t len, const FzOptions *opt) {
 
   geno_config cfg;
   geno_config_init(&cfg);
-  cfg.max_steps = FZ_MAX_STEPS;
+  uint64_t max_steps = opt->max_steps ? opt->max_steps : FZ_MAX_STEPS;
+  cfg.max_steps = max_steps;
   cfg.timeout_s = FZ_TIMEOUT_S;
   cfg.max_recursion_depth = FZ_MAX_DEPTH;
-  cfg.max_collection_size = FZ_MAX_COLLECTION;
+  cfg.max_collection_size = opt->max_collection ? opt->max_collection : FZ_MAX_COLLECTION;
   cfg.max_output_length = FZ_MAX_OUTPUT;
   cfg.memory_bytes = FZ_HEAP_BYTES;
   cfg.capabilities_set = true;
@@ -453,7 +454,7 @@ void fz_run_checked(const char *src, size_t len, const FzOptions *opt) {
   FZ_CHECK(count_code_points(out, olen) <= FZ_MAX_OUTPUT);
 
   /* Steps and time. */
-  FZ_CHECK(geno_result_steps(r) <= FZ_MAX_STEPS + FZ_STEP_SLACK + len);
+  FZ_CHECK(geno_result_steps(r) <= max_steps + FZ_STEP_SLACK + len);
   geno_timing t = geno_result_timing(r);
   if (t.run_ms > FZ_RUN_MS_BOUND) {
     fprintf(stderr, "run took %.0f ms (wall %.0f ms)\n", t.run_ms, wall);
