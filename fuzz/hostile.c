@@ -100,7 +100,7 @@ static bool expr(Gen *g, const Ty *t, Out *o, int depth) {
       return true;
     }
     case TY_FLOAT: {
-      static const char *const floats[] = {"1.5", "1e308", "0.0", "-1e-300"};
+      static const char *const floats[] = {"1.5", "123456789012345680000000000000.0", "0.0", "(0.0 - 0.000001)"};
       put(o, "%s", floats[pick(g, 4)]);
       return true;
     }
@@ -191,6 +191,16 @@ static bool expr(Gen *g, const Ty *t, Out *o, int depth) {
   }
 }
 
+/* A parameter named by a keyword (range's `end`) cannot be written as a
+ * named argument; such calls stay positional. */
+static bool nameable(const Sig *s) {
+  static const char *const keywords[] = {"fn", "do", "end", "in", "with", "type", "match", "test", "try"};
+  for (int i = 0; i < s->np; i++)
+    for (size_t k = 0; k < sizeof keywords / sizeof keywords[0]; k++)
+      if (s->pname[i] && strcmp(s->pname[i], keywords[k]) == 0) return false;
+  return true;
+}
+
 bool hostile_program(const Sig *s, HostileChoose choose, void *ctx, char *buf, size_t cap) {
   static char pre[1 << 16];
   Gen g = {choose, ctx, {pre, 0, sizeof pre, false}, 0};
@@ -209,7 +219,7 @@ bool hostile_program(const Sig *s, HostileChoose choose, void *ctx, char *buf, s
     const Ty *t = gt_subst(s->pt[i], &b);
     if (!t || gt_has_var(t)) return false;
     if (i) put(&oc, ", ");
-    if (np > 2 || (np == 2 && i > 0 && s->pname[i])) put(&oc, "%s: ", s->pname[i]);
+    if (np > 2 && nameable(s)) put(&oc, "%s: ", s->pname[i]);
     if (!expr(&g, t, &oc, 0)) return false;
   }
   put(&oc, ")");

@@ -4,7 +4,8 @@
  * 1M-character String, lists of 65,536 references to one value, extreme
  * Ints, lambdas returning them), in-process, under a 1,000,000-step
  * budget, a 1 s timeout and 64 MiB of memory. Each run must end, ok or
- * with a diagnostic code, within 2 s (wall and CPU), and the process's
+ * with a diagnostic code, within 2 s (wall and CPU; a run over in wall
+ * time only is tried once more, for loaded machines), and the process's
  * resident set may grow by no more than the budget plus RSS_MARGIN during
  * the run. Three argument choices per builtin, fixed (a seeded generator),
  * so failures reproduce; GENO_ADV_PRINT=name prints that builtin's
@@ -121,6 +122,14 @@ static void test_every_builtin_on_hostile_arguments(void **state) {
       if (wall > worst) {
         worst = wall;
         worst_name = b[i].name;
+      }
+      if (cpu < 2.0 && wall >= 2.0) {
+        /* over in wall time only: the machine may have starved this run,
+         * so it gets one more try (work the deadline missed burns CPU) */
+        double w1 = wall_s();
+        geno_result *again = geno_run(src, strlen(src), "hostile.geno", &cfg);
+        wall = wall_s() - w1;
+        geno_result_free(again);
       }
       if (cpu >= 2.0 || wall >= 2.0) {
         printf("FAIL %s variant %d: %.2f s wall, %.2f s CPU (%s)\n", b[i].name, v, wall, cpu, codes);
