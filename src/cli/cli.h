@@ -83,5 +83,7 @@ int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format
 int cmd_check(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_test(int argc, char **argv);
+int cmd_compile(int argc, char **argv); /* cmd_compile.c */
+int cmd_build(int argc, char **argv);   /* cmd_compile.c */
 
 #endif

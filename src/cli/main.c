@@ -15,6 +15,8 @@ static const char main_help[] =
     "  run FILE     check FILE, verify its examples, then run main\n"
     "  check FILE   check FILE without running it\n"
     "  test FILE... run every example and test block\n"
+    "  compile FILE --target js   compile to JavaScript for Node\n"
+    "  build FILE   build a web page (index.html + app.js)\n"
     "\n"
     "options:\n"
     "  -h, --help     show this help (also: geno <command> --help)\n"
@@ -67,8 +69,10 @@ static int dispatch(int argc, char **argv) {
   if (strcmp(cmd, "check") == 0) return cmd_check(argc - 2, argv + 2);
   if (strcmp(cmd, "run") == 0) return cmd_run(argc - 2, argv + 2);
   if (strcmp(cmd, "test") == 0) return cmd_test(argc - 2, argv + 2);
+  if (strcmp(cmd, "compile") == 0) return cmd_compile(argc - 2, argv + 2);
+  if (strcmp(cmd, "build") == 0) return cmd_build(argc - 2, argv + 2);
   if (cmd[0] == '-') return cli_usage_error(NULL, "unrecognized option '%s' (expected --help or --version)", cmd);
-  return cli_usage_error(NULL, "unknown command '%s' (expected run, check or test)", cmd);
+  return cli_usage_error(NULL, "unknown command '%s' (expected run, check, test, compile or build)", cmd);
 }
 
 int main(int argc, char **argv) {
