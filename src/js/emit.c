@@ -21,6 +21,7 @@
  *   MutableMaps change in place. */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../check/types.h"
@@ -337,15 +338,16 @@ static void arg_text(Js *J, Buf *b, const CArg *a, Type *param_float) {
   if (promote) buf_putc(b, ')');
 }
 
-/* Arguments in parameter order (named ones moved to their parameter);
- * missing optional parameters get `$MISS` (the callee's default). */
-static void call_args(Js *J, Buf *b, CArg *args, int nargs, const char **pnames, int np, bool fill_missing) {
-  enum { MAXP = 64 };
-  int slot[MAXP];
-  bool used[MAXP] = {false};
+/* callee(args...) with the arguments in parameter order (named ones moved
+ * to their parameter); missing optional parameters get `$MISS` (the
+ * callee's default). Arguments are evaluated in source order: when naming
+ * moved them, they pass through an arrow function's parameters first. */
+static void call_args(Js *J, Buf *b, const char *callee, CArg *args, int nargs, const char **pnames, int np,
+                      bool fill_missing) {
   bool named = false;
   for (int i = 0; i < nargs; i++) named |= args[i].name != NULL;
-  if (!named || np < 0 || nargs > MAXP || np > MAXP) {
+  if (!named || np < 0) {
+    buf_puts(b, callee);
     buf_putc(b, '(');
     for (int i = 0; i < nargs; i++) {
       if (i) buf_puts(b, ", ");
@@ -359,7 +361,17 @@ static void call_args(Js *J, Buf *b, CArg *args, int nargs, const char **pnames,
     buf_putc(b, ')');
     return;
   }
+  int room = (np > nargs ? np : nargs) + 1;
+  int *slot = calloc((size_t)room, sizeof *slot);
+  bool *used = calloc((size_t)room, sizeof *used);
+  if (!slot || !used) {
+    free(slot);
+    free(used);
+    J->failed = true;
+    return;
+  }
   int hi = 0;
+  bool in_order = true;
   for (int i = 0; i < nargs; i++) {
     int s = -1;
     if (args[i].name)
@@ -367,26 +379,43 @@ static void call_args(Js *J, Buf *b, CArg *args, int nargs, const char **pnames,
         if (pnames[k] == args[i].name) s = k;
     if (s < 0 || used[s]) {
       s = 0;
-      while (s < MAXP - 1 && used[s]) s++;
+      while (s < room - 1 && used[s]) s++;
     }
     used[s] = true;
     slot[i] = s;
+    in_order &= i == 0 || s > slot[i - 1];
     if (s + 1 > hi) hi = s + 1;
   }
   if (fill_missing && np > hi) hi = np;
+  if (!in_order) {
+    buf_puts(b, "((");
+    for (int i = 0; i < nargs; i++) buf_printf(b, "%s$a%d", i ? ", " : "", i);
+    buf_puts(b, ") => ");
+  }
+  buf_puts(b, callee);
   buf_putc(b, '(');
   for (int p = 0; p < hi; p++) {
     if (p) buf_puts(b, ", ");
     int which = -1;
     for (int i = 0; i < nargs; i++)
       if (slot[i] == p) which = i;
-    if (which >= 0) arg_text(J, b, &args[which], NULL);
-    else {
+    if (which < 0) {
       buf_puts(b, "$MISS");
       need(J, "$MISS");
-    }
+    } else if (in_order) arg_text(J, b, &args[which], NULL);
+    else buf_printf(b, "$a%d", which);
   }
   buf_putc(b, ')');
+  if (!in_order) {
+    buf_puts(b, ")(");
+    for (int i = 0; i < nargs; i++) {
+      if (i) buf_puts(b, ", ");
+      arg_text(J, b, &args[i], NULL);
+    }
+    buf_putc(b, ')');
+  }
+  free(slot);
+  free(used);
 }
 
 static void builtin_ref(Js *J, Buf *b, const BuiltinDef *d, Span sp) {
@@ -399,55 +428,96 @@ static void builtin_ref(Js *J, Buf *b, const BuiltinDef *d, Span sp) {
   buf_puts(b, d->js);
 }
 
+/* A builtin used as a value renders as <builtin name>. */
+static void builtin_value(Js *J, Buf *b, const BuiltinDef *d, Span sp) {
+  need(J, "$bv");
+  buf_puts(b, "$bv(");
+  builtin_ref(J, b, d, sp);
+  buf_printf(b, ", \"%s\")", d->name);
+}
+
+/* Parameter names of a trait method (from its trait declaration). */
+static const char **trait_params(Js *J, const char *name, int *np) {
+  for (int mi = 0; mi < J->prog->nmodules; mi++) {
+    Module *m = J->prog->modules[mi];
+    for (int i = 0; i < m->ndecls; i++) {
+      Decl *d = m->decls[i];
+      if (d->kind != D_TRAIT) continue;
+      for (int k = 0; k < d->u.trait.n; k++) {
+        TraitMethod *t = &d->u.trait.methods[k];
+        if (t->name != name) continue;
+        const char **pn = arena_alloc(&J->prog->arena, sizeof(char *) * (size_t)(t->nparams + 1));
+        if (!pn) return NULL;
+        for (int p = 0; p < t->nparams; p++) pn[p] = t->params[p].name;
+        *np = t->nparams;
+        return pn;
+      }
+    }
+  }
+  return NULL;
+}
+
+static const char **func_params(Js *J, FuncDecl *f) {
+  const char **pn = arena_alloc(&J->prog->arena, sizeof(char *) * (size_t)(f->nparams + 1));
+  if (!pn) {
+    J->failed = true;
+    return NULL;
+  }
+  for (int i = 0; i < f->nparams; i++) pn[i] = f->params[i].name;
+  return pn;
+}
+
+static const char **builtin_pnames(Js *J, const BuiltinDef *d, int *np) {
+  const char **pn = arena_alloc(&J->prog->arena, sizeof(char *) * 64);
+  *np = pn ? builtin_params(J, d, pn, 64) : -1;
+  return pn;
+}
+
 static void call(Js *J, Buf *b, Span sp, Expr *callee, CArg *args, int nargs) {
-  const char *pn[64];
+  Buf fn = BUF_INIT;
+  const char **pn = NULL;
+  int np = -1;
+  bool fill = false;
   if (callee->kind == EX_IDENT && !lookup_var(J, callee->u.name)) {
     const char *name = callee->u.name;
     int mod;
     FuncDecl *f;
+    const BuiltinDef *d;
     if (is_trait_method(J, name)) {
-      buf_printf(b, "t_%s", name);
-      call_args(J, b, args, nargs, NULL, -1, false);
-      return;
+      buf_printf(&fn, "t_%s", name);
+      pn = trait_params(J, name, &np);
+      if (!pn) np = -1;
+    } else if ((f = resolve_func(J, name, &mod))) {
+      func_name(&fn, mod, name);
+      pn = func_params(J, f);
+      np = f->nparams;
+      fill = true;
+    } else if ((d = lib_builtin_find(name))) {
+      builtin_ref(J, &fn, d, sp);
+      pn = builtin_pnames(J, d, &np);
     }
-    if ((f = resolve_func(J, name, &mod))) {
-      func_name(b, mod, name);
-      int np = f->nparams < 64 ? f->nparams : 64;
-      for (int i = 0; i < np; i++) pn[i] = f->params[i].name;
-      call_args(J, b, args, nargs, pn, np, true);
-      return;
-    }
-    const BuiltinDef *d = lib_builtin_find(name);
-    if (d) {
-      builtin_ref(J, b, d, sp);
-      int np = builtin_params(J, d, pn, 64);
-      call_args(J, b, args, nargs, pn, np, false);
-      return;
-    }
-  }
-  if (callee->kind == EX_FIELD && callee->u.field.target->kind == EX_TYPE_IDENT &&
-      is_module_name(J, callee->u.field.target->u.name)) {
+  } else if (callee->kind == EX_FIELD && callee->u.field.target->kind == EX_TYPE_IDENT &&
+             is_module_name(J, callee->u.field.target->u.name)) {
     int mod;
     FuncDecl *f = resolve_qualified(J, callee->u.field.target->u.name, callee->u.field.name, &mod);
+    const BuiltinDef *d;
     if (f) {
-      func_name(b, mod, f->name);
-      int np = f->nparams < 64 ? f->nparams : 64;
-      for (int i = 0; i < np; i++) pn[i] = f->params[i].name;
-      call_args(J, b, args, nargs, pn, np, true);
-      return;
-    }
-    const BuiltinDef *d = lib_builtin_find(callee->u.field.name);
-    if (d) {
-      builtin_ref(J, b, d, sp);
-      int np = builtin_params(J, d, pn, 64);
-      call_args(J, b, args, nargs, pn, np, false);
-      return;
+      func_name(&fn, mod, f->name);
+      pn = func_params(J, f);
+      np = f->nparams;
+      fill = true;
+    } else if ((d = lib_builtin_find(callee->u.field.name))) {
+      builtin_ref(J, &fn, d, sp);
+      pn = builtin_pnames(J, d, &np);
     }
   }
-  buf_putc(b, '(');
-  expr(J, b, callee);
-  buf_putc(b, ')');
-  call_args(J, b, args, nargs, NULL, -1, false);
+  if (!fn.len) {
+    buf_putc(&fn, '(');
+    expr(J, &fn, callee);
+    buf_putc(&fn, ')');
+  }
+  call_args(J, b, fn.data ? fn.data : "undefined", args, nargs, pn, np, fill);
+  buf_free(&fn);
 }
 
 /* ---- operators ----------------------------------------------------------------------- */
@@ -560,16 +630,11 @@ static void binary(Js *J, Buf *b, Expr *e) {
     }
     return;
   }
-  if (floats && (op == OP_ADD || op == OP_SUB || op == OP_MUL)) {
-    buf_putc(b, '(');
-    num_operand(J, b, l, true);
-    buf_puts(b, op == OP_ADD ? " + " : op == OP_SUB ? " - " : " * ");
-    num_operand(J, b, r, true);
-    buf_putc(b, ')');
-    return;
-  }
-  if (floats && (op == OP_DIV || op == OP_MOD || op == OP_POW)) {
-    const char *fn = op == OP_DIV ? "$fdiv" : op == OP_MOD ? "$fmod" : "$fpow";
+  /* A Float-typed value can hold an Int at run time (arguments are not
+   * converted), so Float arithmetic decides on the values, as the VM does. */
+  if (floats && op <= OP_POW) {
+    static const char *const fns[] = {"$fadd", "$fsub", "$fmul", "$fdiv", "$fmod", "$fpow"};
+    const char *fn = fns[op - OP_ADD];
     need(J, fn);
     buf_printf(b, "%s(", fn);
     expr(J, b, l);
@@ -579,7 +644,8 @@ static void binary(Js *J, Buf *b, Expr *e) {
     return;
   }
   if (op == OP_ADD && lk == TY_STRING && rk == TY_STRING) {
-    buf_putc(b, '(');
+    need(J, "$sc");
+    buf_puts(b, "$sc(");
     paren_expr(J, b, l);
     buf_puts(b, " + ");
     paren_expr(J, b, r);
@@ -921,15 +987,20 @@ static void ctor_expr(Js *J, Buf *b, Expr *e) {
     return;
   }
   if (v->builtin_opt) need(J, "$V");
-  buf_puts(b, "new ");
-  ctor_class(b, v);
-  CArg args[64];
-  int n = e->u.ctor.nargs < 64 ? e->u.ctor.nargs : 64;
-  for (int i = 0; i < n; i++) args[i] = (CArg){e->u.ctor.args[i].value, NULL, e->u.ctor.args[i].name};
-  const char *pn[64];
-  int np = v->nfields < 64 ? v->nfields : 64;
-  for (int i = 0; i < np; i++) pn[i] = intern_cstr(&J->prog->names, v->fields[i]);
-  call_args(J, b, args, n, pn, np, false);
+  Buf cls = BUF_INIT;
+  buf_puts(&cls, "new ");
+  ctor_class(&cls, v);
+  int n = e->u.ctor.nargs;
+  CArg *args = calloc((size_t)n + 1, sizeof *args);
+  const char **pn = calloc((size_t)v->nfields + 1, sizeof *pn);
+  if (args && pn) {
+    for (int i = 0; i < n; i++) args[i] = (CArg){e->u.ctor.args[i].value, NULL, e->u.ctor.args[i].name};
+    for (int i = 0; i < v->nfields; i++) pn[i] = intern_cstr(&J->prog->names, v->fields[i]);
+    call_args(J, b, cls.data, args, n, pn, v->nfields, false);
+  } else J->failed = true;
+  free(args);
+  free(pn);
+  buf_free(&cls);
 }
 
 /* A constructor with fields used as a function value. */
@@ -963,7 +1034,7 @@ static void ident(Js *J, Buf *b, Expr *e) {
   }
   const BuiltinDef *d = lib_builtin_find(name);
   if (d) {
-    builtin_ref(J, b, d, e->span);
+    builtin_value(J, b, d, e->span);
     return;
   }
   oops(J, &e->span, "Undefined name '%s' in the JavaScript back end", name);
@@ -976,14 +1047,19 @@ static void pipeline(Js *J, Buf *b, Expr *e) {
     Stage *st = &e->u.pipe.stages[s];
     bool placeholder = false;
     for (int i = 0; i < st->nargs; i++) placeholder |= st->args[i]->kind == EX_PLACEHOLDER;
-    CArg args[64];
+    CArg *args = calloc((size_t)st->nargs + 2, sizeof *args);
+    if (!args) {
+      J->failed = true;
+      break;
+    }
     int k = 0;
     const char *piped = cur.data ? cur.data : "undefined";
     if (!placeholder) args[k++] = (CArg){NULL, piped, NULL};
-    for (int i = 0; i < st->nargs && k < 64; i++)
+    for (int i = 0; i < st->nargs; i++)
       args[k++] = st->args[i]->kind == EX_PLACEHOLDER ? (CArg){NULL, piped, NULL} : (CArg){st->args[i], NULL, NULL};
     Buf next = BUF_INIT;
     call(J, &next, st->span, st->fn, args, k);
+    free(args);
     buf_free(&cur);
     cur = next;
   }
@@ -1077,9 +1153,10 @@ static void expr(Js *J, Buf *b, Expr *e) {
       buf_putc(b, ')');
       break;
     case EX_AWAIT:
-      buf_puts(b, J->in_async ? "(await " : "(");
+      need(J, "$aw");
+      buf_puts(b, J->in_async ? "(await $aw(" : "($aw(");
       expr(J, b, e->u.operand);
-      buf_putc(b, ')');
+      buf_puts(b, "))");
       break;
     case EX_BINARY: binary(J, b, e); break;
     case EX_UNARY:
@@ -1098,10 +1175,15 @@ static void expr(Js *J, Buf *b, Expr *e) {
       }
       break;
     case EX_CALL: {
-      CArg args[64];
-      int n = e->u.call.nargs < 64 ? e->u.call.nargs : 64;
+      int n = e->u.call.nargs;
+      CArg *args = calloc((size_t)n + 1, sizeof *args);
+      if (!args) {
+        J->failed = true;
+        break;
+      }
       for (int i = 0; i < n; i++) args[i] = (CArg){e->u.call.args[i].value, NULL, e->u.call.args[i].name};
       call(J, b, e->span, e->u.call.callee, args, n);
+      free(args);
       break;
     }
     case EX_CTOR: ctor_expr(J, b, e); break;
@@ -1121,7 +1203,7 @@ static void expr(Js *J, Buf *b, Expr *e) {
         if (f) func_name(b, mod, f->name);
         else {
           const BuiltinDef *d = lib_builtin_find(e->u.field.name);
-          if (d) builtin_ref(J, b, d, e->span);
+          if (d) builtin_value(J, b, d, e->span);
           else oops(J, &e->span, "Unknown module member '%s'", e->u.field.name);
         }
         break;
@@ -1596,7 +1678,7 @@ static void func_body(Js *J, Buf *b, const char *name, Block *body, Expr *expr_b
   J->indent++;
   if (ens) {
     nl(J, b);
-    buf_printf(b, "const v_result = %s(() => {", is_async ? "await (async " : "(");
+    buf_puts(b, is_async ? "const v_result = await (async () => {" : "const v_result = (() => {");
     J->indent++;
   }
   if (uses_q) {
@@ -1655,8 +1737,15 @@ static void function(Js *J, Buf *b, FuncDecl *f, const char *jsname, const char 
   J->nvars = 0;
   J->nscopes = 0;
   J->in_async = f->is_async;
+  if (f->is_async) {
+    /* Calling an async function defers it: the call is made by `await`
+     * (each await runs it again), as in the VM. */
+    need(J, "$Async");
+    buf_printf(b, "\nfunction %s(...a) { return new $Async(%s$a, a, \"%s\"); }\n%s.$name = \"%s\";", jsname, jsname,
+               display, jsname, display);
+  }
   nl(J, b);
-  buf_printf(b, "%sfunction %s(", f->is_async ? "async " : "", jsname);
+  buf_printf(b, "%sfunction %s%s(", f->is_async ? "async " : "", jsname, f->is_async ? "$a" : "");
   scope_push(J);
   for (int i = 0; i < f->nparams; i++) {
     if (i) buf_puts(b, ", ");
@@ -1668,7 +1757,7 @@ static void function(Js *J, Buf *b, FuncDecl *f, const char *jsname, const char 
   J->indent--;
   nl(J, b);
   buf_putc(b, '}');
-  buf_printf(b, "\n%s.$name = \"%s\";", jsname, display);
+  if (!f->is_async) buf_printf(b, "\n%s.$name = \"%s\";", jsname, display);
   scope_pop(J);
   J->in_async = false;
 }
@@ -1867,17 +1956,25 @@ static void emit_examples(Js *J, Buf *b) {
       J->nvars = 0;
       J->nscopes = 0;
       buf_printf(b, "\n  $example(\"%s\", () => f_%s(", f->name, f->name);
-      if (ex->several && ex->input->kind == EX_TUPLE) {
-        for (int k = 0; k < ex->input->u.list.n; k++) {
+      int required = 0;
+      for (int k = 0; k < f->nparams; k++) required += f->params[k].def == NULL;
+      Expr *in = ex->input;
+      int given = 0;
+      if (required == 0 && in->kind == EX_TUPLE && in->u.list.n == 0) {
+        given = 0;
+      } else if (f->nparams == 1 || in->kind != EX_TUPLE) {
+        expr(J, b, in);
+        given = 1;
+      } else {
+        for (int k = 0; k < in->u.list.n; k++) {
           if (k) buf_puts(b, ", ");
-          expr(J, b, ex->input->u.list.items[k]);
+          expr(J, b, in->u.list.items[k]);
         }
-      } else if (!(ex->input->kind == EX_TUPLE && ex->input->u.list.n == 0 && f->nparams == 0)) {
-        expr(J, b, ex->input);
+        given = in->u.list.n;
       }
-      for (int k = (ex->several && ex->input->kind == EX_TUPLE) ? ex->input->u.list.n : 1; k < f->nparams; k++) {
+      for (int k = given; k < f->nparams; k++) {
         need(J, "$MISS");
-        buf_puts(b, ", $MISS");
+        buf_puts(b, k ? ", $MISS" : "$MISS");
       }
       buf_puts(b, "), () => ");
       expr(J, b, ex->output);

@@ -33,6 +33,7 @@ static geno_result *compile(const char *source, size_t len, const char *filename
     ChkOptions opts;
     chk_options_init(&opts);
     opts.target = target;
+    opts.own_backend = true;
     if (chk_program(&fe.prog, &fe.diags, &opts)) js_compile(&fe.prog, o, out, &fe.diags);
   }
   rt_result_add_diags(r, &fe.diags);

@@ -51,11 +51,29 @@ class $GSet { constructor(m) { this.m = m; } }
 
 //@ $hk
 // A primitive stands for itself as a Map key; other values by their text.
+// Equal numbers are one key (1 and 1.0, as in the VM), so an integral
+// Float's key is the BigInt of the same value.
 function $hk(v) {
   const t = typeof v;
-  if (t === "bigint" || t === "string" || t === "boolean") return v;
-  if (t === "number") return Number.isInteger(v) ? "f" + v : v;
-  return "\u0000" + $render(v, false);
+  if (t === "bigint" || t === "string") return v;
+  if (t === "number") return Number.isInteger(v) ? BigInt(v) : v;
+  if (t === "boolean") return v ? 1n : 0n;
+  return "\u0000" + $keytext(v);
+}
+function $keytext(v) {
+  if (typeof v === "number" && Number.isInteger(v)) return String(v);
+  if (typeof v !== "object") return $render(v, false);
+  if (Array.isArray(v)) return "[" + v.map($keytext).join(",") + "]";
+  if (v instanceof $T) return "(" + v.a.map($keytext).join(",") + ")";
+  if (v instanceof $V) return v.$n + "(" + v.$f.map((k) => $keytext(v[k])).join(",") + ")";
+  return $render(v, false);
+}
+
+//@ $mset
+// Insert into a key map: a key already present keeps its first form.
+function $mset(m, k, v) {
+  const h = $hk(k), e = m.get(h);
+  m.set(h, [e === undefined ? k : e[0], v]);
 }
 
 //@ $fmtF
@@ -105,7 +123,7 @@ function $render(v, top) {
     case "string": return top ? v : $quote(v);
     case "boolean": return v ? "true" : "false";
     case "undefined": return "()";
-    case "function": return "<function " + (v.$name || "anonymous") + ">";
+    case "function": return v.$builtin ? "<builtin " + v.$builtin + ">" : "<function " + (v.$name || "anonymous") + ">";
   }
   if (Array.isArray(v)) return "[" + v.map((x) => $render(x, false)).join(", ") + "]";
   if (v instanceof $T) return "(" + v.a.map((x) => $render(x, false)).join(", ") + (v.a.length === 1 ? ",)" : ")");
@@ -122,7 +140,7 @@ function $render(v, top) {
     const items = [...v.m.values()].map((e) => e[0]).sort($cmp);
     return "Set({" + items.map((x) => $render(x, false)).join(", ") + "})";
   }
-  if (v instanceof Promise) return "<async>";
+  if (v instanceof $Async) return "<async " + v.n + ">";
   return String(v);
 }
 function $renderEntries(m) {
@@ -259,16 +277,30 @@ function $mod(a, b) {
   if (b === 0n) $fail("E400", "Division by zero: cannot compute " + a + " % 0");
   return a % b;
 }
+//@ $fadd
+// Arithmetic where a static type is Float: the values decide (a Float
+// parameter may hold an Int), Int op Int stays an exact Int.
+function $fadd(a, b) { return typeof a === "bigint" && typeof b === "bigint" ? a + b : Number(a) + Number(b); }
+//@ $fsub
+function $fsub(a, b) { return typeof a === "bigint" && typeof b === "bigint" ? a - b : Number(a) - Number(b); }
+//@ $fmul
+function $fmul(a, b) { return typeof a === "bigint" && typeof b === "bigint" ? $bits(a * b) : Number(a) * Number(b); }
 //@ $fdiv
 function $fdiv(a, b) {
-  if (b === 0) $fail("E400", "Division by zero: cannot compute " + $render(a) + " / " + $render(b));
+  if (typeof a === "bigint" && typeof b === "bigint") return $div(a, b);
+  if (b == 0) $fail("E400", "Division by zero: cannot compute " + $render(a) + " / " + $render(b));
   return Number(a) / Number(b);
 }
 //@ $fmod
-// Float % truncates like C fmod (the VM's rule).
+// Float % takes the sign of the divisor, as Python's does.
 function $fmod(a, b) {
-  if (b === 0) $fail("E400", "Division by zero: cannot compute " + $render(a) + " % " + $render(b));
-  return Number(a) % Number(b);
+  if (typeof a === "bigint" && typeof b === "bigint") return $mod(a, b);
+  if (b == 0) $fail("E400", "Division by zero: cannot compute " + $render(a) + " % " + $render(b));
+  const x = Number(a), y = Number(b);
+  let r = x % y;
+  if (r !== 0 && (r < 0) !== (y < 0)) r += y;
+  else if (r === 0) r = y < 0 ? -0 : 0;
+  return r;
 }
 //@ $pow
 // Int ** Int: exact when the exponent is >= 0, else a Float.
@@ -283,6 +315,7 @@ function $pow(a, b) {
 }
 //@ $fpow
 function $fpow(a, b) {
+  if (typeof a === "bigint" && typeof b === "bigint") return $pow(a, b);
   const r = Math.pow(Number(a), Number(b));
   if (r !== r && a === a && b === b) $fail("E499", "Exponentiation result is not a real number");
   return r;
@@ -310,10 +343,14 @@ function $num(op, a, b) {
       case "*": return $bits(a * b);
       case "/": return $div(a, b);
       case "%": return $mod(a, b);
+      case "<<": return $shl(a, b);
+      case ">>": return $shr(a, b);
+      case "&": return a & b;
+      case "^": return a ^ b;
       case "**": return $pow(a, b);
     }
   }
-  if (typeof a === "string") return a + b;
+  if (typeof a === "string") return $sc(a + b);
   const x = Number(a), y = Number(b);
   switch (op) {
     case "+": return x + y;
@@ -323,6 +360,20 @@ function $num(op, a, b) {
     case "%": return $fmod(x, y);
     case "**": return $fpow(x, y);
   }
+  $fail("E410", "unsupported operand type(s) for " + op);
+}
+
+//@ $sc
+// A string result, bounded by max_collection_size code points.
+function $sc(s) {
+  if (s.length > $CFG.coll && $slen(s) > $CFG.coll) $fatal("E504", "String size exceeds limit (" + $slen(s) + " > " + $CFG.coll + ")");
+  return s;
+}
+//@ $lc
+// A list result, bounded by max_collection_size elements.
+function $lc(a) {
+  if (a.length > $CFG.coll) $fatal("E504", "List size exceeds limit (" + a.length + " > " + $CFG.coll + ")");
+  return a;
 }
 
 //@ $slen
@@ -427,7 +478,23 @@ function $q(v) {
 function $nomatch(kind, v) { $fail("E406", "No matching pattern in match " + kind + " for value " + $render(v, false)); }
 
 //@ $throw
-function $throw(v) { throw new $Thrown(v); }
+// Throwing a String raises a runtime error with that message (its code
+// recovered from the message, as the VM does); other values are carried.
+function $throw(v) {
+  if (typeof v === "string") {
+    const code = v.startsWith("Division by zero") ? "E400" : /^Index .* out of bounds /.test(v) ? "E401" : v.startsWith("Key not found:") ? "E402" : "E499";
+    throw new $GErr(code, v, false);
+  }
+  throw new $Thrown(v);
+}
+
+//@ $Async $aw
+// A call of an async function, made when awaited (each await makes it).
+class $Async { constructor(f, a, n) { this.f = f; this.a = a; this.n = n; } }
+function $aw(v) { return v instanceof $Async ? v.f(...v.a) : v; }
+
+//@ $bv
+function $bv(f, name) { f.$builtin = name; return f; }
 
 //@ $caught
 // What `catch e: T` binds, or undefined when the handler does not apply.
@@ -489,9 +556,13 @@ function $report(e) {
 //@ $main
 // Runs main (sync or async), then shows its value as `=> value`.
 function $main(f, show) {
-  const done = (r) => { if (show && r !== undefined) $print("=> " + $render(r, false)); $flush(); };
+  const done = (r) => {
+    try { if (show && r !== undefined) $print("=> " + $render(r, false)); } catch (e) { $report(e); return; }
+    $flush();
+  };
   try {
-    const r = f();
+    let r = f();
+    if (r instanceof $Async) r = r.f(...r.a);
     if (r instanceof Promise) r.then(done, $report);
     else done(r);
   } catch (e) {
