@@ -25,7 +25,7 @@ import tempfile
 
 CONFIG_RE = re.compile(r"//\s*config:\s*(.*)$", re.M)
 CODE_RE = re.compile(r"error\[(E\d{3})\]")
-LIMITS = ("max_steps", "max_recursion_depth", "max_output_length", "max_collection_size", "max_integer_bits")
+LIMITS = ("timeout", "max_steps", "max_recursion_depth", "max_output_length", "max_collection_size", "max_integer_bits")
 
 
 def config(text):

@@ -25,6 +25,7 @@ static const char compile_help[] =
     "  --source-map         also write OUT.map (needs -o)\n"
     "  -o, --output OUT     the output file (default: stdout)\n"
     "  --max-steps N        step limit (default 1000000; 0: none)\n"
+    "  --timeout S          wall-clock limit in seconds (default 30; 0: none)\n"
     "  --max-recursion-depth N, --max-output-length N, --max-collection-size N,\n"
     "  --max-integer-bits N  the other limits, as for `geno run`\n"
     "  --no-check-examples  do not verify examples before main\n"
@@ -102,6 +103,7 @@ static char *source_map(const char *js, size_t len, const char *src_path, const 
 typedef struct CommonOpts {
   const char *file, *out;
   long max_steps, max_depth, max_output, max_coll, max_bits;
+  double timeout;
   bool no_examples;
 } CommonOpts;
 
@@ -118,7 +120,7 @@ static bool parse_int_arg(const char *cmd, const char *opt, const char *v, long 
 }
 
 int cmd_compile(int argc, char **argv) {
-  CommonOpts c = {NULL, NULL, -1, -1, -1, -1, -1, false};
+  CommonOpts c = {NULL, NULL, -1, -1, -1, -1, -1, 30, false};
   const char *target = NULL;
   bool esm = false, smap = false;
   for (int i = 0; i < argc; i++) {
@@ -140,6 +142,12 @@ int cmd_compile(int argc, char **argv) {
       c.out = argv[++i];
     } else if (strcmp(a, "--max-steps") == 0) {
       if (!parse_int_arg("compile", a, i + 1 < argc ? argv[++i] : NULL, 0, 1L << 52, &c.max_steps)) return EXIT_USAGE;
+    } else if (strcmp(a, "--timeout") == 0) {
+      const char *v = i + 1 < argc ? argv[++i] : NULL;
+      char *end;
+      c.timeout = v ? strtod(v, &end) : -1;
+      if (!v || *end || end == v || !(c.timeout >= 0 && c.timeout <= 1e9))
+        return cli_usage_error("compile", "--timeout needs a number of seconds (0: none)");
     } else if (strcmp(a, "--max-recursion-depth") == 0) {
       if (!parse_int_arg("compile", a, i + 1 < argc ? argv[++i] : NULL, 1, 10000, &c.max_depth)) return EXIT_USAGE;
     } else if (strcmp(a, "--max-output-length") == 0) {
@@ -168,6 +176,7 @@ int cmd_compile(int argc, char **argv) {
   cfg.module_loader = cli_module_loader;
   cfg.module_loader_userdata = &prog;
   if (c.max_steps >= 0) cfg.max_steps = (uint64_t)c.max_steps;
+  cfg.timeout_s = c.timeout;
   if (c.max_depth >= 0) cfg.max_recursion_depth = (uint32_t)c.max_depth;
   if (c.max_output >= 0) cfg.max_output_length = (uint64_t)c.max_output;
   if (c.max_coll >= 0) cfg.max_collection_size = (uint64_t)c.max_coll;
@@ -220,7 +229,7 @@ int cmd_compile(int argc, char **argv) {
 }
 
 int cmd_build(int argc, char **argv) {
-  CommonOpts c = {NULL, NULL, -1, -1, -1, -1, -1, false};
+  CommonOpts c = {NULL, NULL, -1, -1, -1, -1, -1, 30, false};
   bool single = false;
   long width = 800, height = 600;
   const char *title = "Geno App";
@@ -258,8 +267,9 @@ int cmd_build(int argc, char **argv) {
   geno_config_init(&cfg);
   cfg.module_loader = cli_module_loader;
   cfg.module_loader_userdata = &prog;
-  /* a page has no step budget by default: an app runs for as long as it is
-   * open; each frame is still charged (see $app) */
+  /* An app runs for as long as its page is open: no wall-clock limit; the
+   * step budget applies to each frame ($app resets the count). */
+  cfg.timeout_s = 0;
   if (c.no_examples) cfg.check_examples = false;
   char *text = NULL;
   size_t text_len = 0;

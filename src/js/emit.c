@@ -1374,7 +1374,7 @@ static void store(Js *J, Buf *b, Expr *target, const char *val) {
 }
 
 static void value_promoted(Js *J, Buf *b, Expr *v, bool promote) {
-  if (promote && kind(v) == TY_INT) {
+  if (promote) {
     buf_puts(b, "Number(");
     expr(J, b, v);
     buf_putc(b, ')');
@@ -1992,6 +1992,7 @@ void js_options_init(JsOptions *o) {
   o->max_output_length = 100000;
   o->max_collection_size = 10000000;
   o->max_integer_bits = 33219;
+  o->timeout_s = 0;
   o->check_examples = true;
 }
 
@@ -2060,10 +2061,10 @@ bool js_compile(Program *prog, const JsOptions *o, Buf *out, DiagList *diags) {
     if (o->flavor == JS_ESM) buf_puts(out, "import { createRequire as $cr } from \"node:module\";\nconst require = typeof process !== \"undefined\" ? $cr(import.meta.url) : undefined;\n");
     else buf_puts(out, "\"use strict\";\n");
     buf_printf(out,
-               "const $CFG = { steps: %s%llu, depth: %d, output: %llu, coll: %llu, bits: %d };\n",
+               "const $CFG = { steps: %s%llu, depth: %d, output: %llu, coll: %llu, bits: %d, timeout: %g };\n",
                o->max_steps ? "" : "Infinity || ", (unsigned long long)o->max_steps, o->max_recursion_depth,
                (unsigned long long)o->max_output_length, (unsigned long long)o->max_collection_size,
-               o->max_integer_bits);
+               o->max_integer_bits, o->timeout_s);
     js_prelude_emit(J.need, J.nneed, out);
     buf_append(out, code.data, code.len);
   }

@@ -32,6 +32,7 @@ typedef struct JsOptions {
   uint64_t max_output_length; /* characters */
   uint64_t max_collection_size;
   int max_integer_bits;
+  double timeout_s;          /* wall-clock limit in seconds (0: none), checked every 65536 steps */
   bool check_examples;       /* verify examples before main, as `geno run` does */
   const char *source_name;   /* for the source map (NULL: none) */
   Buf *source_map;           /* when non-NULL, receives a Source Map V3 (line granularity) */

@@ -20,6 +20,7 @@ static void limits(JsOptions *o, const geno_config *cfg) {
   o->max_collection_size = cfg->max_collection_size;
   o->max_integer_bits = (int)cfg->max_integer_bits;
   o->check_examples = cfg->check_examples;
+  o->timeout_s = cfg->timeout_s;
 }
 
 static geno_result *compile(const char *source, size_t len, const char *filename, const geno_config *cfg,

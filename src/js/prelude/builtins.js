@@ -79,8 +79,7 @@ const $b_list_zip = $b_zip;
 function $b_slice(xs, a, b) { const n = xs.length; let i = Number(a), j = Number(b); if (i < 0) i = 0; if (j > n) j = n; if (j < 0) j = Math.max(0, n + j); return i >= j ? [] : xs.slice(i, j); }
 //@ $b_set_at
 function $b_set_at(xs, i, v) {
-  let k = Number(i);
-  if (k < 0) k += xs.length;
+  const k = Number(i);
   if (k < 0 || k >= xs.length) $fail("E499", "set_at index out of range");
   const c = xs.slice(); c[k] = v; return c;
 }
@@ -196,7 +195,7 @@ function $b_substring(s, a, b) { return $cpslice(s, a, b); }
 const $b_string_substring = $b_substring;
 //@ $b_string_char_at
 function $b_string_char_at(s, i) {
-  const cps = $astral(s) ? Array.from(s) : s;
+  const cps = $cps(s);
   return i < 0n || i >= BigInt(cps.length) ? "" : cps[Number(i)];
 }
 //@ $cpindex
@@ -294,13 +293,12 @@ function $b_math_sqrt(x) { if (x < 0) $fail("E499", "math_sqrt: argument must be
 //@ $b_abs $b_math_abs
 function $b_abs(x) { return x < 0 ? -x : typeof x === "number" ? Math.abs(x) : x; }
 const $b_math_abs = $b_abs;
-//@ $mixed
-function $mixed(a, b) { return typeof a === typeof b ? [a, b] : [Number(a), Number(b)]; }
 //@ $b_max $b_math_max
-function $b_max(a, b) { [a, b] = $mixed(a, b); return a >= b ? a : b; }
+// Python's max/min: the first argument wins a tie, values keep their kind.
+function $b_max(a, b) { return b > a ? b : a; }
 const $b_math_max = $b_max;
 //@ $b_min $b_math_min
-function $b_min(a, b) { [a, b] = $mixed(a, b); return a <= b ? a : b; }
+function $b_min(a, b) { return b < a ? b : a; }
 const $b_math_min = $b_min;
 //@ $b_clamp $b_math_clamp
 function $b_clamp(v, lo, hi) { return $b_min($b_max(v, lo), hi); }

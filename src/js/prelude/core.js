@@ -6,9 +6,13 @@
 
 //@ $rt $S $M $D $MD $GErr $Thrown $Prop $fail $fatal $step $deep
 // Steps: one per loop back-edge and per call. Depth: nested Geno calls.
+// $M is the next checkpoint, not the limit: $step checks the step limit
+// and the wall-clock deadline every 65536 steps at most.
 let $S = 0, $D = 0;
-const $M = typeof globalThis.__GENO_MAX_STEPS === "number" ? globalThis.__GENO_MAX_STEPS : $CFG.steps;
+const $LIM = typeof globalThis.__GENO_MAX_STEPS === "number" ? globalThis.__GENO_MAX_STEPS : $CFG.steps;
+let $M = Math.min($LIM, 65536);
 const $MD = $CFG.depth;
+let $T0 = Date.now();
 class $GErr extends Error {
   constructor(code, msg, fatal) { super(msg); this.code = code; this.fatal = fatal; }
 }
@@ -16,7 +20,11 @@ class $Thrown { constructor(v) { this.v = v; } }
 class $Prop { constructor(v) { this.v = v; } }
 function $fail(code, msg) { throw new $GErr(code, msg, false); }
 function $fatal(code, msg) { throw new $GErr(code, msg, true); }
-function $step() { $fatal("E503", "Step limit exceeded (" + $M + " steps)"); }
+function $step() {
+  if ($S > $LIM) $fatal("E503", "Step limit exceeded (" + $LIM + " steps)");
+  if ($CFG.timeout > 0 && Date.now() - $T0 > $CFG.timeout * 1000) $fatal("E501", "Execution timed out after " + $CFG.timeout + " seconds");
+  $M = Math.min($LIM, $S + 65536);
+}
 function $deep() { $D = 0; $fatal("E502", "Maximum recursion depth exceeded (" + $MD + ")"); }
 
 //@ $V $T $Some $None $Ok $Err $some $ok $err
@@ -292,15 +300,11 @@ function $fdiv(a, b) {
   return Number(a) / Number(b);
 }
 //@ $fmod
-// Float % takes the sign of the divisor, as Python's does.
+// Float % truncates (C's fmod), as the VM's does.
 function $fmod(a, b) {
   if (typeof a === "bigint" && typeof b === "bigint") return $mod(a, b);
   if (b == 0) $fail("E400", "Division by zero: cannot compute " + $render(a) + " % " + $render(b));
-  const x = Number(a), y = Number(b);
-  let r = x % y;
-  if (r !== 0 && (r < 0) !== (y < 0)) r += y;
-  else if (r === 0) r = y < 0 ? -0 : 0;
-  return r;
+  return Number(a) % Number(b);
 }
 //@ $pow
 // Int ** Int: exact when the exponent is >= 0, else a Float.
@@ -389,6 +393,16 @@ function $slen(s) {
   }
   return n;
 }
+//@ $cps
+// The code points of s (s itself when it has no surrogates); the last
+// string split is remembered, so indexing a loop over one string is linear.
+let $cpsOf = "", $cpsArr = "";
+function $cps(s) {
+  if (s === $cpsOf) return $cpsArr;
+  $cpsOf = s;
+  $cpsArr = $astral(s) ? Array.from(s) : s;
+  return $cpsArr;
+}
 //@ $astral
 function $astral(s) { return /[\ud800-\udfff]/.test(s); }
 
@@ -410,7 +424,7 @@ function $idx(t, i) {
     return t[k];
   }
   if (typeof t === "string") {
-    const cps = $astral(t) ? Array.from(t) : t;
+    const cps = $cps(t);
     let k = Number(i);
     if (k < 0) k += cps.length;
     if (k < 0 || k >= cps.length) $fail("E401", "Index " + i + " out of bounds for string of length " + cps.length);
@@ -507,7 +521,7 @@ function $caught(e, cls) {
     return e.v instanceof cls ? e.v : undefined;
   }
   if (e instanceof $GErr) return e.fatal || cls !== null ? undefined : e.message;
-  if (cls === null && e instanceof RangeError && /call stack/.test(e.message)) return undefined;
+  if (e instanceof RangeError) return undefined;
   if (cls === null && e instanceof Error && !(e instanceof $Prop)) return e.message;
   return undefined;
 }
@@ -518,11 +532,7 @@ let $out = [], $outN = 0, $outB = 0, $quiet = false;
 function $print(s) {
   if ($quiet) return;
   $outN += $slen(s) + 1;
-  if ($outN > $CFG.output + 1 || ($CFG.output === 0)) {
-    const room = $CFG.output - ($outN - $slen(s) - 1);
-    if (room > 0) $out.push(Array.from(s).slice(0, room).join(""));
-    $fatal("E505", "Output limit exceeded (" + $CFG.output + " characters)");
-  }
+  if ($outN > $CFG.output) $fatal("E505", "Output limit exceeded (" + $CFG.output + " characters)");
   $out.push(s + "\n");
   $outB += s.length;
   if ($outB > 65536) $flush();
@@ -543,7 +553,7 @@ function $report(e) {
   if (e instanceof $GErr) msg = "error[" + e.code + "]: " + e.message;
   else if (e instanceof $Thrown) msg = "error[E499]: Uncaught throw: " + $repr(e.v);
   else if (e instanceof RangeError && /call stack/.test(e.message)) msg = "error[E502]: Maximum recursion depth exceeded";
-  else if (e instanceof RangeError && /BigInt/.test(e.message)) msg = "error[E504]: " + e.message;
+  else if (e instanceof RangeError && /BigInt|Invalid string length|Invalid array length/.test(e.message)) msg = "error[E504]: Memory limit exceeded (" + e.message + ")";
   else msg = "error[E499]: " + (e && e.message ? e.message : String(e));
   if (typeof process !== "undefined" && process.stderr) {
     process.stderr.write(msg + "\n");
