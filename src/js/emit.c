@@ -42,6 +42,8 @@ typedef struct VariantInfo {
   const char **fields;
   int nfields;
   bool builtin_opt;   /* Some/None/Ok/Err: classes of the prelude */
+  bool builtin;       /* a built-in ADT (JsonValue ...): emitted only when used */
+  bool used;
 } VariantInfo;
 
 typedef struct Js {
@@ -221,8 +223,17 @@ static bool is_module_name(Js *J, const char *name) {
 
 static const VariantInfo *find_variant(Js *J, const char *name) {
   for (int i = 0; i < J->nvariants; i++)
-    if (strcmp(J->variants[i].name, name) == 0) return &J->variants[i];
+    if (strcmp(J->variants[i].name, name) == 0) {
+      J->variants[i].used = true;
+      return &J->variants[i];
+    }
   return NULL;
+}
+
+/* A type named in a catch clause or an impl: its classes are needed. */
+static void use_type(Js *J, const char *type) {
+  for (int i = 0; i < J->nvariants; i++)
+    if (strcmp(J->variants[i].type, type) == 0) J->variants[i].used = true;
 }
 
 static bool is_trait_method(Js *J, const char *name) {
@@ -1455,6 +1466,7 @@ static void try_stmt(Js *J, Buf *b, Stmt *s) {
     bool known = false;
     for (int i = 0; i < J->nvariants; i++) known |= strcmp(J->variants[i].type, t->name) == 0 && !J->variants[i].builtin_opt;
     cls = known ? clsbuf : "Boolean";
+    if (known) use_type(J, t->name);
   }
   nl(J, b);
   buf_printf(b, "const $c%d = $caught($e%d, %s);", id, id, cls);
@@ -1776,7 +1788,7 @@ static void add_variant(Js *J, const char *name, const char *type, const char **
     J->variants = v;
     J->capvariants = cap;
   }
-  J->variants[J->nvariants++] = (VariantInfo){name, type, fields, nfields, opt};
+  J->variants[J->nvariants++] = (VariantInfo){name, type, fields, nfields, opt, false, false};
 }
 
 static void collect_types(Js *J, Buf *b) {
@@ -1794,6 +1806,7 @@ static void collect_types(Js *J, Buf *b) {
       }
       for (int f = 0; f < v->nfields; f++) fields[f] = v->fields[f].name;
       add_variant(J, v->name, a->name, fields, v->nfields, opt);
+      J->variants[J->nvariants - 1].builtin = true;
     }
   }
   for (int mi = 0; mi < J->prog->nmodules; mi++) {
@@ -1820,9 +1833,11 @@ static void collect_types(Js *J, Buf *b) {
  * C_Variant extends T_Type. Emitted for every type (they are small). */
 static void emit_types(Js *J, Buf *b) {
   const char *last = NULL;
+  for (int i = 0; i < J->nvariants; i++)
+    if (J->variants[i].used) use_type(J, J->variants[i].type);
   for (int i = 0; i < J->nvariants; i++) {
     VariantInfo *v = &J->variants[i];
-    if (v->builtin_opt) continue;
+    if (v->builtin_opt || (v->builtin && !v->used)) continue;
     need(J, "$V");
     if (!last || strcmp(last, v->type) != 0) {
       bool seen = false;
@@ -1893,6 +1908,7 @@ static void emit_impls(Js *J, Buf *b) {
       if (d->kind != D_IMPL) continue;
       bool known = false;
       for (int v = 0; v < J->nvariants; v++) known |= strcmp(J->variants[v].type, d->u.impl.type) == 0;
+      if (known) use_type(J, d->u.impl.type);
       for (int k = 0; k < d->u.impl.n; k++) {
         FuncDecl *f = d->u.impl.methods[k];
         char jsname[160], display[200];
@@ -2001,9 +2017,8 @@ bool js_compile(Program *prog, const JsOptions *o, Buf *out, DiagList *diags) {
   J.prog = prog;
   J.o = o;
   J.diags = diags;
-  Buf code = BUF_INIT;
+  Buf code = BUF_INIT, types = BUF_INIT;
   collect_types(&J, &code);
-  emit_types(&J, &code);
   emit_impls(&J, &code);
   /* functions of every module */
   FuncDecl *main_fn = NULL, *init = NULL, *update = NULL, *render = NULL;
@@ -2056,6 +2071,11 @@ bool js_compile(Program *prog, const JsOptions *o, Buf *out, DiagList *diags) {
     need(&J, "$main");
     buf_puts(&code, "$main(() => { $examples(); }, false);\n");
   }
+  /* the classes of the types the code uses, ahead of it */
+  emit_types(&J, &types);
+  buf_append(&types, code.data, code.len);
+  buf_free(&code);
+  code = types;
   bool ok = !J.failed && !code.failed;
   if (ok) {
     if (o->flavor == JS_ESM) buf_puts(out, "import { createRequire as $cr } from \"node:module\";\nconst require = typeof process !== \"undefined\" ? $cr(import.meta.url) : undefined;\n");

@@ -110,6 +110,10 @@ void js_prelude_emit(const char *const *need, size_t n, Buf *out) {
     const Unit *u = &units[stack[--top]];
     const char *t = js_prelude_text + u->start;
     for (size_t i = 0; i < u->len; i++) {
+      if (t[i] == '/' && i + 1 < u->len && t[i + 1] == '/') { /* a comment names no dependency */
+        while (i < u->len && t[i] != '\n') i++;
+        continue;
+      }
       if (t[i] != '$' || (i > 0 && ident_char(t[i - 1]))) continue;
       size_t k = i + 1;
       while (k < u->len && ident_char(t[k]) && t[k] != '$') k++;

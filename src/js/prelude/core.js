@@ -4,7 +4,7 @@
 // units a program reaches: the names the generated code uses, and then every
 // `$name` token inside a kept unit, transitively.
 
-//@ $rt $S $M $D $MD $GErr $Thrown $Prop $fail $fatal $step $deep
+//@ $rt $S $M $D $MD $GErr $fail $fatal $step $deep
 // Steps: one per loop back-edge and per call. Depth: nested Geno calls.
 // $M is the next checkpoint, not the limit: $step checks the step limit
 // and the wall-clock deadline every 65536 steps at most.
@@ -16,8 +16,6 @@ let $T0 = Date.now();
 class $GErr extends Error {
   constructor(code, msg, fatal) { super(msg); this.code = code; this.fatal = fatal; }
 }
-class $Thrown { constructor(v) { this.v = v; } }
-class $Prop { constructor(v) { this.v = v; } }
 function $fail(code, msg) { throw new $GErr(code, msg, false); }
 function $fatal(code, msg) { throw new $GErr(code, msg, true); }
 function $step() {
@@ -27,7 +25,7 @@ function $step() {
 }
 function $deep() { $D = 0; $fatal("E502", "Maximum recursion depth exceeded (" + $MD + ")"); }
 
-//@ $V $T $Some $None $Ok $Err $some $ok $err
+//@ $V $T $Some $None $Ok $Err
 // Constructor values: one class per variant, extending its type's class,
 // which extends $V. The prototype carries the variant name ($n) and its
 // field names ($f). Tuples are $T (items in `a`).
@@ -44,18 +42,42 @@ class $Ok extends $Result { constructor(v) { super(); this.value = v; } }
 $Ok.prototype.$n = "Ok"; $Ok.prototype.$f = ["value"];
 class $Err extends $Result { constructor(v) { super(); this.error = v; } }
 $Err.prototype.$n = "Err"; $Err.prototype.$f = ["error"];
-function $some(v) { return new $Some(v); }
-function $ok(v) { return new $Ok(v); }
-function $err(v) { return new $Err(v); }
 
-//@ $Arr $Vec $MMap $GMap $GSet
-// Mutable containers (shared references) and the immutable Map and Set.
-// Keyed containers hold Map<key, [k, v]>, the key from $hk.
+//@ $Arr $Vec
+// Mutable sequences (shared references). Each container class brings its
+// own text ($show) and equality ($same), so $render and $eq need no unit
+// of a container the program never makes.
 class $Arr { constructor(a) { this.a = a; } }
 class $Vec { constructor(a) { this.a = a; } }
+$Arr.prototype.$show = function () { return "Array([" + this.a.map((x) => $render(x, false)).join(", ") + "])"; };
+$Vec.prototype.$show = function () { return "Vec([" + this.a.map((x) => $render(x, false)).join(", ") + "])"; };
+$Arr.prototype.$same = $Vec.prototype.$same = function (b) { return $eq(this.a, b.a); };
+
+//@ $MMap $GMap $GSet
+// Keyed containers: a JavaScript Map from a key (see $hk) to [key, value].
+// The Map and Set are immutable values; MutableMap is a shared reference.
 class $MMap { constructor(m) { this.m = m; } }
 class $GMap { constructor(m) { this.m = m; } }
 class $GSet { constructor(m) { this.m = m; } }
+function $renderEntries(m) {
+  const out = [];
+  for (const e of m.values()) out.push($render(e[0], false) + ": " + $render(e[1], false));
+  return out.join(", ");
+}
+$GMap.prototype.$show = function () { return "{" + $renderEntries(this.m) + "}"; };
+$MMap.prototype.$show = function () { return "MutableMap({" + $renderEntries(this.m) + "})"; };
+$GSet.prototype.$show = function () {
+  const items = [...this.m.values()].map((e) => e[0]).sort($cmp);
+  return "Set({" + items.map((x) => $render(x, false)).join(", ") + "})";
+};
+$GMap.prototype.$same = $MMap.prototype.$same = $GSet.prototype.$same = function (b) {
+  if (this.m.size !== b.m.size) return false;
+  for (const [k, e] of this.m) {
+    const o = b.m.get(k);
+    if (o === undefined || !$eq(e[1], o[1])) return false;
+  }
+  return true;
+};
 
 //@ $hk
 // A primitive stands for itself as a Map key; other values by their text.
@@ -140,21 +162,8 @@ function $render(v, top) {
     if (f.length === 0) return v.$n;
     return v.$n + "(" + f.map((k) => k + ": " + $render(v[k], false)).join(", ") + ")";
   }
-  if (v instanceof $GMap) return "{" + $renderEntries(v.m) + "}";
-  if (v instanceof $MMap) return "MutableMap({" + $renderEntries(v.m) + "})";
-  if (v instanceof $Arr) return "Array([" + v.a.map((x) => $render(x, false)).join(", ") + "])";
-  if (v instanceof $Vec) return "Vec([" + v.a.map((x) => $render(x, false)).join(", ") + "])";
-  if (v instanceof $GSet) {
-    const items = [...v.m.values()].map((e) => e[0]).sort($cmp);
-    return "Set({" + items.map((x) => $render(x, false)).join(", ") + "})";
-  }
-  if (v instanceof $Async) return "<async " + v.n + ">";
+  if (v.$show) return v.$show();
   return String(v);
-}
-function $renderEntries(m) {
-  const out = [];
-  for (const e of m.values()) out.push($render(e[0], false) + ": " + $render(e[1], false));
-  return out.join(", ");
 }
 
 //@ $repr
@@ -207,15 +216,8 @@ function $eq(a, b) {
     for (const k of a.$f) if (!$eq(a[k], b[k])) return false;
     return true;
   }
-  if (a instanceof $T || a instanceof $Arr || a instanceof $Vec) return $eq(a.a, b.a);
-  if (a instanceof $GMap || a instanceof $MMap || a instanceof $GSet) {
-    if (a.m.size !== b.m.size) return false;
-    for (const [k, e] of a.m) {
-      const o = b.m.get(k);
-      if (o === undefined || !$eq(e[1], o[1])) return false;
-    }
-    return true;
-  }
+  if (a instanceof $T) return $eq(a.a, b.a);
+  if (a.$same) return a.$same(b);
   return false;
 }
 
@@ -491,6 +493,15 @@ function $q(v) {
 //@ $nomatch
 function $nomatch(kind, v) { $fail("E406", "No matching pattern in match " + kind + " for value " + $render(v, false)); }
 
+//@ $Thrown
+// A thrown value on its way to a handler (or to the end of the run).
+class $Thrown { constructor(v) { this.v = v; } }
+$Thrown.prototype.$uncaught = function () { return "error[E499]: Uncaught throw: " + $repr(this.v); };
+
+//@ $Prop
+// `e?` on None/Err: the value the enclosing function returns.
+class $Prop { constructor(v) { this.v = v; } }
+
 //@ $throw
 // Throwing a String raises a runtime error with that message (its code
 // recovered from the message, as the VM does); other values are carried.
@@ -505,6 +516,8 @@ function $throw(v) {
 //@ $Async $aw
 // A call of an async function, made when awaited (each await makes it).
 class $Async { constructor(f, a, n) { this.f = f; this.a = a; this.n = n; } }
+$Async.prototype.$show = function () { return "<async " + this.n + ">"; };
+$Async.prototype.$run = function () { return this.f(...this.a); };
 function $aw(v) { return v instanceof $Async ? v.f(...v.a) : v; }
 
 //@ $bv
@@ -516,13 +529,13 @@ function $bv(f, name) { f.$builtin = name; return f; }
 // repr); an ADT type catches thrown values of that type. Limits, contract
 // failures and internal signals are never caught.
 function $caught(e, cls) {
-  if (e instanceof $Thrown) {
+  if (e && e.$uncaught) {
     if (cls === null) return $repr(e.v);
     return e.v instanceof cls ? e.v : undefined;
   }
   if (e instanceof $GErr) return e.fatal || cls !== null ? undefined : e.message;
   if (e instanceof RangeError) return undefined;
-  if (cls === null && e instanceof Error && !(e instanceof $Prop)) return e.message;
+  if (cls === null && e instanceof Error) return e.message;
   return undefined;
 }
 
@@ -551,7 +564,7 @@ function $report(e) {
   $flush();
   let msg;
   if (e instanceof $GErr) msg = "error[" + e.code + "]: " + e.message;
-  else if (e instanceof $Thrown) msg = "error[E499]: Uncaught throw: " + $repr(e.v);
+  else if (e && e.$uncaught) msg = e.$uncaught();
   else if (e instanceof RangeError && /call stack/.test(e.message)) msg = "error[E502]: Maximum recursion depth exceeded";
   else if (e instanceof RangeError && /BigInt|Invalid string length|Invalid array length/.test(e.message)) msg = "error[E504]: Memory limit exceeded (" + e.message + ")";
   else msg = "error[E499]: " + (e && e.message ? e.message : String(e));
@@ -572,7 +585,7 @@ function $main(f, show) {
   };
   try {
     let r = f();
-    if (r instanceof $Async) r = r.f(...r.a);
+    if (r && r.$run) r = r.$run();
     if (r instanceof Promise) r.then(done, $report);
     else done(r);
   } catch (e) {
