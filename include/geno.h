@@ -3,8 +3,26 @@
  *
  * Ownership rule for the whole API: pointer arguments are borrowed (the
  * library copies what it keeps); every object a function returns is owned
- * by the caller and released with the matching geno_*_free. Strings inside
- * a result stay valid until that result is freed.
+ * by the caller and released with the matching geno_*_free. A `char *`
+ * the library returns (JSON, text, messages) is released with geno_free.
+ * Strings inside a result stay valid until that result is freed.
+ *
+ * Binary compatibility (for bindings built once and run against later
+ * libraries, such as a Python wheel): the library never changes the
+ * meaning or position of a field of geno_config; new fields are only
+ * appended. geno_config starts with `struct_size`, which geno_config_init
+ * sets to the size the caller was compiled with; the library reads only
+ * that many bytes and gives every field past them its default. A config
+ * larger than the library knows is accepted only when its unknown tail is
+ * all zero bytes (zero means "default" for every appended field). So: always
+ * fill a config with geno_config_init, never with memset or an
+ * initializer list. Opaque objects (geno_result, geno_value, geno_metrics)
+ * are only ever reached through functions. Memory crosses the boundary
+ * in one direction each: what the library returns is freed with geno_free
+ * or the matching geno_*_free, and what a host hands the library to keep
+ * (a callback's *error, a module loader's buffers) comes from geno_alloc,
+ * so both sides use the same allocator even when they link different C
+ * runtimes.
  *
  * Thread safety: no global mutable state. Independent calls on different
  * threads are safe as long as they do not share a geno_result or geno_value.
@@ -37,6 +55,22 @@ extern "C" {
 
 #define GENO_VERSION "0.1.0"        /* this library */
 #define GENO_LANGUAGE_VERSION "0.4" /* the language it implements (geno-lang 0.4.3) */
+
+/* ------------------------------------------------------------------------ */
+/* Memory crossing the boundary                                              */
+/* ------------------------------------------------------------------------ */
+
+/* [-] Release a string (or other plain buffer) the library returned:
+ * geno_result_to_json, geno_value_to_string, geno_value_to_json,
+ * geno_config_validate, geno_metrics_snapshot_json,
+ * geno_metrics_health_json, geno_metrics_prometheus. NULL is fine. */
+GENO_API void geno_free(void *p);
+/* [m] Allocate [size] bytes the library will later release itself: a host
+ * callback's *error message, a module loader's *source, *filename and
+ * *error. NULL when out of memory. (Today both are malloc and free; a
+ * binding that may load a different C runtime than the library's must
+ * still use these two.) */
+GENO_API void *geno_alloc(size_t size);
 
 /* ------------------------------------------------------------------------ */
 /* Capabilities                                                              */
@@ -155,11 +189,11 @@ GENO_API geno_value *geno_value_copy(const geno_value *v);
 /* [-] Release a value built by the host (never values inside a result). */
 GENO_API void geno_value_free(geno_value *v);
 /* [m] Canonical text, as `to_string` renders it (`[1, 2]`, `Some(value: 3)`).
- * Caller frees with free(). */
+ * Caller frees with geno_free. */
 GENO_API char *geno_value_to_string(const geno_value *v);
 /* [m] The reference's JSON encoding (tuples {"_tuple": [...]},
  * constructors {"_constructor": N, "fields": {...}}, maps as objects).
- * Caller frees with free(). */
+ * Caller frees with geno_free. */
 GENO_API char *geno_value_to_json(const geno_value *v);
 
 /* ------------------------------------------------------------------------ */
@@ -173,8 +207,8 @@ GENO_API char *geno_value_to_json(const geno_value *v);
  *   [args]     the builtin's arguments (borrowed, valid during the call)
  *   [nargs]    their number
  *   [userdata] the pointer given in geno_callback
- *   [error]    on failure, set *error to a malloc'd message (the library
- *              frees it); the program sees a runtime error (E499) with that
+ *   [error]    on failure, set *error to a message from geno_alloc
+ *              (malloc also works; the library frees it); the program sees a runtime error (E499) with that
  *              text, catchable as a String. Bytes that are not valid UTF-8
  *              become U+FFFD. A message containing " size exceeds limit ("
  *              (as in "String size exceeds limit (N > M)", the words the
@@ -218,12 +252,12 @@ typedef struct geno_module {
  *
  * Arguments: userdata as given in the config; name: the PascalCase module
  * name (valid during the call). On success set *source to the module's
- * UTF-8 text in a buffer from malloc (the library takes it and frees it
- * with free()), *length to its size in bytes, optionally *filename to a
- * malloc'd name that diagnostics in the module show (such as the path the
+ * UTF-8 text in a buffer from geno_alloc (or malloc; the library takes
+ * it and frees it), *length to its size in bytes, optionally *filename to
+ * such a buffer holding the name that diagnostics in the module show (such as the path the
  * host read, "lib/Util.geno"; the library frees it; left NULL:
  * "Name.geno"), and return true. Otherwise
- * return false; *error may then be set to a malloc'd message the library
+ * return false; *error may then be set to such a buffer holding a message the library
  * appends to its E204 "Module 'Name' not found" diagnostic (for example
  * where the host looked) and frees. A source over max_source_bytes is
  * refused (E204) like any module.
@@ -255,6 +289,9 @@ typedef void (*geno_monitor_fn)(const geno_result *result, const char *operation
 /* Run configuration; mirrors the reference's RunConfig field by field.
  * Always start from geno_config_init(), then change fields. */
 typedef struct geno_config {
+  size_t struct_size;            /* sizeof(geno_config) as the caller was
+                                    compiled; set by geno_config_init (see
+                                    "Binary compatibility" at the top). */
   double timeout_s;              /* wall-clock limit in seconds. Default 5.0.
                                     0 = no deadline. Exceeding it: E501. */
   uint64_t max_steps;            /* VM steps (instructions). Default
@@ -264,8 +301,14 @@ typedef struct geno_config {
   uint64_t max_output_length;    /* characters of program output. Default
                                     100,000. 0 = no output allowed. E505. */
   uint64_t max_collection_size;  /* elements in one collection or code points
-                                    in one string. Default 10,000,000. E504. */
-  uint32_t max_integer_bits;     /* bits of one Int. Default 33,219. E504. */
+                                    in one string. Default 10,000,000. E504.
+                                    0 is taken at its word: only empty
+                                    collections and strings. */
+  uint32_t max_integer_bits;     /* bits of one Int (Python's bit_length of
+                                    its magnitude). Default 33,219. E504.
+                                    Must be at least 1: 0 is a configuration
+                                    error (geno_config_validate), as in the
+                                    reference. */
   bool capabilities_set;         /* false (default): no capability granted */
   unsigned capabilities;         /* bitwise OR of geno_capability; read only
                                     when capabilities_set. 0 = none. */
@@ -288,6 +331,18 @@ typedef struct geno_config {
                                     "function", "message"}...]}, fields in
                                     that order; untested lists the entry
                                     file's @untested functions. */
+  bool test_entry_only;          /* test mode only: run the examples and
+                                    test blocks written in the entry source
+                                    alone, not those of the modules it
+                                    imports (a project's runner tests each
+                                    module as its own entry, so each example
+                                    is counted once). Default false. */
+  const char *test_filter;       /* test mode only: an fnmatch(3) glob; only
+                                    examples of functions whose name matches
+                                    (the qualified name "Type.Trait.method",
+                                    "Type.method" or the bare name) and test
+                                    blocks whose name matches run (borrowed).
+                                    NULL (default): all. */
   geno_monitor_fn monitor;       /* optional monitoring hook */
   void *monitor_userdata;
   /* Memory, and the isolation settings (the rest: geno_run_isolated only). */
@@ -326,13 +381,31 @@ typedef struct geno_config {
    * `modules` and the built-in std modules can be imported. */
   geno_module_loader_fn module_loader;
   void *module_loader_userdata;
+  /* Isolated runs only: seconds after the start at which the child is
+   * killed whatever it is doing (the hard wall-clock budget a hosted
+   * service sets above the cooperative timeout_s). 0 (default) = timeout_s
+   * + 0.5 s, or never when timeout_s is 0. A kill at this deadline reports
+   * E501 and geno_result_isolation gives GENO_ISOLATION_DEADLINE. */
+  double wall_clock_s;
+  /* Isolated runs only: fork the sandboxed child from this spawner (see
+   * geno_spawner_start) instead of from the calling process. NULL
+   * (default): fork from the caller. Ignored when module_loader is set. */
+  struct geno_spawner *spawner;
 } geno_config;
 
-/* [-] Fill `cfg` with the defaults documented above. */
+/* The smallest struct_size this library accepts: the size of geno_config
+ * when struct_size was introduced (library 0.1.0). A config claiming less
+ * was not filled by geno_config_init. */
+#define GENO_CONFIG_MIN_SIZE ((size_t)(offsetof(geno_config, module_loader_userdata) + sizeof(void *)))
+
+/* [-] Fill `cfg` with the defaults documented above, struct_size included. */
 GENO_API void geno_config_init(geno_config *cfg);
-/* [m] Validate a configuration: NULL if valid, else a malloc'd message
- * (unknown callback name, callback for an ungranted capability is allowed
- * but unused, non-finite timeout...). Caller frees. */
+/* [m] Validate a configuration: NULL if valid, else a message to release
+ * with geno_free (struct_size not from geno_config_init or an unknown
+ * non-zero tail, unknown callback name, non-finite timeout...; a callback
+ * for an ungranted capability is allowed but unused). Every entry point
+ * taking a config reports the same problems as a diagnostic: geno_run and
+ * geno_run_isolated as E499, geno_parse and geno_check as E204. */
 GENO_API char *geno_config_validate(const geno_config *cfg);
 
 /* ------------------------------------------------------------------------ */
@@ -374,9 +447,18 @@ GENO_API geno_timing geno_result_timing(const geno_result *r);
  * be NULL). Returns NULL when i is past the last frame. */
 GENO_API const char *geno_result_trace(const geno_result *r, size_t i, const char **file, int *line, int *col);
 GENO_API uint64_t geno_result_steps(const geno_result *r);
+/* [-] The modules of the program a geno_check parsed: the i-th module's
+ * file name (as diagnostics show it; the entry is module 0, then every
+ * module it imports; std modules are left out), with its number of
+ * top-level definitions (functions, types, traits, impls, imports and test
+ * blocks) in *definitions when that is not NULL. NULL past the last
+ * module, when r is NULL, or when no program was parsed (a lexer or parser
+ * error, or a result of another entry point). The string is owned by r.
+ * Thread safety: reads r only. */
+GENO_API const char *geno_result_module(const geno_result *r, size_t i, size_t *definitions);
 /* [m] The whole result as the reference's RunResult JSON object
  * ({"ok", "value", "output", "diagnostics", "timing", "steps_used"}).
- * Caller frees with free(). */
+ * Caller frees with geno_free. */
 GENO_API char *geno_result_to_json(const geno_result *r);
 GENO_API void geno_result_free(geno_result *r);
 
@@ -387,6 +469,35 @@ GENO_API void geno_result_free(geno_result *r);
 /* [e] Lex and parse only: E100-E103 / E200-E203 diagnostics. Never runs
  * user code. cfg may be NULL (defaults); only modules and size limits are
  * read. Returns NULL only when out of memory. */
+/* [e] Format Geno source text in the canonical layout of `geno fmt` (the
+ * reference formatter's: four spaces per open block, `end`/`else`/`catch`
+ * at their block's level, no trailing spaces, one final newline; comments
+ * and blank lines kept, line ends become LF, lines inside a multi-line
+ * string kept byte for byte). Only a source that parses is formatted:
+ * otherwise the result is not ok, holds its lexer or parser diagnostics
+ * (located in `filename`, which may be NULL) and *formatted is NULL.
+ * Formatting never changes what the program means: the formatted text
+ * lexes to the same tokens and parses to the same tree. On success
+ * *formatted is the formatted text (NUL-terminated, *formatted_len bytes
+ * when formatted_len is not NULL; caller frees with geno_free); it equals
+ * the source when the source was already formatted. Imports are not read.
+ * Returns NULL only when out of memory (then *formatted is NULL). Thread-
+ * safe. */
+/* [e] The outline of one source file, without checking it or reading its
+ * imports: on success *json (caller frees with geno_free) is
+ *   {"definitions": [{"kind": "func"|"type"|"alias"|"trait"|"impl"|
+ *     "import"|"test", "name": N, "line": L, "exported": B,
+ *     "signature": first source line of the declaration,
+ *     "doc": its `///` comment lines (without the slashes), "examples":
+ *     ["input -> output", ...], "untested": reason (when marked)}...]}
+ * in source order (an impl's name is its trait's). A source that does not
+ * parse gives a result that is not ok with its diagnostics, and *json
+ * NULL. NULL only when out of memory. Thread-safe. */
+GENO_API geno_result *geno_outline(const char *source, size_t len, const char *filename, char **json);
+
+GENO_API geno_result *geno_format(const char *source, size_t len, const char *filename, char **formatted,
+                                  size_t *formatted_len);
+
 GENO_API geno_result *geno_parse(const char *source, size_t len, const char *filename,
                                  const geno_config *cfg);
 
@@ -467,6 +578,56 @@ GENO_API geno_result *geno_run(const char *source, size_t len, const char *filen
  * or the child's exit status is lost (its output and result are not). */
 GENO_API geno_result *geno_run_isolated(const char *source, size_t len, const char *filename,
                                         const geno_config *cfg);
+
+/* [e] As geno_check, in a sandboxed child as geno_run_isolated runs
+ * programs (the checker sees hostile input; a crash of it costs only the
+ * child). Never runs user code. The monitor (if any) is called once, in
+ * the calling process, with the operation "check". */
+GENO_API geno_result *geno_check_isolated(const char *source, size_t len, const char *filename,
+                                          const geno_config *cfg);
+
+/* How the sandboxed child of geno_run_isolated / geno_check_isolated
+ * ended. A host that serves many requests tells the program's own
+ * outcomes (a result, its limits) from failures of the machinery. */
+typedef enum geno_isolation_end {
+  GENO_ISOLATION_FINISHED = 0, /* the child delivered its result (also: any
+                                  result not made by an isolated run) */
+  GENO_ISOLATION_DEADLINE,     /* killed at the wall-clock deadline (E501) */
+  GENO_ISOLATION_CPU_LIMIT,    /* stopped by RLIMIT_CPU (E501) */
+  GENO_ISOLATION_MEMORY,       /* ran out of its memory budget (E504) */
+  GENO_ISOLATION_VIOLATION,    /* forbidden system call, file write or
+                                  protocol violation (E500) */
+  GENO_ISOLATION_CRASHED,      /* ended by another signal (a crash, or a
+                                  kill from outside) or exited without a
+                                  result (E500 / E504) */
+  GENO_ISOLATION_SETUP_FAILED, /* the sandbox could not be set up or the
+                                  host ran out of memory: nothing (or not
+                                  all) ran (E500 / E504) */
+} geno_isolation_end;
+
+/* A spawner: a small single-threaded process forked from the host once,
+ * from which isolated runs fork their sandboxed children (set
+ * geno_config.spawner). A host that runs many isolated runs from many
+ * threads (a server) should use one: forking the host itself makes every
+ * page the host writes while a child lives a copy-on-write fault that, in
+ * a multi-threaded process, also flushes the other CPUs' TLBs; the
+ * spawner writes almost nothing, and the host never shares a page with a
+ * child. The child is still the caller's child (CLONE_PARENT): the caller
+ * supervises, kills and reaps it as before, and results are identical.
+ * The spawner holds a copy of the host as it was when started (start it
+ * before creating threads, after loading what children should inherit)
+ * and dies with the host. */
+typedef struct geno_spawner geno_spawner;
+
+/* [m] Fork a spawner now. NULL with errno set on failure. Thread-safe to
+ * use from any number of threads once started; call from the main thread
+ * before starting others. */
+GENO_API geno_spawner *geno_spawner_start(void);
+/* [-] Stop and reap the spawner (NULL is fine). No run may still use it. */
+GENO_API void geno_spawner_free(geno_spawner *s);
+
+/* [-] How the isolated child behind r ended (NULL: FINISHED). */
+GENO_API geno_isolation_end geno_result_isolation(const geno_result *r);
 
 /* [m] Names of the modules `source` imports, in order of appearance (a
  * repeated import is listed again), for hosts that load modules from
@@ -555,7 +716,7 @@ GENO_API bool geno_metrics_set_startup_errors(geno_metrics *m, const char *const
 
 /* [m] The reference's snapshot as compact JSON (its keys in its order,
  * then this library's additions: phase_wall_time_ms, total_output_bytes,
- * diagnostic_codes, operations). Caller frees with free(). */
+ * diagnostic_codes, operations). Caller frees with geno_free. */
 GENO_API char *geno_metrics_snapshot_json(geno_metrics *m);
 
 /* One check of a health report. */
@@ -568,7 +729,7 @@ typedef struct geno_health_check {
 /* [m] The health report as compact JSON: {"status", "generated_at_unix",
  * "uptime_seconds", "build", "checks"}; status is "failed" if any check
  * fails, else "degraded" if any warns, else "ok". [extra] checks (may be
- * NULL) follow the built-in ones. Caller frees with free(). */
+ * NULL) follow the built-in ones. Caller frees with geno_free. */
 GENO_API char *geno_metrics_health_json(geno_metrics *m, const geno_health_check *extra, size_t nextra);
 
 /* [m] Prometheus text exposition (format 0.0.4) with the reference's
@@ -576,8 +737,95 @@ GENO_API char *geno_metrics_health_json(geno_metrics *m, const geno_health_check
  * A fresh collector renders exactly the reference's 26 families; the
  * additions (geno_run_phase_wall_time_ms_total, geno_run_output_bytes_total,
  * geno_run_diagnostics_total, geno_operations_total) appear once something
- * was recorded. Caller frees with free(). */
+ * was recorded. Caller frees with geno_free. */
 GENO_API char *geno_metrics_prometheus(geno_metrics *m);
+
+/* ------------------------------------------------------------------------ */
+/* Constrained decoding                                                       */
+/* ------------------------------------------------------------------------ */
+/* A prefix of a program is *valid* when some continuation makes a program
+ * that parses (the parser of geno_parse/geno_check defines parsing; the one
+ * exception is the after-parse tree-depth bound of 1000, see
+ * docs/constrain.md). A prefix may end anywhere: inside a string, f-string,
+ * comment, name, number or operator, or inside a UTF-8 sequence.
+ * Everything here is syntax only: no names or types are checked.
+ * Threading: a session or vocabulary is used by one thread at a time;
+ * distinct sessions are independent, and one vocabulary may be shared by
+ * sessions on several threads as long as nobody frees it. */
+
+/* The reference's report on a prefix (geno-lang's ConstraintResult, its
+ * fields and JSON form; see docs/constrain.md). `valid` and `error` are
+ * this library's exact answer; `allowed_next` is the reference's coarse
+ * category guess (keywords, identifier, literals, punctuation, blocks to
+ * close), computed from the complete tokens of the prefix. All strings are
+ * owned by the result. */
+typedef struct geno_constraint_result {
+  bool valid;
+  char *error;              /* NULL when valid */
+  char **unclosed_blocks;   /* innermost first, e.g. "if", "func" */
+  size_t n_unclosed_blocks;
+  char **keywords;          /* allowed_next.keywords (sorted) */
+  size_t n_keywords;
+  bool allow_identifier, allow_type_identifier, allow_int, allow_float, allow_string, allow_bool;
+  char **allow_punct;       /* sorted */
+  size_t n_allow_punct;
+  char **expected_end_stack; /* same as unclosed_blocks */
+  size_t n_expected_end_stack;
+} geno_constraint_result;
+
+/* Analyse source[0..len) (UTF-8; need not be NUL-terminated) into *out,
+ * which the caller frees with geno_constraint_result_free. Returns false
+ * only when out of memory (then *out is empty). */
+GENO_API bool geno_constrain_prefix(const char *source, size_t len, geno_constraint_result *out);
+GENO_API void geno_constraint_result_free(geno_constraint_result *r);
+/* [m] The result as the reference's JSON object {"valid", "error",
+ * "unclosed_blocks", "allowed_next": {...}}: indented by `indent` spaces
+ * per level (0 = compact, as the server sends it). Caller frees. */
+GENO_API char *geno_constraint_result_json(const geno_constraint_result *r, int indent);
+/* [m] allowed_next as the reference prints it: "AllowedNext(IDENT,
+ * need_to_close=['func'])". Caller frees. */
+GENO_API char *geno_constraint_result_text(const geno_constraint_result *r);
+
+/* An incremental session: text is appended with geno_constrain_feed and
+ * the answer is read at any time. Feeding costs time proportional to the
+ * bytes fed (the lexer and recognizer resume; nothing is re-read), plus
+ * the recognizer work of the tokens they finish. */
+typedef struct geno_constrain geno_constrain;
+typedef enum geno_constrain_status {
+  GENO_CONSTRAIN_INVALID = 0,  /* no continuation parses (stays so) */
+  GENO_CONSTRAIN_VALID = 1,    /* some continuation parses */
+  GENO_CONSTRAIN_COMPLETE = 2  /* valid, and the text as it is parses */
+} geno_constrain_status;
+
+/* [m] A session on the empty text; NULL when out of memory. Free with
+ * geno_constrain_free (NULL is accepted). */
+GENO_API geno_constrain *geno_constrain_new(void);
+GENO_API void geno_constrain_free(geno_constrain *s);
+/* [m] An independent copy (e.g. to try a continuation); NULL on OOM. */
+GENO_API geno_constrain *geno_constrain_clone(const geno_constrain *s);
+/* Append n bytes. Returns whether the text is still valid; once invalid
+ * the session stays invalid and ignores further bytes. */
+GENO_API bool geno_constrain_feed(geno_constrain *s, const char *bytes, size_t n);
+/* The current answer (COMPLETE is found by trying the end of text). */
+GENO_API geno_constrain_status geno_constrain_state(geno_constrain *s);
+/* Why the text became invalid (borrowed, valid until the session is
+ * freed), or NULL while it is valid. */
+GENO_API const char *geno_constrain_error(const geno_constrain *s);
+
+/* A model's vocabulary: token i is the byte string tokens[i] of lens[i]
+ * bytes (any bytes; not NUL-terminated). Built once (a trie and per-mode
+ * tables, a few seconds at most for 200,000 tokens), then shared. The
+ * bytes are copied. NULL when out of memory. */
+typedef struct geno_constrain_vocab geno_constrain_vocab;
+GENO_API geno_constrain_vocab *geno_constrain_vocab_new(const char *const *tokens, const size_t *lens, size_t n);
+GENO_API void geno_constrain_vocab_free(geno_constrain_vocab *v);
+GENO_API size_t geno_constrain_vocab_size(const geno_constrain_vocab *v);
+/* Fill bitset (ceil(n/64) words; bit i of word i/64 is token i) with
+ * exactly the tokens whose bytes, appended to the session's text now,
+ * leave it valid. Returns how many are set (0 for an invalid session).
+ * The session is not changed. End of text is allowed exactly when
+ * geno_constrain_state(s) == GENO_CONSTRAIN_COMPLETE. */
+GENO_API size_t geno_constrain_mask(geno_constrain *s, const geno_constrain_vocab *v, uint64_t *bitset);
 
 #ifdef __cplusplus
 }

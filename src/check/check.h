@@ -40,6 +40,10 @@ typedef struct ChkOptions {
   /* Target-aware checking; CHK_TARGET_NONE (the default) applies no
    * target rules. */
   ChkTarget target;
+  /* CLOCK_MONOTONIC time in ms after which checking stops with E501
+   * between modules (0, the default: none). */
+  double deadline_ms;
+  double timeout_s; /* for the message */
   /* The program is compiled by geno-c's own back end (src/js), not the
    * reference's: the rules of the reference's emitted code (its reserved
    * runtime names, JavaScript's safe Int range, record field names,

@@ -4,6 +4,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../server/server.h"
 #include "cli.h"
 
 static const char main_help[] =
@@ -15,6 +16,15 @@ static const char main_help[] =
     "  run FILE     check FILE, verify its examples, then run main\n"
     "  check FILE   check FILE without running it\n"
     "  test FILE... run every example and test block\n"
+    "  fmt [PATH]   format source files in the canonical layout\n"
+    "  init NAME    create a project from a template\n"
+    "  repl         read and run definitions, statements and expressions\n"
+    "               (also `geno` alone at a terminal)\n"
+    "  bundle       write a project's modules as one JSON artifact\n"
+    "  doc PATH     HTML documentation from declarations and /// comments\n"
+    "  watch [PATH] run (or test, -t) again whenever a source file changes\n"
+    "  constrain [PREFIX]  can PREFIX (or stdin) still become a program that parses?\n"
+    "  serve        the hosted execution service (HTTP: /run, /check, /test, ...)\n"
     "  compile FILE --target js   compile to JavaScript for Node\n"
     "  build FILE   build a web page (index.html + app.js)\n"
     "\n"
@@ -54,6 +64,8 @@ static int finish(int rc) {
 
 static int dispatch(int argc, char **argv) {
   if (argc < 2) {
+    /* at a terminal, the REPL, as the reference; otherwise usage */
+    if (isatty(STDIN_FILENO) && isatty(STDOUT_FILENO)) return cmd_repl(0, argv + 1);
     fputs(main_help, stderr);
     return EXIT_USAGE;
   }
@@ -69,10 +81,18 @@ static int dispatch(int argc, char **argv) {
   if (strcmp(cmd, "check") == 0) return cmd_check(argc - 2, argv + 2);
   if (strcmp(cmd, "run") == 0) return cmd_run(argc - 2, argv + 2);
   if (strcmp(cmd, "test") == 0) return cmd_test(argc - 2, argv + 2);
+  if (strcmp(cmd, "fmt") == 0) return cmd_fmt(argc - 2, argv + 2);
+  if (strcmp(cmd, "init") == 0) return cmd_init(argc - 2, argv + 2);
+  if (strcmp(cmd, "repl") == 0) return cmd_repl(argc - 2, argv + 2);
+  if (strcmp(cmd, "doc") == 0) return cmd_doc(argc - 2, argv + 2);
+  if (strcmp(cmd, "watch") == 0) return cmd_watch(argc - 2, argv + 2);
+  if (strcmp(cmd, "bundle") == 0) return cmd_bundle(argc - 2, argv + 2);
+  if (strcmp(cmd, "constrain") == 0) return cmd_constrain(argc - 2, argv + 2);
+  if (strcmp(cmd, "serve") == 0) return srv_main(argc - 1, argv + 1);
   if (strcmp(cmd, "compile") == 0) return cmd_compile(argc - 2, argv + 2);
   if (strcmp(cmd, "build") == 0) return cmd_build(argc - 2, argv + 2);
   if (cmd[0] == '-') return cli_usage_error(NULL, "unrecognized option '%s' (expected --help or --version)", cmd);
-  return cli_usage_error(NULL, "unknown command '%s' (expected run, check, test, compile or build)", cmd);
+  return cli_usage_error(NULL, "unknown command '%s' (see geno --help)", cmd);
 }
 
 int main(int argc, char **argv) {

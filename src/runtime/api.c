@@ -1,6 +1,8 @@
 /* Entry points of the public API: geno_parse, geno_check, geno_source_imports.
  * geno_run / geno_run_isolated live in run.c and sandbox/. */
+#include <math.h>
 #include <stdio.h>
+#include <string.h>
 #include <stdlib.h>
 
 #include <geno.h>
@@ -8,6 +10,8 @@
 #include "../check/check.h"
 #include "../base/utf8.h"
 #include "../syntax/lexer.h"
+#include "../syntax/format.h"
+#include "../syntax/outline.h"
 #include "../syntax/parser.h"
 #include "config.h"
 #include "frontend.h"
@@ -17,10 +21,21 @@ static void monitor(const geno_config *cfg, const geno_result *r, const char *op
   if (cfg && cfg->monitor) cfg->monitor(r, op, cfg->monitor_userdata);
 }
 
+/* The caller's config in this library's layout, or NULL after adding an
+ * E204 to r when it cannot be read (geno.h, "Binary compatibility"). */
+static const geno_config *adopt_config(const geno_config *cfg, geno_config *out, geno_result *r) {
+  const char *unreadable = NULL;
+  const geno_config *c = rt_config_adopt(cfg, out, &unreadable);
+  if (!c) rt_result_add(r, E_PROJECT, NULL, unreadable);
+  return c;
+}
+
 geno_result *geno_parse(const char *source, size_t len, const char *filename, const geno_config *cfg) {
   double t0 = rt_now_ms();
   geno_result *r = rt_result_new();
   if (!r) return NULL;
+  geno_config adopted; /* the caller's config in this library's layout */
+  if (!(cfg = adopt_config(cfg, &adopted, r))) return r;
   FrontEnd fe;
   rt_frontend_run(&fe, source ? source : "", source ? len : 0, filename, cfg, false);
   rt_result_add_diags(r, &fe.diags);
@@ -29,6 +44,70 @@ geno_result *geno_parse(const char *source, size_t len, const char *filename, co
   rt_frontend_free(&fe);
   r->timing.total_ms = rt_now_ms() - t0;
   monitor(cfg, r, "parse");
+  return r;
+}
+
+/* Parse one source as a lone module for the tools (format, outline):
+ * *out is NULL and a not-ok result says why when the arguments are bad;
+ * the diagnostics of a source that does not parse go to r. Returns the
+ * module (NULL when it did not parse); free prog with ast_program_free. */
+static Module *tool_parse(const char *fn, const char *source, size_t len, const char *filename, void *out,
+                          geno_result *r, Program *prog) {
+  ast_program_init(prog, 0);
+  if (!out || (!source && len)) {
+    Buf b = BUF_INIT;
+    buf_printf(&b, !out ? "%s: the output pointer must not be NULL" : "%s: source is NULL but len is not 0", fn);
+    rt_result_add(r, E_RUNTIME, NULL, b.data ? b.data : fn);
+    buf_free(&b);
+    return NULL;
+  }
+  DiagList diags;
+  diag_init(&diags);
+  Module *m = parse_module(prog, "Main", filename ? filename : "<source>", source ? source : "", len, &diags);
+  rt_result_add_diags(r, &diags);
+  if (!m && diags.count == 0) rt_result_add(r, E_RESOURCE, NULL, "out of memory while parsing");
+  diag_free(&diags);
+  return r->ok ? m : NULL;
+}
+
+geno_result *geno_outline(const char *source, size_t len, const char *filename, char **json) {
+  if (json) *json = NULL;
+  geno_result *r = rt_result_new();
+  if (!r) return NULL;
+  Program prog;
+  Module *m = tool_parse("geno_outline", source, len, filename, json, r, &prog);
+  if (m) {
+    Buf j = BUF_INIT;
+    outline_json(m, m->src, m->len, &j);
+    if (j.data) *json = buf_take(&j);
+    else rt_result_add(r, E_RESOURCE, NULL, "out of memory");
+    buf_free(&j);
+  }
+  ast_program_free(&prog);
+  return r;
+}
+
+geno_result *geno_format(const char *source, size_t len, const char *filename, char **formatted,
+                         size_t *formatted_len) {
+  if (formatted) *formatted = NULL;
+  if (formatted_len) *formatted_len = 0;
+  double t0 = rt_now_ms();
+  geno_result *r = rt_result_new();
+  if (!r) return NULL;
+  Program prog;
+  /* only a program that parses is formatted */
+  if (tool_parse("geno_format", source, len, filename, formatted, r, &prog)) {
+    Buf out = BUF_INIT;
+    if (fmt_source(source ? source : "", len, &out)) {
+      if (formatted_len) *formatted_len = out.len;
+      *formatted = buf_take(&out);
+    } else {
+      rt_result_add(r, E_RESOURCE, NULL, "out of memory while formatting");
+    }
+    buf_free(&out);
+  }
+  ast_program_free(&prog);
+  r->timing.total_ms = rt_now_ms() - t0;
   return r;
 }
 
@@ -86,6 +165,16 @@ static void check_once(geno_result *r, const char *source, size_t len, const cha
   rt_frontend_run(&fe, source ? source : "", source ? len : 0, filename, cfg, true);
   r->timing.lex_ms += fe.lex_ms;
   r->timing.parse_ms += fe.parse_ms;
+  if (fe.ok && !r->has_modules) {
+    /* the program's modules, as `geno check` reports them (std modules
+     * are part of the language, not of the program) */
+    for (int m = 0; m < fe.prog.nmodules; m++) {
+      const Module *mod = fe.prog.modules[m];
+      if (mod->file && strncmp(mod->file, "<std>/", 6) == 0) continue;
+      rt_result_add_module(r, mod->file, (size_t)mod->ndecls);
+    }
+    r->has_modules = true;
+  }
   if (fe.ok) {
     /* Type checking runs only on a program that parsed, as in the
      * reference (its checker never sees a partial AST). */
@@ -93,6 +182,10 @@ static void check_once(geno_result *r, const char *source, size_t len, const cha
     ChkOptions opts;
     chk_options_init(&opts);
     opts.target = target;
+    if (cfg && cfg->timeout_s > 0 && isfinite(cfg->timeout_s)) {
+      opts.deadline_ms = t1 - fe.lex_ms - fe.parse_ms + cfg->timeout_s * 1000.0;
+      opts.timeout_s = cfg->timeout_s;
+    }
     chk_program(&fe.prog, &fe.diags, &opts);
     r->timing.typecheck_ms += rt_now_ms() - t1;
   }
@@ -116,14 +209,16 @@ geno_result *geno_check(const char *source, size_t len, const char *filename, co
   double t0 = rt_now_ms();
   geno_result *r = rt_result_new();
   if (!r) return NULL;
-  const char *bad = cfg ? rt_config_bad_target(cfg) : NULL;
-  if (bad || (cfg && cfg->ntargets && !cfg->targets)) {
+  geno_config adopted; /* the caller's config in this library's layout */
+  if (!(cfg = adopt_config(cfg, &adopted, r))) return r;
+  const char *bad = rt_config_bad_target(cfg);
+  if (bad || (cfg->ntargets && !cfg->targets)) {
     Buf b = BUF_INIT;
     if (bad) buf_printf(&b, "Unknown target '%s'. Valid targets: %s", bad, CHK_TARGET_NAMES);
     else buf_puts(&b, "ntargets is set but targets is NULL");
     rt_result_add(r, E_PROJECT, NULL, b.data ? b.data : "invalid targets");
     buf_free(&b);
-  } else if (!cfg || cfg->ntargets == 0) {
+  } else if (cfg->ntargets == 0) {
     check_once(r, source, len, filename, cfg, CHK_TARGET_NONE, false);
   } else {
     /* Each distinct target once, in the order given. */

@@ -1,6 +1,8 @@
 /* geno_run: parse, check, compile, verify examples, run main, and fill a
  * geno_result (value, output, diagnostics, timing, steps). Test mode
  * (cfg->run_tests) runs every example and test block instead of main. */
+#include <fnmatch.h>
+#include <math.h>
 #include <stdio.h>
 
 #include <geno.h>
@@ -11,6 +13,7 @@
 #include "../vm/equal.h"
 #include "../vm/gc.h"
 #include "../vm/render.h"
+#include "config.h"
 #include "frontend.h"
 #include "hostconv.h"
 #include "result.h"
@@ -152,8 +155,34 @@ static const char *example_error_kind(const VM *vm) {
  *    "violations": [{"kind": K, "function": F, "message": M}...]}
  * (the fields of one file in the reference's `geno test --json`; untested
  * lists the entry file's @untested functions). */
-static void run_tests(VM *vm, geno_result *r) {
+/* Whether a case at `span` named `name` is selected by the test options:
+ * written in the entry source (test_entry_only) and matching the filter.
+ * A qualified name "Type.Trait.method" also matches as "Type.method" and
+ * as "method". */
+static bool test_selected(const geno_config *cfg, const Module *entry, const Span *span, const char *name,
+                          size_t name_len) {
+  if (cfg->test_entry_only && entry &&
+      !(span->file == entry->file || (span->file && entry->file && strcmp(span->file, entry->file) == 0)))
+    return false;
+  if (!cfg->test_filter) return true;
+  char full[512];
+  if (name_len >= sizeof full) name_len = sizeof full - 1;
+  memcpy(full, name, name_len);
+  full[name_len] = '\0';
+  if (fnmatch(cfg->test_filter, full, 0) == 0) return true;
+  const char *last = strrchr(full, '.');
+  if (!last) return false;
+  if (fnmatch(cfg->test_filter, last + 1, 0) == 0) return true;
+  const char *first = strchr(full, '.');
+  if (first == last) return false;
+  char short_name[512];
+  snprintf(short_name, sizeof short_name, "%.*s%s", (int)(first - full), full, last);
+  return fnmatch(cfg->test_filter, short_name, 0) == 0;
+}
+
+static void run_tests(VM *vm, geno_result *r, const geno_config *cfg) {
   Image *img = vm->img;
+  const Module *entry_mod = vm->prog && vm->prog->nmodules > 0 ? vm->prog->modules[0] : NULL;
   int total = 0, passed = 0;
   Buf viol = BUF_INIT;
   vm->discard_output = true;
@@ -162,6 +191,7 @@ static void run_tests(VM *vm, geno_result *r) {
     int n = pass ? img->nimpl_examples : img->nexamples;
     for (int i = 0; i < n; i++) {
       char *msg = NULL;
+      if (!test_selected(cfg, entry_mod, &list[i].span, list[i].qualified, strlen(list[i].qualified))) continue;
       total++;
       int rc = run_example(vm, &list[i], &msg);
       if (rc == 1) {
@@ -188,6 +218,7 @@ static void run_tests(VM *vm, geno_result *r) {
     }
   }
   for (int i = 0; i < img->ntests; i++) {
+    if (!test_selected(cfg, entry_mod, &img->tests[i].span, img->tests[i].name, img->tests[i].name_len)) continue;
     total++;
     Value out;
     if (vm_call_proto(vm, img->tests[i].body, NULL, 0, &out)) {
@@ -233,36 +264,58 @@ static void run_tests(VM *vm, geno_result *r) {
  * value that cannot be written (an Int over Python's 4300-digit text
  * limit, nesting too deep) fails the run with that error, as printing it
  * would, rather than coming back as a silent null. */
+/* Encoding the value is part of the run: every walk below is charged per
+ * node (the step limit and the deadline apply), and the JSON, the text and
+ * the host copy are charged to the memory budget before they are made and
+ * stay charged while the next is built (held is given back at the end). */
 static void set_value(geno_result *r, VM *vm, Value v) {
+  size_t held = 0;
   Buf j = BUF_INIT;
-  if (!vm_to_json(vm, v, &j)) {
+  if (!vm_to_json(vm, v, &j) || !gc_reserve(vm, j.len)) {
     buf_free(&j);
     return; /* the error stays raised; report_error puts it in the result */
   }
+  held += j.len;
   rt_result_set_value_json(r, buf_take(&j));
   buf_free(&j);
   if (v.tag != T_UNIT) {
     Buf t = BUF_INIT;
-    if (!vm_render(vm, v, RENDER_QUOTED, &t, vm->max_collection, LIMIT_STRING, NULL)) {
+    /* Not a String of the program: max_collection_size does not apply
+     * (the reference writes `=> [100000, 200000]` under a limit of 5),
+     * the memory budget does (shared sublists can make a small value's
+     * text huge). */
+    size_t cap = vm->heap_limit ? vm->heap_limit : SIZE_MAX / 8;
+    if (!vm_render(vm, v, RENDER_QUOTED, &t, cap, LIMIT_STRING, NULL) || !gc_reserve(vm, t.len)) {
       buf_free(&t);
+      gc_charge(vm, -(ptrdiff_t)held);
       return;
     }
+    held += t.len;
     r->value_text = buf_take(&t);
     buf_free(&t);
   }
   /* NULL also when main's value nests deeper than GENO_VALUE_MAX_DEPTH
    * (its JSON and text above are still given) */
-  r->value = rt_value_to_host(vm, v, NULL);
+  bool big = false;
+  rt_host_room_start(vm);
+  r->value = rt_value_to_host(vm, v, NULL, &big);
+  if (big && !vm->err.active)
+    vm_raise_fatal(vm, E_RESOURCE, NULL, "Memory limit exceeded: main's value needs more than the %zu bytes left",
+                   vm->heap_limit > vm->bytes ? vm->heap_limit - vm->bytes : (size_t)0);
+  gc_charge(vm, -(ptrdiff_t)held);
 }
 
 geno_result *geno_run(const char *source, size_t len, const char *filename, const geno_config *cfg) {
   double t0 = rt_now_ms();
   geno_result *r = rt_result_new();
   if (!r) return NULL;
-  geno_config defaults;
+  geno_config adopted; /* the caller's config in this library's layout */
+  const char *unreadable = NULL;
+  cfg = rt_config_adopt(cfg, &adopted, &unreadable);
   if (!cfg) {
-    geno_config_init(&defaults);
-    cfg = &defaults;
+    rt_result_add(r, E_RUNTIME, NULL, unreadable);
+    r->timing.total_ms = rt_now_ms() - t0;
+    return r;
   }
   char *bad = geno_config_validate(cfg);
   if (bad) {
@@ -284,7 +337,14 @@ geno_result *geno_run(const char *source, size_t len, const char *filename, cons
     return r;
   }
   double t1 = rt_now_ms();
-  bool checked = chk_program(&fe.prog, &fe.diags, NULL);
+  /* The deadline covers loading, parsing and checking too. */
+  ChkOptions copts;
+  chk_options_init(&copts);
+  if (cfg->timeout_s > 0 && isfinite(cfg->timeout_s)) {
+    copts.deadline_ms = t0 + cfg->timeout_s * 1000.0;
+    copts.timeout_s = cfg->timeout_s;
+  }
+  bool checked = chk_program(&fe.prog, &fe.diags, &copts);
   double t2 = rt_now_ms();
   r->timing.typecheck_ms = t2 - t1;
   if (!checked || diag_error_count(&fe.diags) > 0) {
@@ -297,8 +357,11 @@ geno_result *geno_run(const char *source, size_t len, const char *filename, cons
 
   VM *vm = vm_new(cfg);
   if (!vm) {
+    /* geno.h promises one monitor call per run, this ending included */
     rt_result_add(r, E_RESOURCE, NULL, "out of memory");
     rt_frontend_free(&fe);
+    r->timing.total_ms = rt_now_ms() - t0;
+    monitor(cfg, r, cfg->run_tests ? "test" : "run");
     return r;
   }
   vm->prog = &fe.prog;
@@ -331,7 +394,7 @@ geno_result *geno_run(const char *source, size_t len, const char *filename, cons
 #endif
     vm_start_clock(vm);
     if (cfg->run_tests) {
-      run_tests(vm, r);
+      run_tests(vm, r, cfg);
     } else if (!cfg->check_examples || verify_examples(vm)) {
       if (img->main && !img->app_mode && img->main->nrequired > 0) {
         /* The checker lets `func main(args: List[String])` through, as the

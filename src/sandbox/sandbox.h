@@ -57,6 +57,18 @@ typedef geno_result *(*SbxChildFn)(const char *source, size_t len, const char *f
 geno_result *sbx_run(const char *source, size_t len, const char *filename, const geno_config *cfg,
                      SbxChildFn fn, void *arg);
 
+struct SbxOutput;
+
+/* Host side of the spawner (spawner.c): encode the run into a new memfd
+ * (output region first, then the request) and send the memfd and the
+ * child's channel end to the spawner, which forks the child as our child
+ * and writes its pid (u32) first into the channel. On success returns 0
+ * with *out mapping the whole memfd (*map_len bytes; munmap when done);
+ * otherwise -errno and nothing is left open. */
+int sbx_spawner_launch(const geno_spawner *sp, int chan_child_end, const char *source, size_t len,
+                       const char *filename, const geno_config *cfg, SbxChildFn fn, void *arg, size_t out_cap,
+                       struct SbxOutput **out, size_t *map_len);
+
 /* ---- child side (child.c, filter.c, broker.c) ---- */
 
 /* Everything the child needs, set up by the parent before fork. */
@@ -84,8 +96,14 @@ typedef struct SbxOutput {
 /* Child entry after fork; never returns. */
 GENO_NORETURN void sbx_child_main(const SbxChildCtx *ctx);
 
-/* Install the seccomp filter (see filter.c). False with a message in err
- * when it could not be installed; the child must then not run anything. */
+/* Parent, before forking: compile the seccomp filter once per process
+ * (thread-safe). False with a message in err when it cannot be built; a
+ * child forked anyway fails its setup (fail-closed). */
+bool sbx_filter_prepare(char *err, size_t errlen);
+
+/* Child: install the filter compiled by sbx_filter_prepare (see filter.c);
+ * allocates nothing. False with a message in err when it could not be
+ * installed; the child must then not run anything. */
 bool sbx_filter_install(char *err, size_t errlen);
 
 /* Child: a copy of cfg's callbacks whose functions forward each call to
