@@ -21,6 +21,12 @@ Value *lib_array_slot(VM *vm, const char *fn, Value arr, Value index);
  * Array or Vec that the caller keeps rooted (an argument, say). */
 bool lib_list_from(VM *vm, Value owner, size_t start, size_t n, Value *out);
 
+/* *out = elements [start, start+n) of the List *list (a rooted slot, an
+ * argument say): a view sharing its storage when vm_list_slice makes one,
+ * else a copy, charged as light work. For builtins whose result is a
+ * contiguous part of their argument (tail, slice, take, drop ...). */
+bool lib_list_part(VM *vm, Value *list, size_t start, size_t n, Value *out);
+
 /* Charge the step budget every this many elements of a builtin's loop
  * (vm_charge with the same amount): often enough that a hostile input hits
  * the deadline promptly, rarely enough to cost nothing measurable. */

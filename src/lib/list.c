@@ -154,7 +154,7 @@ static bool lib_tail(VM *vm, Value *args, int nargs, Value *out) {
   size_t n;
   vm_list_items(args[0], &n);
   if (n == 0) return vm_error(vm, E_RUNTIME, "tail of empty list");
-  return lib_list_from(vm, args[0], 1, n - 1, out);
+  return lib_list_part(vm, &args[0], 1, n - 1, out);
 }
 
 /* contains(list, element) -> Bool: by `==` (so 1 and 1.0 match). Like
@@ -230,7 +230,7 @@ static bool lib_slice(VM *vm, Value *args, int nargs, Value *out) {
     *out = args[0];
     return true;
   }
-  return lib_list_from(vm, args[0], (size_t)s, (size_t)(e - s), out);
+  return lib_list_part(vm, &args[0], (size_t)s, (size_t)(e - s), out);
 }
 
 /* reverse(list) -> List[T] */
@@ -369,7 +369,7 @@ static bool lib_list_chunk(VM *vm, Value *args, int nargs, Value *out) {
   for (size_t c = 0; c < count; c++) {
     size_t start = c * step, k = n - start < step ? n - start : step;
     Value piece;
-    if (!lib_list_from(vm, args[0], start, k, &piece)) return false;
+    if (!lib_list_part(vm, &args[0], start, k, &piece)) return false;
     vm_list_items(*out, &len)[c] = piece;
   }
   return true;
@@ -386,7 +386,7 @@ static bool lib_list_take(VM *vm, Value *args, int nargs, Value *out) {
     *out = args[0];
     return true;
   }
-  return lib_list_from(vm, args[0], 0, (size_t)k, out);
+  return lib_list_part(vm, &args[0], 0, (size_t)k, out);
 }
 
 /* list_drop(list, count) -> List[T]: without the first max(0, count). */
@@ -400,7 +400,7 @@ static bool lib_list_drop(VM *vm, Value *args, int nargs, Value *out) {
     return true;
   }
   if ((uint64_t)k >= n) return vm_list(vm, 0, out);
-  return lib_list_from(vm, args[0], (size_t)k, n - (size_t)k, out);
+  return lib_list_part(vm, &args[0], (size_t)k, n - (size_t)k, out);
 }
 
 /* ---- predicates and searches ------------------------------------------------ */
@@ -454,7 +454,7 @@ static bool lib_take_while(VM *vm, Value *args, int nargs, Value *out) {
     *out = args[0];
     return true;
   }
-  return lib_list_from(vm, args[0], 0, at, out);
+  return lib_list_part(vm, &args[0], 0, at, out);
 }
 
 /* list_find(list, predicate) -> Option[T]: Some(first match) or None. */

@@ -203,7 +203,7 @@ static void blacken(VM *vm, Obj *o) {
     case T_STRING: mark_obj(vm, (Obj *)((ObjString *)o)->buf); break;
     case T_LIST: {
       ObjList *l = (ObjList *)o;
-      if (l->buf) mark_obj(vm, (Obj *)l->buf);
+      if (l->store) mark_obj(vm, l->store); /* a view keeps its storage alive */
       else mark_values(vm, l->inl, l->len);
       break;
     }

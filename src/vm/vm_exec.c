@@ -936,13 +936,16 @@ L_GETLE: {
   R[i.a] = l->items[l->len - i.c];
   DISPATCH();
 }
-/* The rest of a list pattern `[a, ..rest, z]`: from c to len minus EXTRA's bx. */
+/* The rest of a list pattern `[a, ..rest, z]`: from c to len minus EXTRA's bx,
+ * a view sharing the list's storage (obj_list_slice). */
 L_LSLICE: {
   SAVE();
-  ObjList *l = AS_LIST(R[i.b]);
-  size_t from = i.c, to = l->len - ip->bx;
-  Value t;
-  TRY(obj_list_from(vm, to > from ? list_items(l) + from : NULL, to > from ? to - from : 0, &t));
+  Value whole = R[i.b], t;
+  size_t from = i.c, to = AS_LIST(whole)->len - ip->bx;
+  gc_push_root(vm, &whole);
+  bool ok = obj_list_slice(vm, &whole, from, to > from ? to - from : 0, &t);
+  gc_pop_roots(vm, 1);
+  TRY(ok);
   R[i.a] = t;
   SKIPX();
   DISPATCH();

@@ -97,6 +97,9 @@ Value *vm_list_items(Value list, size_t *n) {
 }
 
 bool vm_list_push(VM *vm, Value *list, Value x) { return obj_list_append(vm, list, x); }
+bool vm_list_slice(VM *vm, Value *list, size_t start, size_t n, Value *out) {
+  return obj_list_slice(vm, list, start, n, out);
+}
 bool vm_tuple(VM *vm, size_t n, Value *out) { return obj_tuple(vm, n, out); }
 
 Value *vm_tuple_items(Value t, size_t *n) {

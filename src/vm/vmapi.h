@@ -115,6 +115,11 @@ bool vm_list(VM *vm, size_t n, Value *out);
 /* Elements of a List and their count (pointer valid until the list is
  * freed; the list itself must be rooted). */
 Value *vm_list_items(Value list, size_t *n);
+/* *out = elements [start, start + n) of a List (start + n <= its length).
+ * The result may share the list's storage (value.h: a view), so never
+ * write to its elements; use vm_list for a list to fill. *list must be a
+ * rooted slot (an argument, say). */
+bool vm_list_slice(VM *vm, Value *list, size_t start, size_t n, Value *out);
 /* *list = *list ++ [x]: amortised O(1) when *list is a builder you own.
  * *list must be a rooted slot (e.g. out). */
 bool vm_list_push(VM *vm, Value *list, Value x);
