@@ -1144,7 +1144,12 @@ static bool write_any(Out *o, Value v, int depth) {
     case T_LIST:
     case T_TUPLE:
     case T_UNIT: {
-      /* () is the empty tuple, an empty array (see docs/compatibility.md) */
+      /* a written () is the empty tuple, an empty array; a Unit no () wrote
+       * is the reference's None (see v_unit_written) */
+      if (v.tag == T_UNIT && !v.as.i) {
+        out_raw(o, "null", 4);
+        return true;
+      }
       size_t n = 0, len;
       if (v.tag == T_LIST) vm_list_items(v, &n);
       else if (v.tag == T_TUPLE) vm_tuple_items(v, &n);

@@ -73,7 +73,7 @@ static geno_value *to_host(VM *vm, Value v, int depth) {
     return NULL;
   }
   switch ((ValueTag)v.tag) {
-    case T_UNIT: return geno_value_new_unit();
+    case T_UNIT: return v.as.i ? geno_value_new_tuple(NULL, 0) : geno_value_new_unit(); /* v_unit_written */
     case T_BOOL: return geno_value_new_bool(v.as.b);
     case T_INT: return geno_value_new_int(v.as.i);
     case T_BIGINT: {
@@ -216,7 +216,7 @@ static bool from_host(VM *vm, const geno_value *hv, Value *out, int depth) {
     }
     case GENO_TUPLE: {
       if (hv->count == 0) {
-        *out = v_unit();
+        *out = v_unit_written();
         return true;
       }
       Value t;

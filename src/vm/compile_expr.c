@@ -770,13 +770,13 @@ static int list_lit(FuncState *fs, Expr *e, int dst) {
   return d;
 }
 
-/* The empty tuple `()` is Unit. */
+/* The empty tuple `()` is Unit (written: see v_unit_written). */
 static int tuple_lit(FuncState *fs, Expr *e, int dst) {
   int n = e->u.list.n;
   if (n == 0) {
     int d = target(fs, dst);
     at(fs, e);
-    cg_emit(fs, BC_LOADU, d, 0, 0);
+    cg_emit(fs, BC_LOADU, d, 1, 0);
     return d;
   }
   int save = fs->freereg;

@@ -619,12 +619,12 @@ void cg_stmt(FuncState *fs, Stmt *s) {
       break;
     case ST_RETURN:
       if (s->u.ret.bare) {
-        fs->pending++; /* the implicit () */
+        fs->pending++; /* the implicit (), written (v_unit_written) */
         if (fs->result_reg >= 0 && !fs->in_lambda) {
-          cg_emit(fs, BC_LOADU, fs->result_reg, 0, 0);
+          cg_emit(fs, BC_LOADU, fs->result_reg, 1, 0);
           cg_jl_add(fs, &fs->to_epilogue, cg_emit_jump(fs, BC_JMP, 0, 0, 0));
         } else {
-          cg_emit_w(fs, BC_RETU, 0, 0, 0);
+          cg_emit_w(fs, BC_RETU, 1, 0, 0);
         }
       } else {
         int r = cg_expr(fs, s->u.ret.value, -1);

@@ -428,7 +428,7 @@ static bool json(JCtx *c, Value v, int depth) {
   Buf *o = c->out;
   char tmp[64];
   switch ((ValueTag)v.tag) {
-    case T_UNIT: buf_puts(o, "null"); return true;
+    case T_UNIT: buf_puts(o, v.as.i ? "{\"_tuple\": []}" : "null"); return true; /* see v_unit_written */
     case T_BOOL: buf_puts(o, v.as.b ? "true" : "false"); return true;
     case T_INT:
     case T_BIGINT: return fmt_int(c->vm, v, o);

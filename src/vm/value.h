@@ -242,10 +242,24 @@ typedef struct ObjCell {
 
 /* ---- inline constructors and tests --------------------------------------- */
 
+/* Unit comes in two forms that differ only at the host boundary, where
+ * the reference's values are Python's None and (): v_unit() is the Unit
+ * that no `()` wrote (a function that ends without a return, a builtin's
+ * result), written `null` in RunResult JSON; v_unit_written() is a `()`
+ * in the source or a bare `return`, written {"_tuple": []} and given to
+ * hosts as an empty GENO_TUPLE. Everywhere else (equality, hashing,
+ * printing, matching) the two are the same value. */
 static inline Value v_unit(void) {
   Value v;
   v.tag = T_UNIT;
   v.as.i = 0;
+  return v;
+}
+
+static inline Value v_unit_written(void) {
+  Value v;
+  v.tag = T_UNIT;
+  v.as.i = 1;
   return v;
 }
 static inline Value v_missing(void) {

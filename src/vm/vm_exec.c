@@ -185,7 +185,7 @@ L_LOADI:
   R[i.a] = v_int(i.sbx);
   DISPATCH();
 L_LOADU:
-  R[i.a] = v_unit();
+  R[i.a] = i.b ? v_unit_written() : v_unit();
   DISPATCH();
 L_LOADB:
   R[i.a] = v_bool(i.b != 0);
@@ -759,7 +759,7 @@ L_RET:
   goto do_return;
 L_RETU:
   CHARGE();
-  ret = v_unit();
+  ret = i.a ? v_unit_written() : v_unit();
 /* The result goes to the slot just below the callee's base, which is the
  * caller's function register R[a] of the CALL. */
 do_return : {
