@@ -314,7 +314,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (internal_count) CHECK(geno_result_diagnostic(r, 0)->code_number == first_code);
   char *json = geno_result_to_json(r);
   CHECK(json);
-  free(json);
+  geno_free(json);
   bool ok = geno_result_ok(r);
   geno_result_free(r);
 

@@ -95,7 +95,7 @@ static geno_value *fake_host(const char *name, const geno_value *const *args, si
     if (!s) return NULL;
     memset(s, 'x', n);
     geno_value *v = geno_value_new_string(s, n);
-    free(s);
+    geno_free(s);
     return v;
   }
   if (strcmp(name, "sleep_ms") == 0 || strcmp(name, "fs_write_text") == 0 ||
@@ -469,12 +469,12 @@ void fz_run_checked(const char *src, size_t len, const FzOptions *opt) {
     char *s = geno_value_to_string(v);
     if (s) {
       FZ_CHECK(utf8_ok((const unsigned char *)s, strlen(s)));
-      free(s);
+      geno_free(s);
     }
     char *j = geno_value_to_json(v);
     if (j) {
       FZ_CHECK(json_valid(j, strlen(j)));
-      free(j);
+      geno_free(j);
     }
   }
   const char *vt = geno_result_value_text(r);
@@ -492,7 +492,7 @@ void fz_run_checked(const char *src, size_t len, const FzOptions *opt) {
       fprintf(stderr, "invalid result JSON:\n%s\n", json);
       FZ_CHECK(!"geno_result_to_json is not valid JSON");
     }
-    free(json);
+    geno_free(json);
   }
   geno_result_free(r);
 
@@ -501,8 +501,8 @@ void fz_run_checked(const char *src, size_t len, const FzOptions *opt) {
     char *snap = geno_metrics_snapshot_json(metrics);
     if (snap) {
       FZ_CHECK(json_valid(snap, strlen(snap)));
-      free(snap);
+      geno_free(snap);
     }
-    free(geno_metrics_prometheus(metrics));
+    geno_free(geno_metrics_prometheus(metrics));
   }
 }

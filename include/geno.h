@@ -3,8 +3,26 @@
  *
  * Ownership rule for the whole API: pointer arguments are borrowed (the
  * library copies what it keeps); every object a function returns is owned
- * by the caller and released with the matching geno_*_free. Strings inside
- * a result stay valid until that result is freed.
+ * by the caller and released with the matching geno_*_free. A `char *`
+ * the library returns (JSON, text, messages) is released with geno_free.
+ * Strings inside a result stay valid until that result is freed.
+ *
+ * Binary compatibility (for bindings built once and run against later
+ * libraries, such as a Python wheel): the library never changes the
+ * meaning or position of a field of geno_config; new fields are only
+ * appended. geno_config starts with `struct_size`, which geno_config_init
+ * sets to the size the caller was compiled with; the library reads only
+ * that many bytes and gives every field past them its default. A config
+ * larger than the library knows is accepted only when its unknown tail is
+ * all zero bytes (zero means "default" for every appended field). So: always
+ * fill a config with geno_config_init, never with memset or an
+ * initializer list. Opaque objects (geno_result, geno_value, geno_metrics)
+ * are only ever reached through functions. Memory crosses the boundary
+ * in one direction each: what the library returns is freed with geno_free
+ * or the matching geno_*_free, and what a host hands the library to keep
+ * (a callback's *error, a module loader's buffers) comes from geno_alloc,
+ * so both sides use the same allocator even when they link different C
+ * runtimes.
  *
  * Thread safety: no global mutable state. Independent calls on different
  * threads are safe as long as they do not share a geno_result or geno_value.
@@ -37,6 +55,22 @@ extern "C" {
 
 #define GENO_VERSION "0.1.0"        /* this library */
 #define GENO_LANGUAGE_VERSION "0.4" /* the language it implements (geno-lang 0.4.3) */
+
+/* ------------------------------------------------------------------------ */
+/* Memory crossing the boundary                                              */
+/* ------------------------------------------------------------------------ */
+
+/* [-] Release a string (or other plain buffer) the library returned:
+ * geno_result_to_json, geno_value_to_string, geno_value_to_json,
+ * geno_config_validate, geno_metrics_snapshot_json,
+ * geno_metrics_health_json, geno_metrics_prometheus. NULL is fine. */
+GENO_API void geno_free(void *p);
+/* [m] Allocate [size] bytes the library will later release itself: a host
+ * callback's *error message, a module loader's *source, *filename and
+ * *error. NULL when out of memory. (Today both are malloc and free; a
+ * binding that may load a different C runtime than the library's must
+ * still use these two.) */
+GENO_API void *geno_alloc(size_t size);
 
 /* ------------------------------------------------------------------------ */
 /* Capabilities                                                              */
@@ -160,11 +194,11 @@ GENO_API geno_value *geno_value_copy(const geno_value *v);
 /* [-] Release a value built by the host (never values inside a result). */
 GENO_API void geno_value_free(geno_value *v);
 /* [m] Canonical text, as `to_string` renders it (`[1, 2]`, `Some(value: 3)`).
- * Caller frees with free(). */
+ * Caller frees with geno_free. */
 GENO_API char *geno_value_to_string(const geno_value *v);
 /* [m] The reference's JSON encoding (tuples {"_tuple": [...]},
  * constructors {"_constructor": N, "fields": {...}}, maps as objects).
- * Caller frees with free(). */
+ * Caller frees with geno_free. */
 GENO_API char *geno_value_to_json(const geno_value *v);
 
 /* ------------------------------------------------------------------------ */
@@ -178,8 +212,8 @@ GENO_API char *geno_value_to_json(const geno_value *v);
  *   [args]     the builtin's arguments (borrowed, valid during the call)
  *   [nargs]    their number
  *   [userdata] the pointer given in geno_callback
- *   [error]    on failure, set *error to a malloc'd message (the library
- *              frees it); the program sees a runtime error (E499) with that
+ *   [error]    on failure, set *error to a message from geno_alloc
+ *              (malloc also works; the library frees it); the program sees a runtime error (E499) with that
  *              text, catchable as a String. Bytes that are not valid UTF-8
  *              become U+FFFD. A message containing " size exceeds limit ("
  *              (as in "String size exceeds limit (N > M)", the words the
@@ -223,12 +257,12 @@ typedef struct geno_module {
  *
  * Arguments: userdata as given in the config; name: the PascalCase module
  * name (valid during the call). On success set *source to the module's
- * UTF-8 text in a buffer from malloc (the library takes it and frees it
- * with free()), *length to its size in bytes, optionally *filename to a
- * malloc'd name that diagnostics in the module show (such as the path the
+ * UTF-8 text in a buffer from geno_alloc (or malloc; the library takes
+ * it and frees it), *length to its size in bytes, optionally *filename to
+ * such a buffer holding the name that diagnostics in the module show (such as the path the
  * host read, "lib/Util.geno"; the library frees it; left NULL:
  * "Name.geno"), and return true. Otherwise
- * return false; *error may then be set to a malloc'd message the library
+ * return false; *error may then be set to such a buffer holding a message the library
  * appends to its E204 "Module 'Name' not found" diagnostic (for example
  * where the host looked) and frees. A source over max_source_bytes is
  * refused (E204) like any module.
@@ -260,6 +294,9 @@ typedef void (*geno_monitor_fn)(const geno_result *result, const char *operation
 /* Run configuration; mirrors the reference's RunConfig field by field.
  * Always start from geno_config_init(), then change fields. */
 typedef struct geno_config {
+  size_t struct_size;            /* sizeof(geno_config) as the caller was
+                                    compiled; set by geno_config_init (see
+                                    "Binary compatibility" at the top). */
   double timeout_s;              /* wall-clock limit in seconds. Default 5.0.
                                     0 = no deadline. Exceeding it: E501. */
   uint64_t max_steps;            /* VM steps (instructions). Default
@@ -269,8 +306,14 @@ typedef struct geno_config {
   uint64_t max_output_length;    /* characters of program output. Default
                                     100,000. 0 = no output allowed. E505. */
   uint64_t max_collection_size;  /* elements in one collection or code points
-                                    in one string. Default 10,000,000. E504. */
-  uint32_t max_integer_bits;     /* bits of one Int. Default 33,219. E504. */
+                                    in one string. Default 10,000,000. E504.
+                                    0 is taken at its word: only empty
+                                    collections and strings. */
+  uint32_t max_integer_bits;     /* bits of one Int (Python's bit_length of
+                                    its magnitude). Default 33,219. E504.
+                                    Must be at least 1: 0 is a configuration
+                                    error (geno_config_validate), as in the
+                                    reference. */
   bool capabilities_set;         /* false (default): no capability granted */
   unsigned capabilities;         /* bitwise OR of geno_capability; read only
                                     when capabilities_set. 0 = none. */
@@ -293,6 +336,18 @@ typedef struct geno_config {
                                     "function", "message"}...]}, fields in
                                     that order; untested lists the entry
                                     file's @untested functions. */
+  bool test_entry_only;          /* test mode only: run the examples and
+                                    test blocks written in the entry source
+                                    alone, not those of the modules it
+                                    imports (a project's runner tests each
+                                    module as its own entry, so each example
+                                    is counted once). Default false. */
+  const char *test_filter;       /* test mode only: an fnmatch(3) glob; only
+                                    examples of functions whose name matches
+                                    (the qualified name "Type.Trait.method",
+                                    "Type.method" or the bare name) and test
+                                    blocks whose name matches run (borrowed).
+                                    NULL (default): all. */
   geno_monitor_fn monitor;       /* optional monitoring hook */
   void *monitor_userdata;
   /* Memory, and the isolation settings (the rest: geno_run_isolated only). */
@@ -333,11 +388,19 @@ typedef struct geno_config {
   void *module_loader_userdata;
 } geno_config;
 
-/* [-] Fill `cfg` with the defaults documented above. */
+/* The smallest struct_size this library accepts: the size of geno_config
+ * when struct_size was introduced (library 0.1.0). A config claiming less
+ * was not filled by geno_config_init. */
+#define GENO_CONFIG_MIN_SIZE ((size_t)(offsetof(geno_config, module_loader_userdata) + sizeof(void *)))
+
+/* [-] Fill `cfg` with the defaults documented above, struct_size included. */
 GENO_API void geno_config_init(geno_config *cfg);
-/* [m] Validate a configuration: NULL if valid, else a malloc'd message
- * (unknown callback name, callback for an ungranted capability is allowed
- * but unused, non-finite timeout...). Caller frees. */
+/* [m] Validate a configuration: NULL if valid, else a message to release
+ * with geno_free (struct_size not from geno_config_init or an unknown
+ * non-zero tail, unknown callback name, non-finite timeout...; a callback
+ * for an ungranted capability is allowed but unused). Every entry point
+ * taking a config reports the same problems as a diagnostic: geno_run and
+ * geno_run_isolated as E499, geno_parse and geno_check as E204. */
 GENO_API char *geno_config_validate(const geno_config *cfg);
 
 /* ------------------------------------------------------------------------ */
@@ -381,9 +444,18 @@ GENO_API geno_timing geno_result_timing(const geno_result *r);
  * be NULL). Returns NULL when i is past the last frame. */
 GENO_API const char *geno_result_trace(const geno_result *r, size_t i, const char **file, int *line, int *col);
 GENO_API uint64_t geno_result_steps(const geno_result *r);
+/* [-] The modules of the program a geno_check parsed: the i-th module's
+ * file name (as diagnostics show it; the entry is module 0, then every
+ * module it imports; std modules are left out), with its number of
+ * top-level definitions (functions, types, traits, impls, imports and test
+ * blocks) in *definitions when that is not NULL. NULL past the last
+ * module, when r is NULL, or when no program was parsed (a lexer or parser
+ * error, or a result of another entry point). The string is owned by r.
+ * Thread safety: reads r only. */
+GENO_API const char *geno_result_module(const geno_result *r, size_t i, size_t *definitions);
 /* [m] The whole result as the reference's RunResult JSON object
  * ({"ok", "value", "output", "diagnostics", "timing", "steps_used"}).
- * Caller frees with free(). */
+ * Caller frees with geno_free. */
 GENO_API char *geno_result_to_json(const geno_result *r);
 GENO_API void geno_result_free(geno_result *r);
 
@@ -515,7 +587,7 @@ GENO_API bool geno_metrics_set_startup_errors(geno_metrics *m, const char *const
 
 /* [m] The reference's snapshot as compact JSON (its keys in its order,
  * then this library's additions: phase_wall_time_ms, total_output_bytes,
- * diagnostic_codes, operations). Caller frees with free(). */
+ * diagnostic_codes, operations). Caller frees with geno_free. */
 GENO_API char *geno_metrics_snapshot_json(geno_metrics *m);
 
 /* One check of a health report. */
@@ -528,7 +600,7 @@ typedef struct geno_health_check {
 /* [m] The health report as compact JSON: {"status", "generated_at_unix",
  * "uptime_seconds", "build", "checks"}; status is "failed" if any check
  * fails, else "degraded" if any warns, else "ok". [extra] checks (may be
- * NULL) follow the built-in ones. Caller frees with free(). */
+ * NULL) follow the built-in ones. Caller frees with geno_free. */
 GENO_API char *geno_metrics_health_json(geno_metrics *m, const geno_health_check *extra, size_t nextra);
 
 /* [m] Prometheus text exposition (format 0.0.4) with the reference's
@@ -536,7 +608,7 @@ GENO_API char *geno_metrics_health_json(geno_metrics *m, const geno_health_check
  * A fresh collector renders exactly the reference's 26 families; the
  * additions (geno_run_phase_wall_time_ms_total, geno_run_output_bytes_total,
  * geno_run_diagnostics_total, geno_operations_total) appear once something
- * was recorded. Caller frees with free(). */
+ * was recorded. Caller frees with geno_free. */
 GENO_API char *geno_metrics_prometheus(geno_metrics *m);
 
 #ifdef __cplusplus

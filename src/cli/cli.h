@@ -15,6 +15,7 @@ enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2 };
 
 /* A program loaded from disk: the entry file and the modules it imports
  * (transitively), found as <Name>.geno beside the entry file. */
+struct CliProject;
 typedef struct CliProgram {
   char *path;           /* entry path as given */
   char *source;         /* entry source (malloc'd) */
@@ -25,6 +26,8 @@ typedef struct CliProgram {
                            and sources malloc'd); only for showing their
                            source in diagnostics */
   size_t nmodules;
+  const struct CliProject *project; /* when set, imports are looked up in its
+                                modules first (borrowed) */
 } CliProgram;
 
 /* How a failure before any run is reported on stdout besides stderr. */
@@ -43,10 +46,6 @@ bool cli_module_loader(void *userdata, const char *name, char **source, size_t *
                        char **error);
 /* Read a whole file; NULL with errno set on failure. */
 char *cli_read_file(const char *path, size_t *len);
-
-/* The nearest geno.toml at or above FILE's directory (malloc'd path), or
- * NULL; its directory is the project root. */
-char *cli_find_manifest(const char *file);
 
 /* The execution targets declared by the project manifest (the nearest
  * geno.toml at or above FILE's directory, key `targets`). On success
@@ -79,6 +78,48 @@ void cli_print_diagnostics(FILE *out, const geno_result *r, const CliProgram *pr
 
 /* Usage error helper: prints "geno <cmd>: error: <msg>" and a hint. */
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* What geno.toml says (the keys the CLI uses). */
+typedef struct CliManifest {
+  char *path;           /* the manifest's path */
+  char **targets;       /* `targets` (or none) */
+  size_t ntargets;
+  char **files;         /* `files`: the project's sources, relative to its
+                           root (none: every *.geno in the root) */
+  size_t nfiles;
+  char *entrypoint;     /* `entrypoint` module name, or NULL */
+} CliManifest;
+/* Read and validate the manifest at `path` (valid TOML; `targets` and
+ * `files` arrays of strings, `entrypoint` a string). False with a
+ * malloc'd *err naming the manifest otherwise. Free with
+ * cli_manifest_free. */
+bool cli_manifest_read(const char *path, CliManifest *m, char **err);
+void cli_manifest_free(CliManifest *m);
+
+/* A project: a directory of modules (geno.toml's `files`, or every *.geno
+ * in it), ordered so that a module comes after the modules it imports
+ * (ties by name, as the reference orders them). */
+typedef struct CliProjectFile {
+  char *module;         /* module name (the file's stem) */
+  char *path;           /* path as shown (root joined with the entry) */
+} CliProjectFile;
+typedef struct CliProject {
+  char *root;           /* the directory */
+  CliManifest manifest; /* manifest.path NULL when there is none */
+  CliProjectFile *files;
+  size_t nfiles;
+  size_t entry;         /* index of the entry module: geno.toml's
+                           `entrypoint`, else the last in the order */
+} CliProject;
+/* Resolve directory `dir` as a project. False with a malloc'd *err
+ * ("No .geno files found in DIR", a manifest error, a declared file that
+ * is missing or escapes the root, an unknown entrypoint). */
+bool cli_project_open(const char *dir, CliProject *p, char **err);
+void cli_project_free(CliProject *p);
+/* The path of module `name` in project p, or NULL. */
+const char *cli_project_module_path(const CliProject *p, const char *name);
+/* Whether path names a directory. */
+bool cli_is_dir(const char *path);
 
 int cmd_check(int argc, char **argv);
 int cmd_run(int argc, char **argv);

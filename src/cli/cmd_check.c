@@ -5,11 +5,14 @@
 #include "cli.h"
 
 static const char check_help[] =
-    "usage: geno check FILE [--target T]... [--json] [--syntax-only]\n"
+    "usage: geno check FILE|DIR [--target T]... [--json] [--syntax-only]\n"
     "\n"
     "Check a Geno program without running it: syntax, types, effects and\n"
     "the other static rules. Modules it imports are read from <Name>.geno\n"
-    "beside FILE.\n"
+    "beside FILE. A directory DIR is a project: the modules its geno.toml\n"
+    "lists under `files` (or every *.geno in it) are all checked, starting\n"
+    "from its `entrypoint`. On success prints `Type check passed: FILE`\n"
+    "and the number of definitions and modules checked.\n"
     "\n"
     "options:\n"
     "  --target T      also apply the rules of execution target T (repeatable):\n"
@@ -46,7 +49,7 @@ static void print_json(const geno_result *r) {
     fputs("[]", stdout);
   }
   printf("\n}\n");
-  free(full);
+  geno_free(full);
 }
 
 /* A manifest error as the one diagnostic of a failed check (E204, the
@@ -54,6 +57,44 @@ static void print_json(const geno_result *r) {
 static void print_manifest_error(const char *msg, bool json) {
   if (json) cli_json_failure(false, "E204", msg);
   else fprintf(stderr, "error[E204]: %s\n", msg);
+}
+
+/* One checked file: prints its diagnostics (human form) and adds the
+ * modules it parsed to `seen` (file names, malloc'd) and their
+ * definitions to *defs. Returns the result (caller frees) or NULL. */
+typedef struct Seen {
+  char **files;
+  size_t n;
+} Seen;
+
+static bool seen_has(const Seen *s, const char *f) {
+  for (size_t i = 0; i < s->n; i++)
+    if (strcmp(s->files[i], f) == 0) return true;
+  return false;
+}
+
+static void seen_add_modules(Seen *s, const geno_result *r, size_t *defs) {
+  const char *f;
+  size_t d;
+  for (size_t i = 0; (f = geno_result_module(r, i, &d)); i++) {
+    if (seen_has(s, f)) continue;
+    char **g = realloc(s->files, (s->n + 1) * sizeof *g);
+    char *copy = strdup(f);
+    if (!g || !copy) {
+      free(g ? NULL : copy);
+      if (g) s->files = g;
+      free(copy);
+      return;
+    }
+    s->files = g;
+    s->files[s->n++] = copy;
+    *defs += d;
+  }
+}
+
+static void seen_free(Seen *s) {
+  for (size_t i = 0; i < s->n; i++) free(s->files[i]);
+  free(s->files);
 }
 
 int cmd_check(int argc, char **argv) {
@@ -81,57 +122,93 @@ int cmd_check(int argc, char **argv) {
       return cli_usage_error("check", "unrecognized option '%s' (expected --target, --json, --syntax-only or --help)",
                              a);
     } else if (file) {
-      return cli_usage_error("check", "unexpected argument '%s': check takes one FILE", a);
+      return cli_usage_error("check", "unexpected argument '%s': check takes one FILE or DIR", a);
     } else {
       file = a;
     }
   }
   if (!file) return cli_usage_error("check", "missing FILE");
-  CliProgram prog;
-  if (!cli_load_program(file, &prog, json ? CLI_JSON_CHECK : CLI_JSON_NONE)) return EXIT_FAIL;
+  /* A directory is a project: its entry module and every other module. */
+  CliProject proj;
+  bool is_project = cli_is_dir(file);
+  if (is_project) {
+    char *perr = NULL;
+    if (!cli_project_open(file, &proj, &perr)) {
+      print_manifest_error(perr ? perr : "out of memory", json);
+      free(perr);
+      return EXIT_FAIL;
+    }
+  }
+  const char *entry = is_project ? proj.files[proj.entry].path : file;
   /* Without --target, the project's declared targets apply. */
   char **declared = NULL, *manifest = NULL, *err = NULL;
   size_t ndeclared = 0;
-  if (ntargets == 0 && !syntax_only && !cli_manifest_targets(file, &declared, &ndeclared, &manifest, &err)) {
+  if (ntargets == 0 && !syntax_only && !cli_manifest_targets(entry, &declared, &ndeclared, &manifest, &err)) {
     print_manifest_error(err ? err : "cannot read geno.toml", json);
     free(err);
-    cli_free_program(&prog);
+    if (is_project) cli_project_free(&proj);
     return EXIT_FAIL;
   }
   geno_config cfg;
   geno_config_init(&cfg);
-  /* imported modules are read as the front end meets their imports */
-  cfg.module_loader = cli_module_loader;
-  cfg.module_loader_userdata = &prog;
   cfg.targets = ntargets ? targets : (const char *const *)declared;
   cfg.ntargets = ntargets ? ntargets : ndeclared;
-  geno_result *r = syntax_only ? geno_parse(prog.source, prog.length, prog.path, &cfg)
-                               : geno_check(prog.source, prog.length, prog.path, &cfg);
-  if (!r) {
-    fprintf(stderr, "Error: out of memory\n");
+  int status = EXIT_OK;
+  size_t nerrors = 0, ndefs = 0;
+  Seen seen = {0};
+  bool first = true;
+  /* The entry first, then each project module it does not import. */
+  for (size_t k = 0; k < (is_project ? proj.nfiles + 1 : 1); k++) {
+    const char *path = k == 0 ? entry : proj.files[k - 1].path;
+    if (k > 0 && (k - 1 == proj.entry || seen_has(&seen, path))) continue;
+    CliProgram prog;
+    if (!cli_load_program(path, &prog, json ? CLI_JSON_CHECK : CLI_JSON_NONE)) {
+      status = EXIT_FAIL;
+      break;
+    }
+    prog.project = is_project ? &proj : NULL;
+    /* imported modules are read as the front end meets their imports */
+    cfg.module_loader = cli_module_loader;
+    cfg.module_loader_userdata = &prog;
+    geno_result *r = syntax_only ? geno_parse(prog.source, prog.length, prog.path, &cfg)
+                                 : geno_check(prog.source, prog.length, prog.path, &cfg);
+    if (!r) {
+      fprintf(stderr, "Error: out of memory\n");
+      cli_free_program(&prog);
+      status = EXIT_FAIL;
+      break;
+    }
+    seen_add_modules(&seen, r, &ndefs);
+    if (!geno_result_ok(r)) status = EXIT_FAIL;
+    if (json) {
+      /* one object: the entry's (a project's other modules add their
+       * diagnostics in the human form only) */
+      if (first) print_json(r);
+    } else if (!geno_result_ok(r)) {
+      if (manifest && first) fprintf(stderr, "(targets from %s)\n", manifest);
+      cli_print_diagnostics(stderr, r, &prog);
+      nerrors += geno_result_diagnostic_count(r);
+    }
+    first = false;
+    geno_result_free(r);
     cli_free_program(&prog);
-    for (size_t i = 0; i < ndeclared; i++) free(declared[i]);
-    free(declared);
-    free(manifest);
-    return EXIT_FAIL;
+    if (json) break;
   }
-  int status = geno_result_ok(r) ? EXIT_OK : EXIT_FAIL;
-  if (json) {
-    print_json(r);
-  } else if (status == EXIT_OK) {
+  if (!json && status == EXIT_OK) {
     /* --syntax-only applies no target rule: claim none */
     size_t shown = syntax_only ? 0 : cfg.ntargets;
-    printf("%s passed: %s", syntax_only ? "Syntax check" : "Check", file);
-    for (size_t i = 0; i < shown; i++) printf("%s%s", i ? ", " : " (targets: ", cfg.targets[i]);
+    printf("%s passed: %s", syntax_only ? "Syntax check" : "Type check", file);
+    for (size_t i = 0; i < shown; i++) printf("%s%s", i ? ", " : shown > 1 ? " (targets: " : " (target: ", cfg.targets[i]);
     printf("%s\n", shown ? ")" : "");
-  } else {
-    if (manifest) fprintf(stderr, "(targets from %s)\n", manifest);
-    cli_print_diagnostics(stderr, r, &prog);
-    size_t n = geno_result_diagnostic_count(r);
-    fprintf(stderr, "%zu error%s found\n", n, n == 1 ? "" : "s");
+    if (shown > 1)
+      for (size_t i = 0; i < shown; i++) printf("  %s: passed\n", cfg.targets[i]);
+    /* worded as the reference words it, "1 definitions" included */
+    if (!syntax_only) printf("  %zu definitions, %zu modules\n", ndefs, seen.n);
+  } else if (!json && nerrors) {
+    fprintf(stderr, "%zu error%s found\n", nerrors, nerrors == 1 ? "" : "s");
   }
-  geno_result_free(r);
-  cli_free_program(&prog);
+  seen_free(&seen);
+  if (is_project) cli_project_free(&proj);
   for (size_t i = 0; i < ndeclared; i++) free(declared[i]);
   free(declared);
   free(manifest);

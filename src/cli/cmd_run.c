@@ -7,15 +7,18 @@
 #include <time.h>
 
 #include "cli.h"
-#include "host.h"
+#include "../host/host.h"
 
 static const char run_help[] =
-    "usage: geno run FILE [options] [-- program args]\n"
+    "usage: geno run FILE|DIR [options] [-- program args]\n"
     "\n"
     "Check FILE, verify its examples, then run main. Program output goes to\n"
     "stdout, then `=> value` when main returns something other than ().\n"
     "Modules FILE imports are read from <Name>.geno beside it (each source\n"
-    "at most 1 MiB).\n"
+    "at most 1 MiB). A directory DIR is a project: its geno.toml's\n"
+    "`entrypoint` module runs (without one, the module that comes last\n"
+    "once each module follows those it imports), and imports are found\n"
+    "among the files geno.toml lists.\n"
     "\n"
     "options:\n"
     "  --cap NAME               grant a capability (repeatable; NAME may be a\n"
@@ -86,6 +89,8 @@ typedef struct RunOpts {
   int nfiles;
   const char **prog_args;
   int nprog_args;
+  const char *targets[8]; /* --target (repeatable) */
+  size_t ntargets;
 } RunOpts;
 
 static bool parse_u64(const char *s, uint64_t *out) {
@@ -99,7 +104,10 @@ static bool parse_u64(const char *s, uint64_t *out) {
 }
 
 static const char *const limit_flags[] = {"--timeout", "--max-steps", "--max-recursion-depth",
-                                          "--max-output-length", "--max-collection-size", "--max-integer-bits"};
+                                          "--max-output-length", "--max-collection-size", "--max-integer-bits",
+                                          "--filter", "--target"};
+
+static const char *const target_names[] = {"python-cli", "node-cli", "browser", "python-hosted"};
 
 static int add_caps(const char *cmd, RunOpts *o, const char *list) {
   char *copy = strdup(list);
@@ -207,6 +215,17 @@ static int parse_opts(const char *cmd, int argc, char **argv, RunOpts *o, const 
       if (!parse_u64(val, &n) || n == 0 || n > 100000000)
         return cli_usage_error(cmd, "--max-integer-bits must be a positive integer");
       o->cfg.max_integer_bits = (uint32_t)n;
+    } else if (strcmp(a, "--filter") == 0) {
+      if (!testing) return cli_usage_error(cmd, "--filter is an option of geno test, not of geno run");
+      o->cfg.test_filter = val;
+    } else if (strcmp(a, "--target") == 0) {
+      bool known = false;
+      for (size_t k = 0; k < sizeof target_names / sizeof *target_names; k++) known |= strcmp(val, target_names[k]) == 0;
+      if (!known)
+        return cli_usage_error(cmd, "invalid --target '%s' (choose from python-cli, node-cli, browser, python-hosted)",
+                               val);
+      if (o->ntargets == sizeof o->targets / sizeof *o->targets) return cli_usage_error(cmd, "too many --target options");
+      o->targets[o->ntargets++] = val;
     } else if (a[0] == '-' && a[1]) {
       return cli_usage_error(cmd, "unrecognized option '%s'", a);
     } else if (o->nfiles == 0 || strcmp(cmd, "test") == 0) {
@@ -232,8 +251,8 @@ static void free_opts(RunOpts *o) {
 /* Install the host callbacks for the capabilities granted with --cap
  * (none without --cap: the defaults print, clock and random need none, and
  * sleep_ms then stays E413 as in the reference). */
-static bool setup_host(const char *cmd, RunOpts *o, const char *path, CliHost *host) {
-  CliHostOptions ho = {
+static bool setup_host(const char *cmd, RunOpts *o, const char *path, Host *host) {
+  HostOptions ho = {
       .caps = o->caps_given ? o->cfg.capabilities : 0,
       .timeout_s = o->cfg.timeout_s,
       .max_collection = o->cfg.max_collection_size,
@@ -242,7 +261,7 @@ static bool setup_host(const char *cmd, RunOpts *o, const char *path, CliHost *h
       .nargs = (size_t)o->nprog_args,
   };
   char *err = NULL;
-  if (!cli_host_init(host, &ho, &err)) {
+  if (!host_init(host, &ho, &err)) {
     fprintf(stderr, "geno %s: error: %s\n", cmd, err ? err : "out of memory");
     free(err);
     return false;
@@ -264,6 +283,37 @@ static void print_trace(FILE *out, const geno_result *r) {
   }
 }
 
+/* Target rules (--target, else the project's declared targets): the
+ * program is checked for them first. Returns NULL when they pass (or there
+ * are none), else the failed check's result (caller frees); *err is set
+ * (malloc'd) when the manifest cannot be read. */
+static geno_result *check_targets(const RunOpts *o, CliProgram *prog, char **err) {
+  char **declared = NULL, *manifest = NULL;
+  size_t ndeclared = 0;
+  *err = NULL;
+  if (o->ntargets == 0 && !cli_manifest_targets(prog->path, &declared, &ndeclared, &manifest, err)) return NULL;
+  geno_result *r = NULL;
+  if (o->ntargets || ndeclared) {
+    geno_config cfg;
+    geno_config_init(&cfg);
+    cfg.targets = o->ntargets ? o->targets : (const char *const *)declared;
+    cfg.ntargets = o->ntargets ? o->ntargets : ndeclared;
+    cfg.module_loader = cli_module_loader;
+    cfg.module_loader_userdata = prog;
+    r = geno_check(prog->source, prog->length, prog->path, &cfg);
+    if (!r) {
+      *err = strdup("out of memory");
+    } else if (geno_result_ok(r)) {
+      geno_result_free(r);
+      r = NULL;
+    }
+  }
+  for (size_t i = 0; i < ndeclared; i++) free(declared[i]);
+  free(declared);
+  free(manifest);
+  return r;
+}
+
 int cmd_run(int argc, char **argv) {
   RunOpts o;
   int rc = parse_opts("run", argc, argv, &o, run_help);
@@ -272,11 +322,28 @@ int cmd_run(int argc, char **argv) {
     return rc < 0 ? EXIT_OK : rc;
   }
   const char *file = o.files[0];
+  /* A directory is a project: run its entry module. */
+  CliProject proj;
+  bool is_project = cli_is_dir(file);
+  if (is_project) {
+    char *perr = NULL;
+    if (!cli_project_open(file, &proj, &perr)) {
+      const char *m = perr ? perr : "out of memory";
+      if (o.json) cli_json_failure(true, "E204", m);
+      else fprintf(stderr, "Error: %s\n", m);
+      free(perr);
+      free_opts(&o);
+      return EXIT_FAIL;
+    }
+    file = proj.files[proj.entry].path;
+  }
   CliProgram prog;
   if (!cli_load_program(file, &prog, o.json ? CLI_JSON_RUN : CLI_JSON_NONE)) {
+    if (is_project) cli_project_free(&proj);
     free_opts(&o);
     return EXIT_FAIL;
   }
+  prog.project = is_project ? &proj : NULL;
   /* A project manifest that is not valid TOML stops the run, as it stops
    * geno check: a typo must not silently drop its rules. */
   char *merr = NULL;
@@ -286,25 +353,48 @@ int cmd_run(int argc, char **argv) {
     else fprintf(stderr, "error[E204]: %s\n", m);
     free(merr);
     cli_free_program(&prog);
+    if (is_project) cli_project_free(&proj);
     free_opts(&o);
     return EXIT_FAIL;
   }
   /* imported modules are read as the front end meets their imports */
   o.cfg.module_loader = cli_module_loader;
   o.cfg.module_loader_userdata = &prog;
-  CliHost host;
-  if (!setup_host("run", &o, prog.path, &host)) {
+  char *terr = NULL;
+  geno_result *tfail = check_targets(&o, &prog, &terr);
+  if (tfail || terr) {
+    if (terr) {
+      if (o.json) cli_json_failure(true, "E204", terr);
+      else fprintf(stderr, "error[E204]: %s\n", terr);
+    } else if (o.json) {
+      char *j = geno_result_to_json(tfail);
+      if (j) printf("%s\n", j);
+      free(j);
+    } else {
+      cli_print_diagnostics(stderr, tfail, &prog);
+    }
+    free(terr);
+    geno_result_free(tfail);
     cli_free_program(&prog);
+    if (is_project) cli_project_free(&proj);
     free_opts(&o);
     return EXIT_FAIL;
   }
-  cli_host_start_clock(&host);
+  Host host;
+  if (!setup_host("run", &o, prog.path, &host)) {
+    cli_free_program(&prog);
+    if (is_project) cli_project_free(&proj);
+    free_opts(&o);
+    return EXIT_FAIL;
+  }
+  host_start_clock(&host);
   geno_result *r = o.unsafe ? geno_run(prog.source, prog.length, prog.path, &o.cfg)
                             : geno_run_isolated(prog.source, prog.length, prog.path, &o.cfg);
-  cli_host_free(&host);
+  host_free(&host);
   if (!r) {
     fprintf(stderr, "Error: out of memory\n");
     cli_free_program(&prog);
+    if (is_project) cli_project_free(&proj);
     free_opts(&o);
     return EXIT_FAIL;
   }
@@ -314,7 +404,7 @@ int cmd_run(int argc, char **argv) {
     if (j) {
       fputs(j, stdout);
       fputc('\n', stdout);
-      free(j);
+      geno_free(j);
     } else {
       fprintf(stderr, "Error: out of memory\n");
       status = EXIT_FAIL;
@@ -333,6 +423,7 @@ int cmd_run(int argc, char **argv) {
   }
   geno_result_free(r);
   cli_free_program(&prog);
+  if (is_project) cli_project_free(&proj);
   free_opts(&o);
   return status;
 }
@@ -349,26 +440,97 @@ static double cli_now_ms(void) {
 /* A growable list of malloc'd paths. */
 typedef struct PathList {
   char **items;
+  int *project; /* per item: index into `projects`, or -1 */
   size_t n, cap;
+  CliProject *projects; /* the projects tested (geno.toml beside a PATH) */
+  size_t nprojects;
 } PathList;
 
-static bool paths_add(PathList *l, const char *path) {
+static bool paths_add_in(PathList *l, const char *path, int project) {
   if (l->n == l->cap) {
     size_t cap = l->cap ? l->cap * 2 : 16;
     char **grown = realloc(l->items, cap * sizeof *grown);
     if (!grown) return false;
     l->items = grown;
+    int *pg = realloc(l->project, cap * sizeof *pg);
+    if (!pg) return false;
+    l->project = pg;
     l->cap = cap;
   }
   char *copy = strdup(path);
   if (!copy) return false;
+  l->project[l->n] = project;
   l->items[l->n++] = copy;
   return true;
 }
 
+static bool paths_add(PathList *l, const char *path) { return paths_add_in(l, path, -1); }
+
 static void paths_free(PathList *l) {
   for (size_t i = 0; i < l->n; i++) free(l->items[i]);
   free(l->items);
+  free(l->project);
+  for (size_t i = 0; i < l->nprojects; i++) cli_project_free(&l->projects[i]);
+  free(l->projects);
+}
+
+/* The directory that makes PATH part of a project: PATH itself when it is
+ * a directory holding geno.toml, or the directory of a file that has
+ * geno.toml beside it (malloc'd), else NULL. */
+static char *project_dir_of(const char *path, bool is_dir) {
+  char *dir;
+  if (is_dir) {
+    dir = strdup(path);
+  } else {
+    const char *slash = strrchr(path, '/');
+    dir = !slash ? strdup(".") : slash == path ? strdup("/") : strndup(path, (size_t)(slash - path));
+  }
+  if (!dir) return NULL;
+  size_t n = strlen(dir) + 12;
+  char *m = malloc(n);
+  bool has = false;
+  if (m) {
+    snprintf(m, n, "%s/geno.toml", dir);
+    struct stat st;
+    has = stat(m, &st) == 0 && S_ISREG(st.st_mode);
+  }
+  free(m);
+  if (!has) {
+    free(dir);
+    return NULL;
+  }
+  return dir;
+}
+
+/* A project's modules, in their order (each after those it imports), by
+ * their resolved paths. False with *missing set when the project cannot
+ * be resolved. */
+static bool collect_project(const char *dir, PathList *out, bool json, char **missing) {
+  CliProject p;
+  char *err = NULL;
+  if (!cli_project_open(dir, &p, &err)) {
+    size_t m = strlen(err ? err : "out of memory") + 32;
+    *missing = malloc(m);
+    if (*missing) snprintf(*missing, m, "Project Error: %s", err ? err : "out of memory");
+    if (!json) fprintf(stderr, "Project Error: %s\n", err ? err : "out of memory");
+    free(err);
+    return false;
+  }
+  CliProject *grown = realloc(out->projects, (out->nprojects + 1) * sizeof *grown);
+  if (!grown) {
+    cli_project_free(&p);
+    return false;
+  }
+  out->projects = grown;
+  int idx = (int)out->nprojects;
+  out->projects[out->nprojects++] = p;
+  for (size_t i = 0; i < p.nfiles; i++) {
+    char *abs = realpath(p.files[i].path, NULL);
+    bool ok = paths_add_in(out, abs ? abs : p.files[i].path, idx);
+    free(abs);
+    if (!ok) return false;
+  }
+  return true;
 }
 
 static int cmp_path(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
@@ -421,6 +583,13 @@ static bool collect_tests(const char *arg, PathList *out, bool json, char **miss
     if (*missing) snprintf(*missing, m, "Error: '%s' not found", arg);
     if (!json) fprintf(stderr, "Error: '%s' not found\n", arg);
     return false;
+  }
+  /* a directory with geno.toml, or a file beside one: the whole project */
+  char *pdir = project_dir_of(arg, S_ISDIR(st.st_mode));
+  if (pdir) {
+    bool ok = collect_project(pdir, out, json, missing);
+    free(pdir);
+    return ok;
   }
   if (!S_ISDIR(st.st_mode)) return paths_add(out, arg);
   size_t before = out->n;
@@ -530,6 +699,9 @@ int cmd_test(int argc, char **argv) {
     return rc < 0 ? EXIT_OK : rc;
   }
   o.cfg.run_tests = true;
+  /* each file counts its own examples and tests: an imported module's are
+   * counted under that module's file, once */
+  o.cfg.test_entry_only = true;
   double t_start = cli_now_ms();
   PathList files = {0};
   int status = EXIT_OK;
@@ -555,6 +727,16 @@ int cmd_test(int argc, char **argv) {
     return EXIT_FAIL;
   }
   long passed = 0, failed = 0, untested = 0, errors = 0;
+  bool *project_checked = calloc(files.nprojects + 1, sizeof *project_checked);
+  bool *project_failed = calloc(files.nprojects + 1, sizeof *project_failed);
+  if (!project_checked || !project_failed) {
+    free(project_checked);
+    free(project_failed);
+    paths_free(&files);
+    free_opts(&o);
+    fprintf(stderr, "Error: out of memory\n");
+    return EXIT_FAIL;
+  }
   if (o.json) printf("{\n  \"files\": [");
   for (size_t f = 0; f < files.n; f++) {
     const char *path = files.items[f];
@@ -574,17 +756,63 @@ int cmd_test(int argc, char **argv) {
       }
       continue;
     }
+    prog.project = files.project[f] >= 0 ? &files.projects[files.project[f]] : NULL;
     /* imported modules are read as the front end meets their imports */
     o.cfg.module_loader = cli_module_loader;
     o.cfg.module_loader_userdata = &prog;
-    CliHost host;
+    Host host;
+    char *terr = NULL;
+    /* target rules (--target, or the project's targets) are checked first:
+     * a file that breaks them is an error, as one that does not compile.
+     * A project is checked once, from its entry module (the rules that
+     * apply to an entry are not all meant for the modules it imports). */
     geno_result *r = NULL;
-    if (setup_host("test", &o, prog.path, &host)) {
-      cli_host_start_clock(&host);
+    int pi = files.project[f];
+    if (pi < 0) {
+      r = check_targets(&o, &prog, &terr);
+    } else if (!project_checked[pi]) {
+      project_checked[pi] = true;
+      const CliProject *pj = &files.projects[pi];
+      CliProgram eprog;
+      if (cli_load_program(pj->files[pj->entry].path, &eprog, CLI_JSON_NONE)) {
+        eprog.project = pj;
+        geno_result *er = check_targets(&o, &eprog, &terr);
+        if (er) {
+          if (!o.json) {
+            printf("  ERROR  %s (target rules of the project's entry %s)\n", pj->root, eprog.path);
+            fflush(stdout);
+            cli_print_diagnostics(stdout, er, &eprog);
+          }
+          project_failed[pi] = true;
+          errors++;
+          geno_result_free(er);
+        }
+        cli_free_program(&eprog);
+      }
+    }
+    if (pi >= 0 && project_failed[pi]) {
+      if (o.json) {
+        printf("{\"path\": ");
+        cli_json_string(path);
+        printf(", \"error\": ");
+        cli_json_string("the project's entry module breaks its target rules");
+        printf(", \"elapsed_ms\": 0.0}");
+      }
+      cli_free_program(&prog);
+      free(terr);
+      continue;
+    }
+    bool target_error = terr != NULL;
+    if (terr) {
+      fprintf(stderr, "error[E204]: %s\n", terr);
+      free(terr);
+    }
+    if (!r && !target_error && setup_host("test", &o, prog.path, &host)) {
+      host_start_clock(&host);
       /* like geno run: sandboxed unless --unsafe (tests run the file's code) */
       r = o.unsafe ? geno_run(prog.source, prog.length, prog.path, &o.cfg)
                    : geno_run_isolated(prog.source, prog.length, prog.path, &o.cfg);
-      cli_host_free(&host);
+      host_free(&host);
     }
     double ms = cli_now_ms() - t0;
     FileReport fr;
@@ -643,6 +871,8 @@ int cmd_test(int argc, char **argv) {
     if (errors) printf(", %ld file%s not run (errors above)", errors, errors == 1 ? "" : "s");
     printf(", in %.2fs\n", (cli_now_ms() - t_start) / 1000);
   }
+  free(project_checked);
+  free(project_failed);
   paths_free(&files);
   free_opts(&o);
   return success ? EXIT_OK : EXIT_FAIL;

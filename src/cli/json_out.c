@@ -4,12 +4,12 @@
 #include <string.h>
 
 #include "cli.h"
-#include "host.h"
+#include "../host/host.h"
 
 int cli_utf8_char(const unsigned char *p, size_t avail, uint32_t *cp) {
   size_t bad;
   const char *reason;
-  int n = avail ? cli_utf8_seq(p, avail, true, &bad, &reason) : 0;
+  int n = avail ? host_utf8_seq(p, avail, true, &bad, &reason) : 0;
   if (n <= 0) return 0;
   uint32_t v = n == 1 ? p[0] : n == 2 ? p[0] & 0x1Fu : n == 3 ? p[0] & 0x0Fu : p[0] & 0x07u;
   for (int i = 1; i < n; i++) v = (v << 6) | (p[i] & 0x3Fu);

@@ -101,8 +101,16 @@ bool cli_module_loader(void *userdata, const char *name, char **source, size_t *
   if (!path) return false;
   /* beside an entry file named without a directory: "Name.geno", as the
    * entry's own diagnostics name it without one */
-  if (p->path && !strchr(p->path, '/')) snprintf(path, plen, "%s.geno", name);
-  else snprintf(path, plen, "%s/%s.geno", dir, name);
+  const char *in_project = p->project ? cli_project_module_path(p->project, name) : NULL;
+  if (in_project) {
+    free(path);
+    path = strdup(in_project);
+    if (!path) return false;
+  } else if (p->path && !strchr(p->path, '/')) {
+    snprintf(path, plen, "%s.geno", name);
+  } else {
+    snprintf(path, plen, "%s/%s.geno", dir, name);
+  }
   size_t mlen;
   char *msrc = cli_read_file(path, &mlen);
   int e = errno;

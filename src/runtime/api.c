@@ -1,6 +1,7 @@
 /* Entry points of the public API: geno_parse, geno_check, geno_source_imports.
  * geno_run / geno_run_isolated live in run.c and sandbox/. */
 #include <stdio.h>
+#include <string.h>
 #include <stdlib.h>
 
 #include <geno.h>
@@ -17,10 +18,21 @@ static void monitor(const geno_config *cfg, const geno_result *r, const char *op
   if (cfg && cfg->monitor) cfg->monitor(r, op, cfg->monitor_userdata);
 }
 
+/* The caller's config in this library's layout, or NULL after adding an
+ * E204 to r when it cannot be read (geno.h, "Binary compatibility"). */
+static const geno_config *adopt_config(const geno_config *cfg, geno_config *out, geno_result *r) {
+  const char *unreadable = NULL;
+  const geno_config *c = rt_config_adopt(cfg, out, &unreadable);
+  if (!c) rt_result_add(r, E_PROJECT, NULL, unreadable);
+  return c;
+}
+
 geno_result *geno_parse(const char *source, size_t len, const char *filename, const geno_config *cfg) {
   double t0 = rt_now_ms();
   geno_result *r = rt_result_new();
   if (!r) return NULL;
+  geno_config adopted; /* the caller's config in this library's layout */
+  if (!(cfg = adopt_config(cfg, &adopted, r))) return r;
   FrontEnd fe;
   rt_frontend_run(&fe, source ? source : "", source ? len : 0, filename, cfg, false);
   rt_result_add_diags(r, &fe.diags);
@@ -86,6 +98,16 @@ static void check_once(geno_result *r, const char *source, size_t len, const cha
   rt_frontend_run(&fe, source ? source : "", source ? len : 0, filename, cfg, true);
   r->timing.lex_ms += fe.lex_ms;
   r->timing.parse_ms += fe.parse_ms;
+  if (fe.ok && !r->has_modules) {
+    /* the program's modules, as `geno check` reports them (std modules
+     * are part of the language, not of the program) */
+    for (int m = 0; m < fe.prog.nmodules; m++) {
+      const Module *mod = fe.prog.modules[m];
+      if (mod->file && strncmp(mod->file, "<std>/", 6) == 0) continue;
+      rt_result_add_module(r, mod->file, (size_t)mod->ndecls);
+    }
+    r->has_modules = true;
+  }
   if (fe.ok) {
     /* Type checking runs only on a program that parsed, as in the
      * reference (its checker never sees a partial AST). */
@@ -116,14 +138,16 @@ geno_result *geno_check(const char *source, size_t len, const char *filename, co
   double t0 = rt_now_ms();
   geno_result *r = rt_result_new();
   if (!r) return NULL;
-  const char *bad = cfg ? rt_config_bad_target(cfg) : NULL;
-  if (bad || (cfg && cfg->ntargets && !cfg->targets)) {
+  geno_config adopted; /* the caller's config in this library's layout */
+  if (!(cfg = adopt_config(cfg, &adopted, r))) return r;
+  const char *bad = rt_config_bad_target(cfg);
+  if (bad || (cfg->ntargets && !cfg->targets)) {
     Buf b = BUF_INIT;
     if (bad) buf_printf(&b, "Unknown target '%s'. Valid targets: %s", bad, CHK_TARGET_NAMES);
     else buf_puts(&b, "ntargets is set but targets is NULL");
     rt_result_add(r, E_PROJECT, NULL, b.data ? b.data : "invalid targets");
     buf_free(&b);
-  } else if (!cfg || cfg->ntargets == 0) {
+  } else if (cfg->ntargets == 0) {
     check_once(r, source, len, filename, cfg, CHK_TARGET_NONE, false);
   } else {
     /* Each distinct target once, in the order given. */

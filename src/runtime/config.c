@@ -15,6 +15,7 @@ static const char *const cap_names[GENO_CAP_COUNT] = {
 
 void geno_config_init(geno_config *c) {
   memset(c, 0, sizeof *c);
+  c->struct_size = sizeof *c;
   c->timeout_s = 5.0;
   c->max_steps = 1000000;
   c->max_recursion_depth = 500;
@@ -77,11 +78,45 @@ const char *rt_config_bad_target(const geno_config *c) {
   return NULL;
 }
 
-char *geno_config_validate(const geno_config *c) {
+void geno_free(void *p) { free(p); }
+
+void *geno_alloc(size_t size) { return malloc(size ? size : 1); }
+
+const geno_config *rt_config_adopt(const geno_config *cfg, geno_config *out, const char **why) {
+  geno_config_init(out);
+  if (!cfg) return out;
+  size_t n = cfg->struct_size;
+  if (n < GENO_CONFIG_MIN_SIZE) {
+    *why = "geno_config.struct_size is not set (fill the config with geno_config_init)";
+    return NULL;
+  }
+  if (n > sizeof *out) {
+    /* a newer header: its extra fields must all hold their zero default */
+    const unsigned char *tail = (const unsigned char *)cfg + sizeof *out;
+    for (size_t i = 0; i < n - sizeof *out; i++)
+      if (tail[i]) {
+        *why = "geno_config sets fields this library does not know (built against a newer geno.h)";
+        return NULL;
+      }
+    n = sizeof *out;
+  }
+  memcpy(out, cfg, n);
+  out->struct_size = sizeof *out;
+  return out;
+}
+
+char *geno_config_validate(const geno_config *given) {
   Buf b = BUF_INIT;
-  if (!c) return NULL;
-  if (!isfinite(c->timeout_s) || c->timeout_s < 0)
+  if (!given) return NULL;
+  geno_config local;
+  const char *why = NULL;
+  const geno_config *c = rt_config_adopt(given, &local, &why);
+  if (!c)
+    buf_puts(&b, why);
+  else if (!isfinite(c->timeout_s) || c->timeout_s < 0)
     buf_puts(&b, "timeout_s must be a finite number of seconds >= 0");
+  else if (c->max_integer_bits == 0)
+    buf_puts(&b, "max_integer_bits must be a positive number of bits");
   else if (c->capabilities & ~((1u << GENO_CAP_COUNT) - 1))
     buf_puts(&b, "capabilities contains an unknown capability bit");
   else if (c->ncallbacks && !c->callbacks)

@@ -7,4 +7,12 @@
 /* The first name in c->targets that is not a known target, or NULL. */
 const char *rt_config_bad_target(const geno_config *c);
 
+/* The caller's config in this library's layout, for every entry point:
+ * NULL gives the defaults; a config from an older header (smaller
+ * struct_size) gets defaults for the fields it lacks; a larger one is
+ * accepted when its unknown tail is zero. Returns `out` (filled), or NULL
+ * with *why set to a static message when the config cannot be read
+ * (see "Binary compatibility" in geno.h). */
+const geno_config *rt_config_adopt(const geno_config *cfg, geno_config *out, const char **why);
+
 #endif

@@ -119,6 +119,25 @@ geno_timing geno_result_timing(const geno_result *r) {
 
 uint64_t geno_result_steps(const geno_result *r) { return r ? r->steps : 0; }
 
+const char *geno_result_module(const geno_result *r, size_t i, size_t *definitions) {
+  if (!r || i >= r->nmodules) return NULL;
+  if (definitions) *definitions = r->modules[i].definitions;
+  return r->modules[i].file;
+}
+
+void rt_result_add_module(geno_result *r, const char *file, size_t definitions) {
+  char *copy = strdup(file ? file : "");
+  void *grown = copy ? realloc(r->modules, (r->nmodules + 1) * sizeof *r->modules) : NULL;
+  if (!grown) {
+    free(copy);
+    return;
+  }
+  r->modules = grown;
+  r->modules[r->nmodules].file = copy;
+  r->modules[r->nmodules].definitions = definitions;
+  r->nmodules++;
+}
+
 /* Milliseconds rounded to 2 decimals, printed the way Python prints a
  * float (`1.5`, `0.0`). */
 static void put_ms(Buf *b, double ms) {
@@ -198,6 +217,8 @@ void geno_result_free(geno_result *r) {
     free(r->trace[i].file);
   }
   free(r->trace);
+  for (size_t i = 0; i < r->nmodules; i++) free(r->modules[i].file);
+  free(r->modules);
   for (size_t i = 0; i < r->ndiags; i++) {
     free((char *)r->diags[i].code);
     free((char *)r->diags[i].message);

@@ -20,6 +20,12 @@ struct geno_result {
   geno_timing timing;
   uint64_t steps;
   struct {
+    char *file;
+    size_t definitions;
+  } *modules;             /* geno_check: the parsed program's modules */
+  size_t nmodules;
+  bool has_modules;
+  struct {
     char *name;
     char *file;
     int line, col;
@@ -36,6 +42,8 @@ geno_result *rt_result_new(void);
 void rt_result_add_diags(geno_result *r, const DiagList *d);
 /* Append one diagnostic; span may be NULL. */
 void rt_result_add(geno_result *r, int code, const Span *span, const char *message);
+/* Record one module of the checked program (file copied). */
+void rt_result_add_module(geno_result *r, const char *file, size_t definitions);
 void rt_result_set_output(geno_result *r, const char *s, size_t n);
 /* Takes ownership of json (malloc'd). */
 void rt_result_set_value_json(geno_result *r, char *json);

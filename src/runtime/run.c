@@ -1,6 +1,7 @@
 /* geno_run: parse, check, compile, verify examples, run main, and fill a
  * geno_result (value, output, diagnostics, timing, steps). Test mode
  * (cfg->run_tests) runs every example and test block instead of main. */
+#include <fnmatch.h>
 #include <stdio.h>
 
 #include <geno.h>
@@ -11,6 +12,7 @@
 #include "../vm/equal.h"
 #include "../vm/gc.h"
 #include "../vm/render.h"
+#include "config.h"
 #include "frontend.h"
 #include "hostconv.h"
 #include "result.h"
@@ -152,8 +154,34 @@ static const char *example_error_kind(const VM *vm) {
  *    "violations": [{"kind": K, "function": F, "message": M}...]}
  * (the fields of one file in the reference's `geno test --json`; untested
  * lists the entry file's @untested functions). */
-static void run_tests(VM *vm, geno_result *r) {
+/* Whether a case at `span` named `name` is selected by the test options:
+ * written in the entry source (test_entry_only) and matching the filter.
+ * A qualified name "Type.Trait.method" also matches as "Type.method" and
+ * as "method". */
+static bool test_selected(const geno_config *cfg, const Module *entry, const Span *span, const char *name,
+                          size_t name_len) {
+  if (cfg->test_entry_only && entry &&
+      !(span->file == entry->file || (span->file && entry->file && strcmp(span->file, entry->file) == 0)))
+    return false;
+  if (!cfg->test_filter) return true;
+  char full[512];
+  if (name_len >= sizeof full) name_len = sizeof full - 1;
+  memcpy(full, name, name_len);
+  full[name_len] = '\0';
+  if (fnmatch(cfg->test_filter, full, 0) == 0) return true;
+  const char *last = strrchr(full, '.');
+  if (!last) return false;
+  if (fnmatch(cfg->test_filter, last + 1, 0) == 0) return true;
+  const char *first = strchr(full, '.');
+  if (first == last) return false;
+  char short_name[512];
+  snprintf(short_name, sizeof short_name, "%.*s%s", (int)(first - full), full, last);
+  return fnmatch(cfg->test_filter, short_name, 0) == 0;
+}
+
+static void run_tests(VM *vm, geno_result *r, const geno_config *cfg) {
   Image *img = vm->img;
+  const Module *entry_mod = vm->prog && vm->prog->nmodules > 0 ? vm->prog->modules[0] : NULL;
   int total = 0, passed = 0;
   Buf viol = BUF_INIT;
   vm->discard_output = true;
@@ -162,6 +190,7 @@ static void run_tests(VM *vm, geno_result *r) {
     int n = pass ? img->nimpl_examples : img->nexamples;
     for (int i = 0; i < n; i++) {
       char *msg = NULL;
+      if (!test_selected(cfg, entry_mod, &list[i].span, list[i].qualified, strlen(list[i].qualified))) continue;
       total++;
       int rc = run_example(vm, &list[i], &msg);
       if (rc == 1) {
@@ -188,6 +217,7 @@ static void run_tests(VM *vm, geno_result *r) {
     }
   }
   for (int i = 0; i < img->ntests; i++) {
+    if (!test_selected(cfg, entry_mod, &img->tests[i].span, img->tests[i].name, img->tests[i].name_len)) continue;
     total++;
     Value out;
     if (vm_call_proto(vm, img->tests[i].body, NULL, 0, &out)) {
@@ -243,7 +273,12 @@ static void set_value(geno_result *r, VM *vm, Value v) {
   buf_free(&j);
   if (v.tag != T_UNIT) {
     Buf t = BUF_INIT;
-    if (!vm_render(vm, v, RENDER_QUOTED, &t, vm->max_collection, LIMIT_STRING, NULL)) {
+    /* Not a String of the program: max_collection_size does not apply
+     * (the reference writes `=> [100000, 200000]` under a limit of 5),
+     * the memory budget does (shared sublists can make a small value's
+     * text huge). */
+    size_t cap = vm->heap_limit ? vm->heap_limit : SIZE_MAX / 8;
+    if (!vm_render(vm, v, RENDER_QUOTED, &t, cap, LIMIT_STRING, NULL)) {
       buf_free(&t);
       return;
     }
@@ -259,10 +294,13 @@ geno_result *geno_run(const char *source, size_t len, const char *filename, cons
   double t0 = rt_now_ms();
   geno_result *r = rt_result_new();
   if (!r) return NULL;
-  geno_config defaults;
+  geno_config adopted; /* the caller's config in this library's layout */
+  const char *unreadable = NULL;
+  cfg = rt_config_adopt(cfg, &adopted, &unreadable);
   if (!cfg) {
-    geno_config_init(&defaults);
-    cfg = &defaults;
+    rt_result_add(r, E_RUNTIME, NULL, unreadable);
+    r->timing.total_ms = rt_now_ms() - t0;
+    return r;
   }
   char *bad = geno_config_validate(cfg);
   if (bad) {
@@ -297,8 +335,11 @@ geno_result *geno_run(const char *source, size_t len, const char *filename, cons
 
   VM *vm = vm_new(cfg);
   if (!vm) {
+    /* geno.h promises one monitor call per run, this ending included */
     rt_result_add(r, E_RESOURCE, NULL, "out of memory");
     rt_frontend_free(&fe);
+    r->timing.total_ms = rt_now_ms() - t0;
+    monitor(cfg, r, cfg->run_tests ? "test" : "run");
     return r;
   }
   vm->prog = &fe.prog;
@@ -331,7 +372,7 @@ geno_result *geno_run(const char *source, size_t len, const char *filename, cons
 #endif
     vm_start_clock(vm);
     if (cfg->run_tests) {
-      run_tests(vm, r);
+      run_tests(vm, r, cfg);
     } else if (!cfg->check_examples || verify_examples(vm)) {
       if (img->main && !img->app_mode && img->main->nrequired > 0) {
         /* The checker lets `func main(args: List[String])` through, as the

@@ -27,6 +27,7 @@
 
 #include "../base/diag.h"
 #include "../base/utf8.h"
+#include "../runtime/config.h"
 #include "../runtime/preload.h"
 #include "../runtime/result.h"
 #include "../vm/vm.h"
@@ -450,13 +451,16 @@ static char *isolation_invalid(const geno_config *cfg) {
 }
 
 geno_result *geno_run_isolated(const char *source, size_t len, const char *filename, const geno_config *cfg) {
-  geno_config defaults;
-  if (!cfg) {
-    geno_config_init(&defaults);
-    cfg = &defaults;
-  }
   double start = rt_now_ms();
+  geno_config adopted; /* the caller's config in this library's layout */
+  const char *unreadable = NULL;
+  cfg = rt_config_adopt(cfg, &adopted, &unreadable);
   geno_result *r;
+  if (!cfg) {
+    r = rt_result_new();
+    if (r) add_diag(r, E_RUNTIME, "%s", unreadable);
+    return r;
+  }
   char *bad = geno_config_validate(cfg);
   if (!bad) bad = isolation_invalid(cfg);
   if (bad) {

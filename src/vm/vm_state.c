@@ -89,7 +89,7 @@ VM *vm_new(const geno_config *cfg) {
   vm->max_steps = cfg->max_steps;
   vm->timeout_s = cfg->timeout_s;
   vm->max_collection = cfg->max_collection_size;
-  vm->max_int_bits = cfg->max_integer_bits ? cfg->max_integer_bits : 1;
+  vm->max_int_bits = cfg->max_integer_bits;
   vm->small_int_max = vm->max_int_bits >= 63 ? INT64_MAX : (INT64_C(1) << vm->max_int_bits) - 1;
   vm->max_output = cfg->max_output_length;
   vm->caps = cfg->capabilities_set ? cfg->capabilities : 0;

@@ -50,7 +50,7 @@ static void expect_invalid(const geno_config *c, const char *needle) {
   char *msg = geno_config_validate(c);
   assert_non_null(msg);
   if (!strstr(msg, needle)) fail_msg("message %s lacks %s", msg, needle);
-  free(msg);
+  geno_free(msg);
 }
 
 static void timeout_must_be_finite_and_non_negative(void **state) {
@@ -94,7 +94,7 @@ static void unknown_callback_name_fails_at_config_time(void **state) {
     char *msg = geno_config_validate(&c);
     if (!msg) fail_msg("callback name '%s' was accepted", bad[i]);
     assert_non_null(strstr(msg, "Unknown host callback"));
-    free(msg);
+    geno_free(msg);
   }
   geno_callback null_name = {NULL, dummy_cb, NULL};
   geno_config c;
@@ -138,6 +138,60 @@ static void callback_for_ungranted_capability_is_valid(void **state) {
 static int monitor_calls;
 static char monitor_op[32];
 
+/* max_integer_bits 0 is refused (the reference requires a positive
+ * number); it used to become 1 bit silently. */
+static void zero_integer_bits_is_a_configuration_error(void **state) {
+  (void)state;
+  geno_config c;
+  geno_config_init(&c);
+  c.max_integer_bits = 0;
+  expect_invalid(&c, "max_integer_bits");
+  const char *src = "func main() -> Int\n  return 1\nend func\n";
+  geno_result *r = geno_run(src, strlen(src), "t.geno", &c);
+  assert_false(geno_result_ok(r));
+  assert_non_null(strstr(geno_result_diagnostic(r, 0)->message, "max_integer_bits"));
+  geno_result_free(r);
+  c.max_integer_bits = 1; /* 1 bit: 1 fits, 2 does not */
+  r = geno_run(src, strlen(src), "t.geno", &c);
+  assert_true(geno_result_ok(r));
+  geno_result_free(r);
+  const char *two = "func main() -> Int\n  let x = 1\n  return x + 1\nend func\n";
+  r = geno_run(two, strlen(two), "t.geno", &c);
+  assert_string_equal(unit_codes(r), "E504");
+  geno_result_free(r);
+}
+
+/* max_collection_size 0 means what it says: an empty list or string is
+ * allowed, one element or one character is not. */
+static void zero_collection_size_allows_only_empty_values(void **state) {
+  (void)state;
+  geno_config c;
+  geno_config_init(&c);
+  c.max_collection_size = 0;
+  assert_null(geno_config_validate(&c));
+  const char *empty = "func main() -> Int\n  let xs: List[Int] = []\n  return length(xs)\nend func\n";
+  geno_result *r = geno_run(empty, strlen(empty), "t.geno", &c);
+  assert_true(geno_result_ok(r));
+  geno_result_free(r);
+  /* main's value text is no String of the program: under a limit of 5
+   * the list's 26 characters are fine (so says the reference) */
+  c.max_collection_size = 5;
+  const char *list = "func main() -> List[Int]\n  return [100000, 200000, 300000]\nend func\n";
+  r = geno_run(list, strlen(list), "t.geno", &c);
+  assert_true(geno_result_ok(r));
+  assert_string_equal(geno_result_value_text(r), "[100000, 200000, 300000]");
+  geno_result_free(r);
+  c.max_collection_size = 0;
+  const char *one = "func main() -> Int\n  let xs = [1]\n  return length(xs)\nend func\n";
+  r = geno_run(one, strlen(one), "t.geno", &c);
+  assert_string_equal(unit_codes(r), "E504");
+  geno_result_free(r);
+  const char *text = "func main() -> Int\n  let s = to_string(7)\n  return length(s)\nend func\n";
+  r = geno_run(text, strlen(text), "t.geno", &c);
+  assert_string_equal(unit_codes(r), "E504");
+  geno_result_free(r);
+}
+
 static void count_monitor(const geno_result *r, const char *op, void *ud) {
   (void)r;
   (void)ud;
@@ -178,6 +232,109 @@ static void isolated_run_rejects_invalid_config_without_forking(void **state) {
   geno_result_free(r);
 }
 
+/* Binary compatibility (geno.h): struct_size tells the library how much of
+ * the caller's config exists; a config not from geno_config_init is
+ * refused by every entry point with a diagnostic, never read blindly. */
+static const char loop_src[] = "func main() -> Int\n    var i = 0\n    while i < 100000 do\n        i = i + 1\n    end while\n    return i\nend func\n";
+
+static void struct_size_is_set_by_init(void **state) {
+  (void)state;
+  geno_config c;
+  memset(&c, 0, sizeof c);
+  geno_config_init(&c);
+  assert_int_equal(c.struct_size, sizeof c);
+  assert_true(GENO_CONFIG_MIN_SIZE <= sizeof c);
+}
+
+static void config_without_struct_size_is_refused_everywhere(void **state) {
+  (void)state;
+  geno_config c;
+  geno_config_init(&c);
+  c.struct_size = 0;
+  char *msg = geno_config_validate(&c);
+  assert_non_null(msg);
+  assert_non_null(strstr(msg, "geno_config_init"));
+  geno_free(msg);
+  c.struct_size = GENO_CONFIG_MIN_SIZE - 1;
+  geno_result *r = geno_run(loop_src, strlen(loop_src), "t.geno", &c);
+  assert_false(geno_result_ok(r));
+  assert_string_equal(geno_result_diagnostic(r, 0)->code, "E499");
+  assert_non_null(strstr(unit_message(r), "struct_size"));
+  geno_result_free(r);
+  r = geno_check(loop_src, strlen(loop_src), "t.geno", &c);
+  assert_false(geno_result_ok(r));
+  assert_string_equal(geno_result_diagnostic(r, 0)->code, "E204");
+  geno_result_free(r);
+  r = geno_parse(loop_src, strlen(loop_src), "t.geno", &c);
+  assert_false(geno_result_ok(r));
+  assert_string_equal(geno_result_diagnostic(r, 0)->code, "E204");
+  geno_result_free(r);
+  r = geno_run_isolated(loop_src, strlen(loop_src), "t.geno", &c);
+  assert_false(geno_result_ok(r));
+  assert_string_equal(geno_result_diagnostic(r, 0)->code, "E499");
+  assert_true(unit_no_children());
+  geno_result_free(r);
+}
+
+/* A binding built against a newer header passes a larger config: its
+ * known fields are read, a zero tail is accepted, a non-zero one refused. */
+static void larger_config_from_a_newer_header(void **state) {
+  (void)state;
+  enum { EXTRA = 24 };
+  unsigned char *mem = calloc(1, sizeof(geno_config) + EXTRA);
+  assert_non_null(mem);
+  geno_config *c = (geno_config *)(void *)mem;
+  geno_config_init(c);
+  c->struct_size = sizeof(geno_config) + EXTRA;
+  c->max_steps = 50;
+  geno_result *r = geno_run(loop_src, strlen(loop_src), "t.geno", c);
+  assert_false(geno_result_ok(r));
+  assert_string_equal(geno_result_diagnostic(r, 0)->code, "E503"); /* max_steps was read */
+  geno_result_free(r);
+  c->max_steps = 0;
+  r = geno_run(loop_src, strlen(loop_src), "t.geno", c);
+  assert_true(geno_result_ok(r));
+  assert_string_equal(geno_result_value_json(r), "100000");
+  geno_result_free(r);
+  mem[sizeof(geno_config) + EXTRA - 1] = 1;
+  r = geno_run(loop_src, strlen(loop_src), "t.geno", c);
+  assert_false(geno_result_ok(r));
+  assert_non_null(strstr(unit_message(r), "newer geno.h"));
+  geno_result_free(r);
+  free(mem);
+}
+
+static geno_value *failing_cb(const char *name, const geno_value *const *args, size_t nargs, void *ud,
+                              char **error) {
+  (void)name, (void)args, (void)nargs, (void)ud;
+  const char m[] = "host says no";
+  *error = geno_alloc(sizeof m);
+  if (*error) memcpy(*error, m, sizeof m);
+  return NULL;
+}
+
+/* geno_alloc'd messages are taken and released by the library (ASan's
+ * leak check holds the other half); geno_free accepts NULL. */
+static void alloc_and_free_cross_the_boundary(void **state) {
+  (void)state;
+  geno_free(NULL);
+  geno_callback cb = {"print", failing_cb, NULL};
+  geno_config c;
+  geno_config_init(&c);
+  c.capabilities_set = true;
+  c.capabilities = GENO_CAP_PRINT;
+  c.callbacks = &cb;
+  c.ncallbacks = 1;
+  const char src[] = "func main() -> Unit\n    print(\"x\")\nend func\n";
+  geno_result *r = geno_run(src, strlen(src), "t.geno", &c);
+  assert_false(geno_result_ok(r));
+  assert_non_null(strstr(unit_message(r), "host says no"));
+  char *json = geno_result_to_json(r);
+  assert_non_null(json);
+  geno_free(json);
+  geno_result_free(r);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(defaults_match_the_header),
@@ -188,6 +345,12 @@ int main(void) {
       cmocka_unit_test(callback_without_function_is_rejected),
       cmocka_unit_test(callback_for_ungranted_capability_is_valid),
       cmocka_unit_test(isolated_run_rejects_invalid_config_without_forking),
+      cmocka_unit_test(zero_integer_bits_is_a_configuration_error),
+      cmocka_unit_test(zero_collection_size_allows_only_empty_values),
+      cmocka_unit_test(struct_size_is_set_by_init),
+      cmocka_unit_test(config_without_struct_size_is_refused_everywhere),
+      cmocka_unit_test(larger_config_from_a_newer_header),
+      cmocka_unit_test(alloc_and_free_cross_the_boundary),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

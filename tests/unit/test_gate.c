@@ -275,13 +275,13 @@ static void no_builtin_reaches_host_state_ungranted(void **state) {
     expect_code(r, 412, "env_get_or", mode);
     char *json = geno_result_to_json(r);
     assert_null(strstr(json, "hunter2"));
-    free(json);
+    geno_free(json);
     geno_result_free(r);
     r = run_src(mode, module_prog, &c); /* the library never reads files */
     assert_false(geno_result_ok(r));
     json = geno_result_to_json(r);
     assert_null(strstr(json, "read from disk"));
-    free(json);
+    geno_free(json);
     geno_result_free(r);
   }
   assert_int_equal(chdir(cwd), 0);
@@ -321,7 +321,7 @@ static void result_json_cannot_be_forged(void **state) {
     assert_non_null(strstr(json, "\n  \"ok\": false,\n"));
     assert_null(strstr(json, "\n  \"ok\": true"));
     assert_non_null(strstr(json, "\"output\": \"\\\", \\\"ok\\\": true, \\\"x\\\": \\\"\\n\""));
-    free(json);
+    geno_free(json);
     geno_result_free(r);
   }
 }

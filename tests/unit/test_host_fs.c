@@ -1,4 +1,4 @@
-/* Unit tests: the CLI's filesystem callbacks (src/cli/host_fs.c) at the C
+/* Unit tests: the CLI's filesystem callbacks (src/host/fs.c) at the C
  * level: path resolution as Python's os.path.realpath does it (links,
  * `..` after links, loops, missing components), the root check, opening
  * without following links on kernels with and without openat2, and the
@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cli/host.h"
+#include "host/host.h"
 
 static char tmp[256]; /* real path of this test's scratch directory */
 
@@ -51,7 +51,7 @@ static void check_real(const char *rel, const char *want) {
   else if (want[0] == 'P') snprintf(expect, sizeof expect, "%.*s%s", (int)(strrchr(tmp, '/') - tmp), tmp, want + 1);
   else snprintf(expect, sizeof expect, "%s", want);
   bool nul;
-  char *got = cli_fs_realpath(in, strlen(in), &nul);
+  char *got = host_fs_realpath(in, strlen(in), &nul);
   assert_non_null(got);
   if (strcmp(got, expect) != 0) fail_msg("realpath(%s) = %s, want %s", rel, got, expect);
   free(got);
@@ -78,31 +78,31 @@ static void realpath_like_python(void **state) {
   check_real("d/f/..", "T/d");
   check_real("loop/../../escape", "P/escape"); /* a loop is left unresolved, then normalized */
   bool nul = false;
-  assert_null(cli_fs_realpath("/a\0b", 4, &nul));
+  assert_null(host_fs_realpath("/a\0b", 4, &nul));
   assert_true(nul);
 }
 
 static void roots_are_prefixes_of_whole_components(void **state) {
   (void)state;
-  assert_true(cli_fs_under_root("/srv/app", "/srv/app"));
-  assert_true(cli_fs_under_root("/srv/app/x/y", "/srv/app"));
-  assert_false(cli_fs_under_root("/srv/application", "/srv/app"));
-  assert_false(cli_fs_under_root("/srv", "/srv/app"));
-  assert_true(cli_fs_under_root("/anything", "/"));
+  assert_true(host_fs_under_root("/srv/app", "/srv/app"));
+  assert_true(host_fs_under_root("/srv/app/x/y", "/srv/app"));
+  assert_false(host_fs_under_root("/srv/application", "/srv/app"));
+  assert_false(host_fs_under_root("/srv", "/srv/app"));
+  assert_true(host_fs_under_root("/anything", "/"));
 }
 
 /* Run `source` in-process with the host's callbacks; returns the result. */
-static geno_result *run_with_host(const char *source, unsigned caps, CliHost *h) {
-  CliHostOptions o = {.caps = caps, .timeout_s = 5, .max_collection = 10000000, .program_path = "prog.geno"};
+static geno_result *run_with_host(const char *source, unsigned caps, Host *h) {
+  HostOptions o = {.caps = caps, .timeout_s = 5, .max_collection = 10000000, .program_path = "prog.geno"};
   char *err = NULL;
-  if (!cli_host_init(h, &o, &err)) fail_msg("host: %s", err);
+  if (!host_init(h, &o, &err)) fail_msg("host: %s", err);
   geno_config cfg;
   geno_config_init(&cfg);
   cfg.capabilities_set = true;
   cfg.capabilities = caps;
   cfg.callbacks = h->callbacks;
   cfg.ncallbacks = h->ncallbacks;
-  cli_host_start_clock(h);
+  host_start_clock(h);
   geno_result *r = geno_run(source, strlen(source), "prog.geno", &cfg);
   assert_non_null(r);
   return r;
@@ -126,17 +126,17 @@ static void opening_never_follows_a_link(void **state) {
       "    end try\n"
       "end func\n";
   for (int walk = 0; walk < 2; walk++) {
-    cli_fs_no_openat2 = walk;
-    CliHost h;
+    host_fs_no_openat2 = walk;
+    Host h;
     geno_result *r = run_with_host(src, GENO_CAP_FS, &h);
     const char *v = geno_result_value_text(r);
     assert_non_null(v);
     if (!strstr(v, "[Errno 40] Too many levels of symbolic links"))
       fail_msg("%s: read through a link: %s", walk ? "walk" : "openat2", v);
     geno_result_free(r);
-    cli_host_free(&h);
+    host_free(&h);
   }
-  cli_fs_no_openat2 = false;
+  host_fs_no_openat2 = false;
   assert_int_equal(chdir(cwd), 0);
 }
 
@@ -147,19 +147,19 @@ static void reads_inside_work_in_both_openers(void **state) {
   assert_int_equal(chdir(tmp), 0);
   const char *src = "func main() -> String with fs\n    return fs_read_text(\"chain\") + fs_read_text(\"" "d/f\")\nend func\n";
   for (int walk = 0; walk < 2; walk++) {
-    cli_fs_no_openat2 = walk;
-    CliHost h;
+    host_fs_no_openat2 = walk;
+    Host h;
     geno_result *r = run_with_host(src, GENO_CAP_FS, &h);
     if (!geno_result_ok(r)) fail_msg("%s", unit_message(r));
     assert_string_equal(geno_result_value_text(r), "\"xx\"");
     geno_result_free(r);
-    cli_host_free(&h);
+    host_free(&h);
   }
-  cli_fs_no_openat2 = false;
+  host_fs_no_openat2 = false;
   assert_int_equal(chdir(cwd), 0);
 }
 
-static size_t count_prefix(const CliHost *h, const char *prefix) {
+static size_t count_prefix(const Host *h, const char *prefix) {
   size_t n = 0;
   for (size_t i = 0; i < h->ncallbacks; i++) n += strncmp(h->callbacks[i].name, prefix, strlen(prefix)) == 0;
   return n;
@@ -168,22 +168,22 @@ static size_t count_prefix(const CliHost *h, const char *prefix) {
 static void callbacks_only_for_granted_capabilities(void **state) {
   (void)state;
   char *err = NULL;
-  CliHost h;
-  CliHostOptions o = {.caps = 0, .program_path = "x.geno"};
-  assert_true(cli_host_init(&h, &o, &err));
+  Host h;
+  HostOptions o = {.caps = 0, .program_path = "x.geno"};
+  assert_true(host_init(&h, &o, &err));
   assert_int_equal(h.ncallbacks, 0); /* nothing granted, nothing installed */
-  cli_host_free(&h);
+  host_free(&h);
   o.caps = GENO_CAP_PRINT | GENO_CAP_RANDOM | GENO_CAP_REGEX | GENO_CAP_ENV | GENO_CAP_SERVE;
-  assert_true(cli_host_init(&h, &o, &err));
+  assert_true(host_init(&h, &o, &err));
   assert_int_equal(h.ncallbacks, 0); /* none of these needs the host */
-  cli_host_free(&h);
+  host_free(&h);
   o.caps = GENO_CAP_FS;
-  assert_true(cli_host_init(&h, &o, &err));
+  assert_true(host_init(&h, &o, &err));
   assert_int_equal(h.ncallbacks, 7);
   assert_int_equal(count_prefix(&h, "fs_"), 7);
-  cli_host_free(&h);
+  host_free(&h);
   o.caps = ~0u;
-  assert_true(cli_host_init(&h, &o, &err));
+  assert_true(host_init(&h, &o, &err));
   assert_int_equal(h.ncallbacks, 16);
   for (size_t i = 0; i < h.ncallbacks; i++) assert_true(geno_callback_name_valid(h.callbacks[i].name));
   assert_int_equal(count_prefix(&h, "http_"), 3);
@@ -193,20 +193,20 @@ static void callbacks_only_for_granted_capabilities(void **state) {
   cfg.ncallbacks = h.ncallbacks;
   char *bad = geno_config_validate(&cfg);
   if (bad) fail_msg("%s", bad);
-  cli_host_free(&h);
+  host_free(&h);
 }
 
 /* A granted builtin whose callback the CLI does not provide still fails
  * closed (E413), and an ungranted one is E412 even with callbacks around. */
 static void ungranted_stays_denied(void **state) {
   (void)state;
-  CliHost h;
+  Host h;
   const char *src = "func main() -> Bool with fs\n    return fs_exists(\"x\")\nend func\n";
   geno_result *r = run_with_host(src, GENO_CAP_PROCESS | GENO_CAP_HTTP, &h);
   assert_false(geno_result_ok(r));
   assert_true(unit_has_code(r, 412));
   geno_result_free(r);
-  cli_host_free(&h);
+  host_free(&h);
 }
 
 int main(void) {

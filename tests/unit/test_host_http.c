@@ -1,8 +1,8 @@
-/* Unit tests: the CLI's HTTP callbacks (src/cli/host_http.c) against the
+/* Unit tests: the CLI's HTTP callbacks (src/host/http.c) against the
  * local test server (tests/host_http_server.py, on 127.0.0.1), for the
  * policy paths a golden program cannot reach without the internet: the
  * server is made to count as "public" through the test hook
- * cli_http_address_policy, so that
+ * host_http_address_policy, so that
  *   - a redirect from it to a private address is refused,
  *   - a name that validated as public but connects elsewhere (DNS
  *     rebinding) is refused at connect time, before any byte is sent,
@@ -13,7 +13,7 @@
 #include <signal.h>
 #include <unistd.h>
 
-#include "cli/host.h"
+#include "host/host.h"
 
 static pid_t server_pid = -1;
 static int server_stdin = -1, server_stdout = -1;
@@ -68,11 +68,11 @@ static bool test_policy(const unsigned char *a, size_t len) {
     if (allowances > 0) allowances--;
     return true;
   }
-  return cli_http_address_public(a, len);
+  return host_http_address_public(a, len);
 }
 
 /* Call the host's callback `name` directly. */
-static geno_value *call(CliHost *h, const char *name, geno_value **args, size_t nargs, char **error) {
+static geno_value *call(Host *h, const char *name, geno_value **args, size_t nargs, char **error) {
   for (size_t i = 0; i < h->ncallbacks; i++)
     if (strcmp(h->callbacks[i].name, name) == 0) {
       geno_value *r = h->callbacks[i].fn(name, (const geno_value *const *)args, nargs, h->callbacks[i].userdata, error);
@@ -83,17 +83,17 @@ static geno_value *call(CliHost *h, const char *name, geno_value **args, size_t 
   return NULL;
 }
 
-static void host_up(CliHost *h) {
-  CliHostOptions o = {.caps = GENO_CAP_HTTP, .timeout_s = 20, .max_collection = 1000000, .program_path = "p.geno"};
+static void host_up(Host *h) {
+  HostOptions o = {.caps = GENO_CAP_HTTP, .timeout_s = 20, .max_collection = 1000000, .program_path = "p.geno"};
   char *err = NULL;
-  if (!cli_host_init(h, &o, &err)) fail_msg("%s", err);
-  cli_host_start_clock(h);
+  if (!host_init(h, &o, &err)) fail_msg("%s", err);
+  host_start_clock(h);
 }
 
 static geno_value *str(const char *s) { return geno_value_new_string(s, strlen(s)); }
 
 /* http_request(GET, url) -> the rendered Result */
-static char *get(CliHost *h, const char *url) {
+static char *get(Host *h, const char *url) {
   geno_value *args[4] = {str("GET"), str(url), geno_value_new_list(NULL, 0), str("")};
   char *error = NULL;
   geno_value *r = call(h, "http_request", args, 4, &error);
@@ -103,7 +103,7 @@ static char *get(CliHost *h, const char *url) {
   return text;
 }
 
-static long hits(CliHost *h) {
+static long hits(Host *h) {
   char url[64];
   snprintf(url, sizeof url, "http://127.0.0.1:%d/hits", port);
   char *t = get(h, url);
@@ -115,9 +115,9 @@ static long hits(CliHost *h) {
 
 static void redirect_to_private_address_refused(void **state) {
   (void)state;
-  cli_http_address_policy = test_policy;
+  host_http_address_policy = test_policy;
   allowances = -1;
-  CliHost h;
+  Host h;
   host_up(&h);
   char url[256];
   snprintf(url, sizeof url, "http://127.0.0.1:%d/hello", port);
@@ -137,15 +137,15 @@ static void redirect_to_private_address_refused(void **state) {
     free(t);
     assert_int_equal(hits(&h), before + 1); /* only the redirecting request arrived */
   }
-  cli_host_free(&h);
-  cli_http_address_policy = cli_http_address_public;
+  host_free(&h);
+  host_http_address_policy = host_http_address_public;
 }
 
 static void connect_time_address_checked(void **state) {
   (void)state;
-  cli_http_address_policy = test_policy;
+  host_http_address_policy = test_policy;
   allowances = -1;
-  CliHost h;
+  Host h;
   host_up(&h);
   long before = hits(&h);
   /* the name's addresses pass the first check; the connection then goes
@@ -158,34 +158,34 @@ static void connect_time_address_checked(void **state) {
   if (!strstr(t, "non-public network targets are not allowed")) fail_msg("%s", t);
   free(t);
   assert_int_equal(hits(&h), before); /* nothing reached the server */
-  cli_host_free(&h);
-  cli_http_address_policy = cli_http_address_public;
+  host_free(&h);
+  host_http_address_policy = host_http_address_public;
 }
 
 static void environment_proxies_ignored(void **state) {
   (void)state;
-  cli_http_address_policy = test_policy;
+  host_http_address_policy = test_policy;
   allowances = -1;
   setenv("http_proxy", "http://127.0.0.1:1", 1);
   setenv("HTTP_PROXY", "http://127.0.0.1:1", 1);
   setenv("ALL_PROXY", "http://127.0.0.1:1", 1);
-  CliHost h;
+  Host h;
   host_up(&h);
   char url[128];
   snprintf(url, sizeof url, "http://127.0.0.1:%d/hello", port);
   char *t = get(&h, url);
   if (!strstr(t, "body: \"hello\"")) fail_msg("went through the proxy: %s", t);
   free(t);
-  cli_host_free(&h);
+  host_free(&h);
   unsetenv("http_proxy");
   unsetenv("HTTP_PROXY");
   unsetenv("ALL_PROXY");
-  cli_http_address_policy = cli_http_address_public;
+  host_http_address_policy = host_http_address_public;
 }
 
 static void default_policy_refuses_loopback(void **state) {
   (void)state;
-  CliHost h;
+  Host h;
   host_up(&h);
   long before = -1;
   h.http_allow_private = true; /* only to read the counter */
@@ -201,7 +201,7 @@ static void default_policy_refuses_loopback(void **state) {
   free(error);
   h.http_allow_private = true;
   assert_int_equal(hits(&h), before);
-  cli_host_free(&h);
+  host_free(&h);
 }
 
 int main(void) {

@@ -1,5 +1,5 @@
 /* Unit tests: the pieces of the CLI's host callbacks that are pure
- * functions (src/cli/host_net.c, host_process.c, host.c): the HTTP address
+ * functions (src/host/net.c, process.c, host.c): the HTTP address
  * policy against the reference's allow/deny examples, URL splitting as
  * Python's urlsplit does it, the redirect same-origin rule, shlex.split,
  * and CPython's UTF-8 error texts and repr. */
@@ -7,13 +7,13 @@
 
 #include <arpa/inet.h>
 
-#include "cli/host.h"
-#include "cli/host_net.h"
+#include "host/host.h"
+#include "host/net.h"
 
 static bool public_text(const char *text) {
   unsigned char a[16];
-  if (inet_pton(AF_INET, text, a) == 1) return cli_http_address_public(a, 4);
-  if (inet_pton(AF_INET6, text, a) == 1) return cli_http_address_public(a, 16);
+  if (inet_pton(AF_INET, text, a) == 1) return host_http_address_public(a, 4);
+  if (inet_pton(AF_INET6, text, a) == 1) return host_http_address_public(a, 16);
   fail_msg("bad address literal %s", text);
   return false;
 }
@@ -42,7 +42,7 @@ static void addresses_non_public_denied(void **state) {
   for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
     if (public_text(bad[i])) fail_msg("%s should be denied", bad[i]);
   unsigned char odd[5] = {0};
-  assert_false(cli_http_address_public(odd, 5)); /* neither IPv4 nor IPv6 */
+  assert_false(host_http_address_public(odd, 5)); /* neither IPv4 nor IPv6 */
   /* 172.32.0.1 is just past 172.16.0.0/12; 100.128.0.1 past 100.64.0.0/10 */
   assert_true(public_text("172.32.0.1"));
   assert_true(public_text("100.128.0.1"));
@@ -51,57 +51,57 @@ static void addresses_non_public_denied(void **state) {
 
 static void urls_split_like_urlsplit(void **state) {
   (void)state;
-  CliUrl u;
-  CliStr why = {0};
-  assert_true(cli_url_parse("HTTPS://User:pw@Example.COM:8443/a?b#c", &u, &why));
+  HostUrl u;
+  HostStr why = {0};
+  assert_true(host_url_parse("HTTPS://User:pw@Example.COM:8443/a?b#c", &u, &why));
   assert_string_equal(u.scheme, "https");
   assert_string_equal(u.host, "example.com");
   assert_int_equal(u.port, 8443);
-  cli_url_free(&u);
-  assert_true(cli_url_parse("http://[::1]:80/x", &u, &why));
+  host_url_free(&u);
+  assert_true(host_url_parse("http://[::1]:80/x", &u, &why));
   assert_string_equal(u.host, "::1");
-  assert_int_equal(cli_url_effective_port(&u), 80);
-  cli_url_free(&u);
-  assert_true(cli_url_parse("no-scheme.example/path", &u, &why));
+  assert_int_equal(host_url_effective_port(&u), 80);
+  host_url_free(&u);
+  assert_true(host_url_parse("no-scheme.example/path", &u, &why));
   assert_string_equal(u.scheme, "");
   assert_null(u.host);
-  cli_url_free(&u);
-  assert_true(cli_url_parse("http:///only-path", &u, &why));
+  host_url_free(&u);
+  assert_true(host_url_parse("http:///only-path", &u, &why));
   assert_null(u.host);
-  cli_url_free(&u);
-  assert_true(cli_url_parse("  \thttp://h\n.example/", &u, &why)); /* controls dropped as urlsplit does */
+  host_url_free(&u);
+  assert_true(host_url_parse("  \thttp://h\n.example/", &u, &why)); /* controls dropped as urlsplit does */
   assert_string_equal(u.host, "h.example");
-  cli_url_free(&u);
-  assert_false(cli_url_parse("http://h:12ab/", &u, &why));
+  host_url_free(&u);
+  assert_false(host_url_parse("http://h:12ab/", &u, &why));
   assert_string_equal(why.s, "Port could not be cast to integer value as '12ab'");
-  cli_url_free(&u);
-  cli_str_free(&why);
-  assert_false(cli_url_parse("http://h:70000/", &u, &why));
+  host_url_free(&u);
+  host_str_free(&why);
+  assert_false(host_url_parse("http://h:70000/", &u, &why));
   assert_string_equal(why.s, "Port out of range 0-65535");
-  cli_url_free(&u);
-  cli_str_free(&why);
+  host_url_free(&u);
+  host_str_free(&why);
 }
 
 static void redirect_origins(void **state) {
   (void)state;
-  assert_true(cli_url_same_origin("https://EXAMPLE.test/a", "https://example.test:443/b"));
-  assert_true(cli_url_same_origin("http://a.test./x", "http://a.test/y"));
-  assert_false(cli_url_same_origin("https://example.test/", "http://example.test/")); /* downgrade */
-  assert_false(cli_url_same_origin("http://a.test/", "http://b.test/"));
-  assert_false(cli_url_same_origin("http://a.test/", "http://a.test:8080/"));
-  assert_false(cli_url_same_origin("http://127.0.0.1:5/", "http://localhost:5/"));
+  assert_true(host_url_same_origin("https://EXAMPLE.test/a", "https://example.test:443/b"));
+  assert_true(host_url_same_origin("http://a.test./x", "http://a.test/y"));
+  assert_false(host_url_same_origin("https://example.test/", "http://example.test/")); /* downgrade */
+  assert_false(host_url_same_origin("http://a.test/", "http://b.test/"));
+  assert_false(host_url_same_origin("http://a.test/", "http://a.test:8080/"));
+  assert_false(host_url_same_origin("http://127.0.0.1:5/", "http://localhost:5/"));
 }
 
 static void check_split(const char *in, size_t n, const char *const *want, size_t nwant) {
   size_t count = 0;
   char *err = NULL;
-  char **v = cli_shlex_split(in, n, &count, &err);
+  char **v = host_shlex_split(in, n, &count, &err);
   if (!v) fail_msg("split of [%s] failed: %s", in, err ? err : "oom");
   if (count != nwant) fail_msg("[%s]: %zu words, want %zu", in, count, nwant);
   for (size_t i = 0; i < nwant; i++)
     if (strcmp(v[i], want[i]) != 0) fail_msg("[%s] word %zu: [%s], want [%s]", in, i, v[i], want[i]);
   assert_null(v[count]);
-  cli_strv_free(v);
+  host_strv_free(v);
 }
 
 #define SPLIT(in, ...)                                                   \
@@ -129,15 +129,15 @@ static void shlex_posix_rules(void **state) {
   SPLIT("\xc3\xa9 \xc3\xbc", "\xc3\xa9", "\xc3\xbc");
   size_t count = 99;
   char *err = NULL;
-  char **v = cli_shlex_split("   ", 3, &count, &err);
+  char **v = host_shlex_split("   ", 3, &count, &err);
   assert_non_null(v);
   assert_int_equal(count, 0);
-  cli_strv_free(v);
+  host_strv_free(v);
   const char *bad[] = {"'open", "\"open", "trail\\", "\"esc\\"};
   const char *msg[] = {"No closing quotation", "No closing quotation", "No escaped character", "No escaped character"};
   for (size_t i = 0; i < 4; i++) {
     err = NULL;
-    assert_null(cli_shlex_split(bad[i], strlen(bad[i]), &count, &err));
+    assert_null(host_shlex_split(bad[i], strlen(bad[i]), &count, &err));
     assert_non_null(err);
     assert_string_equal(err, msg[i]);
     free(err);
@@ -163,22 +163,22 @@ static void utf8_errors_like_cpython(void **state) {
     size_t bad = 0;
     const char *why = NULL;
     const unsigned char *s = (const unsigned char *)cases[i].bytes;
-    assert_int_equal(cli_utf8_seq(s, cases[i].n, true, &bad, &why), 0);
-    CliStr b = {0};
-    cli_utf8_error(&b, s, 0, bad, why);
+    assert_int_equal(host_utf8_seq(s, cases[i].n, true, &bad, &why), 0);
+    HostStr b = {0};
+    host_utf8_error(&b, s, 0, bad, why);
     assert_string_equal(b.s, cases[i].want);
-    cli_str_free(&b);
+    host_str_free(&b);
   }
   size_t bad;
   const char *why;
-  assert_int_equal(cli_utf8_seq((const unsigned char *)"\xe4\xb8", 2, false, &bad, &why), -1); /* wait for more */
+  assert_int_equal(host_utf8_seq((const unsigned char *)"\xe4\xb8", 2, false, &bad, &why), -1); /* wait for more */
   /* errors="replace": one U+FFFD per maximal invalid piece */
-  CliStr out = {0};
+  HostStr out = {0};
   size_t ncp = 0;
-  cli_utf8_replace(&out, (const unsigned char *)"a\xf0\x90\x41\xff", 5, &ncp);
+  host_utf8_replace(&out, (const unsigned char *)"a\xf0\x90\x41\xff", 5, &ncp);
   assert_string_equal(out.s, "a\xef\xbf\xbd" "A\xef\xbf\xbd");
   assert_int_equal(ncp, 4);
-  cli_str_free(&out);
+  host_str_free(&out);
 }
 
 static void python_repr(void **state) {
@@ -198,10 +198,10 @@ static void python_repr(void **state) {
       {"raw\xff", "'raw\\udcff'"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-    CliStr b = {0};
-    cli_py_repr(&b, cases[i].in, strlen(cases[i].in));
+    HostStr b = {0};
+    host_py_repr(&b, cases[i].in, strlen(cases[i].in));
     assert_string_equal(b.s, cases[i].want);
-    cli_str_free(&b);
+    host_str_free(&b);
   }
 }
 
@@ -213,17 +213,17 @@ static void limited_decoding(void **state) {
   unsigned char *buf = malloc(n);
   assert_non_null(buf);
   memset(buf, 'a', n);
-  CliStr out = {0};
+  HostStr out = {0};
   uint64_t report = 0;
-  assert_false(cli_decode_limited(&out, buf, n, 100, &report));
+  assert_false(host_decode_limited(&out, buf, n, 100, &report));
   assert_int_equal(report, 8192);
-  cli_str_free(&out);
-  assert_false(cli_decode_limited(&out, buf, 8300, 8200, &report));
+  host_str_free(&out);
+  assert_false(host_decode_limited(&out, buf, 8300, 8200, &report));
   assert_int_equal(report, 8300);
-  cli_str_free(&out);
-  assert_true(cli_decode_limited(&out, buf, n, 20000, &report));
+  host_str_free(&out);
+  assert_true(host_decode_limited(&out, buf, n, 20000, &report));
   assert_int_equal(out.len, n);
-  cli_str_free(&out);
+  host_str_free(&out);
   free(buf);
 }
 

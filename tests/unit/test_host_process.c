@@ -1,4 +1,4 @@
-/* Unit tests: the CLI's process callbacks (src/cli/host_process.c) at the
+/* Unit tests: the CLI's process callbacks (src/host/process.c) at the
  * C level: no descriptor or child left behind after many runs, a command
  * that leaves a background child is killed with its whole process group
  * at the deadline, and input a child never reads cannot block or kill
@@ -8,13 +8,13 @@
 #include <signal.h>
 #include <unistd.h>
 
-#include "cli/host.h"
+#include "host/host.h"
 
-static geno_result *run(const char *source, double timeout, CliHost *h) {
-  CliHostOptions o = {.caps = GENO_CAP_PROCESS | GENO_CAP_PRINT, .timeout_s = timeout, .max_collection = 1000000,
+static geno_result *run(const char *source, double timeout, Host *h) {
+  HostOptions o = {.caps = GENO_CAP_PROCESS | GENO_CAP_PRINT, .timeout_s = timeout, .max_collection = 1000000,
                       .program_path = "p.geno"};
   char *err = NULL;
-  if (!cli_host_init(h, &o, &err)) fail_msg("%s", err);
+  if (!host_init(h, &o, &err)) fail_msg("%s", err);
   geno_config cfg;
   geno_config_init(&cfg);
   cfg.timeout_s = timeout;
@@ -22,7 +22,7 @@ static geno_result *run(const char *source, double timeout, CliHost *h) {
   cfg.capabilities = o.caps;
   cfg.callbacks = h->callbacks;
   cfg.ncallbacks = h->ncallbacks;
-  cli_host_start_clock(h);
+  host_start_clock(h);
   geno_result *r = geno_run(source, strlen(source), "p.geno", &cfg);
   assert_non_null(r);
   return r;
@@ -46,12 +46,12 @@ static void nothing_left_behind(void **state) {
       "    end for\n"
       "    return n\n"
       "end func\n";
-  CliHost h;
+  Host h;
   geno_result *r = run(src, 30, &h);
   if (!geno_result_ok(r)) fail_msg("%s", unit_message(r));
   assert_string_equal(geno_result_value_text(r), "80");
   geno_result_free(r);
-  cli_host_free(&h);
+  host_free(&h);
   assert_int_equal(unit_open_fds(), fds);
   assert_true(unit_no_children());
 }
@@ -68,14 +68,14 @@ static void process_group_killed_at_deadline(void **state) {
            "    let r = spawn(\"/bin/sh\", [\"-c\", \"echo $$ > %s; sleep 30 & sleep 30\"])\n"
            "end func\n",
            pidfile);
-  CliHost h;
-  double t0 = cli_host_now();
+  Host h;
+  double t0 = host_now();
   geno_result *r = run(src, 1, &h);
-  double took = cli_host_now() - t0;
+  double took = host_now() - t0;
   assert_true(unit_has_code(r, 501));
   assert_true(took < 5); /* not the 30 s the children wanted */
   geno_result_free(r);
-  cli_host_free(&h);
+  host_free(&h);
   FILE *f = fopen(pidfile, "r");
   assert_non_null(f);
   int pgid = 0;
@@ -105,12 +105,12 @@ static void unread_input_is_harmless(void **state) {
       "    | Err(e) -> return -1\n"
       "    end match\n"
       "end func\n";
-  CliHost h;
+  Host h;
   geno_result *r = run(src, 20, &h);
   if (!geno_result_ok(r)) fail_msg("%s", unit_message(r));
   assert_string_equal(geno_result_value_text(r), "0");
   geno_result_free(r);
-  cli_host_free(&h);
+  host_free(&h);
 }
 
 int main(void) {

@@ -14,7 +14,7 @@ static geno_value *capture_print(const char *name, const geno_value *const *args
   char *text = geno_value_to_string(args[0]);
   strcat((char *)ud, text);
   strcat((char *)ud, ";");
-  free(text);
+  geno_free(text);
   return geno_value_new_unit();
 }
 

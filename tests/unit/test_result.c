@@ -24,7 +24,7 @@ static void fresh_result(void **state) {
   assert_string_equal(json, "{\n  \"ok\": true,\n  \"value\": null,\n  \"output\": \"\",\n  \"diagnostics\": [],\n"
                             "  \"timing\": {\n    \"total_ms\": 0.0,\n    \"lex_ms\": 0.0,\n    \"parse_ms\": 0.0,\n"
                             "    \"typecheck_ms\": 0.0,\n    \"run_ms\": 0.0\n  },\n  \"steps_used\": 0\n}");
-  free(json);
+  geno_free(json);
   geno_result_free(r);
 }
 
@@ -73,7 +73,7 @@ static void failed_run_json(void **state) {
                       "seconds\",\n      \"severity\": \"error\"\n    }\n  ],\n  \"timing\": {\n"
                       "    \"total_ms\": 1.99,\n    \"lex_ms\": 0.0,\n    \"parse_ms\": 0.0,\n"
                       "    \"typecheck_ms\": 0.0,\n    \"run_ms\": 0.5\n  },\n  \"steps_used\": 0\n}");
-  free(json);
+  geno_free(json);
   geno_result_free(r);
 }
 
@@ -95,7 +95,7 @@ static void untrusted_text_cannot_break_the_json(void **state) {
   assert_non_null(strstr(json, "\"ok\": false"));
   assert_null(strstr(json, "\"ok\": true,\n")); /* the forged field exists only escaped */
   assert_non_null(strstr(json, "\"message\": \"msg \\\"quoted\\\" \\\\ and\\nnewline\""));
-  free(json);
+  geno_free(json);
   geno_result_free(r);
 }
 
@@ -109,7 +109,7 @@ static void output_keeps_its_length(void **state) {
   assert_memory_equal(out, "a\0b", 3);
   char *json = geno_result_to_json(r);
   assert_non_null(strstr(json, "\"output\": \"a\\u0000b\""));
-  free(json);
+  geno_free(json);
   geno_result_free(r);
 }
 

@@ -66,7 +66,7 @@ static void test_ctor_value(void **state) {
   char *text = geno_value_to_string(v);
   if (text) {
     assert_string_equal(text, "Some(value: P(x: 3, name: \"a\"))");
-    free(text);
+    geno_free(text);
   }
   geno_result_free(r);
 }
@@ -236,7 +236,7 @@ static void test_result_json(void **state) {
   assert_non_null(j);
   assert_non_null(strstr(j, "\"value\": {\"_tuple\": [1, 2.5]}"));
   assert_non_null(strstr(j, "\"ok\": true"));
-  free(j);
+  geno_free(j);
   geno_result_free(r);
 }
 

@@ -44,12 +44,12 @@ static void validate_rejects_unknown_targets(void **state) {
   assert_non_null(msg);
   assert_non_null(strstr(msg, "'deno'"));
   assert_non_null(strstr(msg, "python-hosted"));
-  free(msg);
+  geno_free(msg);
   c.targets = NULL;
   c.ntargets = 1;
   msg = geno_config_validate(&c);
   assert_non_null(msg);
-  free(msg);
+  geno_free(msg);
 }
 
 static void check_reports_unknown_target_as_e204(void **state) {

@@ -31,8 +31,8 @@
 #include <unistd.h>
 
 #include "host.h"
-#include "host_curl.h"
-#include "host_net.h"
+#include "curl.h"
+#include "net.h"
 
 /* The reference's limits: redirects followed, seconds per request. */
 #define HTTP_MAX_REDIRECTS 10
@@ -62,7 +62,7 @@ typedef struct Request {
 
 typedef struct Response {
   long status;
-  CliStr body;
+  HostStr body;
   bool too_much;      /* the body outgrew byte_cap: the transfer was stopped */
   size_t byte_cap;
   char *names[HTTP_MAX_HEADERS], *values[HTTP_MAX_HEADERS];
@@ -86,7 +86,7 @@ static void response_reset_headers(Response *r) {
 
 static void response_free(Response *r) {
   response_reset_headers(r);
-  cli_str_free(&r->body);
+  host_str_free(&r->body);
 }
 
 static void request_free(Request *r) {
@@ -105,27 +105,27 @@ static size_t on_body(char *data, size_t size, size_t n, void *ud) {
   Response *r = ud;
   size_t len = size * n;
   if (r->body.len + len > r->byte_cap) {
-    cli_str_add(&r->body, data, r->byte_cap - r->body.len);
+    host_str_add(&r->body, data, r->byte_cap - r->body.len);
     r->too_much = true;
     return 0; /* stops the transfer */
   }
-  cli_str_add(&r->body, data, len);
+  host_str_add(&r->body, data, len);
   return r->body.oom ? 0 : len;
 }
 
 /* Header bytes are Latin-1 to Python; make them UTF-8. */
 static char *latin1(const char *s, size_t n) {
-  CliStr b = {0};
+  HostStr b = {0};
   for (size_t i = 0; i < n; i++) {
     unsigned char c = (unsigned char)s[i];
-    if (c < 0x80) cli_str_add(&b, s + i, 1);
+    if (c < 0x80) host_str_add(&b, s + i, 1);
     else {
       char u[2] = {(char)(0xC0 | (c >> 6)), (char)(0x80 | (c & 0x3F))};
-      cli_str_add(&b, u, 2);
+      host_str_add(&b, u, 2);
     }
   }
-  cli_str_add(&b, "", 0);
-  return cli_str_take(&b);
+  host_str_add(&b, "", 0);
+  return host_str_take(&b);
 }
 
 static size_t on_header(char *data, size_t size, size_t n, void *ud) {
@@ -140,12 +140,12 @@ static size_t on_header(char *data, size_t size, size_t n, void *ud) {
   if (data[0] == ' ' || data[0] == '\t') { /* a folded line continues the last value */
     if (r->nheaders) {
       char *more = latin1(data, len);
-      CliStr v = {0};
-      cli_str_puts(&v, r->values[r->nheaders - 1]);
-      cli_str_puts(&v, " ");
-      if (more) cli_str_puts(&v, more + strspn(more, " \t"));
+      HostStr v = {0};
+      host_str_puts(&v, r->values[r->nheaders - 1]);
+      host_str_puts(&v, " ");
+      if (more) host_str_puts(&v, more + strspn(more, " \t"));
       free(more);
-      char *nv = cli_str_take(&v);
+      char *nv = host_str_take(&v);
       if (nv) {
         free(r->values[r->nheaders - 1]);
         r->values[r->nheaders - 1] = nv;
@@ -175,9 +175,9 @@ static curl_socket_t on_open_socket(void *ud, curlsocktype purpose, struct curl_
   if (!r->allow_private) {
     bool ok = false;
     if (a->family == AF_INET && a->addrlen >= sizeof(struct sockaddr_in))
-      ok = cli_http_address_policy((const unsigned char *)&((struct sockaddr_in *)&a->addr)->sin_addr, 4);
+      ok = host_http_address_policy((const unsigned char *)&((struct sockaddr_in *)&a->addr)->sin_addr, 4);
     else if (a->family == AF_INET6 && a->addrlen >= sizeof(struct sockaddr_in6))
-      ok = cli_http_address_policy((const unsigned char *)&((struct sockaddr_in6 *)&a->addr)->sin6_addr, 16);
+      ok = host_http_address_policy((const unsigned char *)&((struct sockaddr_in6 *)&a->addr)->sin6_addr, 16);
     if (!ok) {
       r->denied = true;
       return CURL_SOCKET_BAD;
@@ -190,90 +190,90 @@ static curl_socket_t on_open_socket(void *ud, curlsocktype purpose, struct curl_
 
 /* Check url for fn; on success *pin is the CURLOPT_RESOLVE entry to use
  * (NULL: none needed). On failure the reference's message is in *why. */
-static int check_target(CliHost *h, const char *fn, const char *url, char **pin, CliStr *why) {
+static int check_target(Host *h, const char *fn, const char *url, char **pin, HostStr *why) {
   *pin = NULL;
-  CliUrl u;
-  CliStr bad = {0};
-  if (!cli_url_parse(url, &u, &bad)) {
-    cli_url_free(&u);
-    cli_str_add(why, bad.s ? bad.s : "", bad.len);
-    cli_str_free(&bad);
+  HostUrl u;
+  HostStr bad = {0};
+  if (!host_url_parse(url, &u, &bad)) {
+    host_url_free(&u);
+    host_str_add(why, bad.s ? bad.s : "", bad.len);
+    host_str_free(&bad);
     return FAIL_POLICY;
   }
   int rc = FAIL_NONE;
   if (strcmp(u.scheme, "http") != 0 && strcmp(u.scheme, "https") != 0) {
-    cli_str_printf(why, "%s: scheme '%s' is not allowed, only http and https", fn, u.scheme);
+    host_str_printf(why, "%s: scheme '%s' is not allowed, only http and https", fn, u.scheme);
     rc = FAIL_POLICY;
   } else if (!u.host) {
-    cli_str_printf(why, "%s: URL must include a hostname", fn);
+    host_str_printf(why, "%s: URL must include a hostname", fn);
     rc = FAIL_POLICY;
   } else { /* resolved even when private targets are allowed: the reference's message for a bad name */
-    int port = cli_url_effective_port(&u);
+    int port = host_url_effective_port(&u);
     char service[16];
     snprintf(service, sizeof service, "%d", port);
     struct addrinfo hints = {.ai_socktype = SOCK_STREAM}, *res = NULL;
     if (getaddrinfo(u.host, service, &hints, &res) != 0 || !res) {
-      cli_str_printf(why, "%s: cannot resolve host ", fn);
-      cli_py_repr(why, u.host, strlen(u.host));
+      host_str_printf(why, "%s: cannot resolve host ", fn);
+      host_py_repr(why, u.host, strlen(u.host));
       rc = FAIL_POLICY;
     } else {
-      CliStr entry = {0};
+      HostStr entry = {0};
       bool literal = strchr(u.host, ':') || inet_addr(u.host) != INADDR_NONE;
-      cli_str_printf(&entry, "%s:%d:", u.host, port);
+      host_str_printf(&entry, "%s:%d:", u.host, port);
       int pinned = 0;
       for (struct addrinfo *a = res; a && rc == FAIL_NONE; a = a->ai_next) {
         char text[INET6_ADDRSTRLEN + 2];
         bool ok = false;
         if (a->ai_family == AF_INET) {
           const struct in_addr *ia = &((struct sockaddr_in *)a->ai_addr)->sin_addr;
-          ok = h->http_allow_private || cli_http_address_policy((const unsigned char *)ia, 4);
+          ok = h->http_allow_private || host_http_address_policy((const unsigned char *)ia, 4);
           inet_ntop(AF_INET, ia, text, sizeof text);
         } else if (a->ai_family == AF_INET6) {
           const struct in6_addr *ia = &((struct sockaddr_in6 *)a->ai_addr)->sin6_addr;
-          ok = h->http_allow_private || cli_http_address_policy((const unsigned char *)ia, 16);
+          ok = h->http_allow_private || host_http_address_policy((const unsigned char *)ia, 16);
           text[0] = '[';
           inet_ntop(AF_INET6, ia, text + 1, sizeof text - 2);
           strcat(text, "]");
         }
         if (!ok) {
-          cli_str_printf(why, "%s: non-public network targets are not allowed", fn);
+          host_str_printf(why, "%s: non-public network targets are not allowed", fn);
           rc = FAIL_POLICY;
         } else if (pinned < HTTP_MAX_PINNED) {
-          cli_str_printf(&entry, "%s%s", pinned ? "," : "", text);
+          host_str_printf(&entry, "%s%s", pinned ? "," : "", text);
           pinned++;
         }
       }
       freeaddrinfo(res);
-      if (rc == FAIL_NONE && !literal) *pin = cli_str_take(&entry);
-      cli_str_free(&entry);
+      if (rc == FAIL_NONE && !literal) *pin = host_str_take(&entry);
+      host_str_free(&entry);
       if (entry.oom) rc = FAIL_OOM;
     }
   }
-  cli_url_free(&u);
+  host_url_free(&u);
   return rc;
 }
 
 /* ---- one transfer -------------------------------------------------------------------------- */
 
 /* Python's repr of bytes: b'...' */
-static void bytes_repr(CliStr *b, const char *s, size_t n) {
+static void bytes_repr(HostStr *b, const char *s, size_t n) {
   bool sq = memchr(s, '\'', n) != NULL, dq = memchr(s, '"', n) != NULL;
   char q = sq && !dq ? '"' : '\'';
-  cli_str_printf(b, "b%c", q);
+  host_str_printf(b, "b%c", q);
   for (size_t i = 0; i < n; i++) {
     unsigned char c = (unsigned char)s[i];
-    if (c == '\\' || c == (unsigned char)q) cli_str_printf(b, "\\%c", c);
-    else if (c == '\t') cli_str_puts(b, "\\t");
-    else if (c == '\n') cli_str_puts(b, "\\n");
-    else if (c == '\r') cli_str_puts(b, "\\r");
-    else if (c < 0x20 || c >= 0x7f) cli_str_printf(b, "\\x%02x", c);
-    else cli_str_add(b, (const char *)&c, 1);
+    if (c == '\\' || c == (unsigned char)q) host_str_printf(b, "\\%c", c);
+    else if (c == '\t') host_str_puts(b, "\\t");
+    else if (c == '\n') host_str_puts(b, "\\n");
+    else if (c == '\r') host_str_puts(b, "\\r");
+    else if (c < 0x20 || c >= 0x7f) host_str_printf(b, "\\x%02x", c);
+    else host_str_add(b, (const char *)&c, 1);
   }
-  cli_str_add(b, &q, 1);
+  host_str_add(b, &q, 1);
 }
 
-static int perform(CliHost *h, const Request *rq, const char *pin, Response *rs, CliStr *why) {
-  double left = cli_host_remaining(h);
+static int perform(Host *h, const Request *rq, const char *pin, Response *rs, HostStr *why) {
+  double left = host_remaining(h);
   if (left == 0) return FAIL_DEADLINE;
   bool by_deadline = left >= 0 && left < HTTP_TIMEOUT_S;
   long timeout_ms = (long)((by_deadline ? left : HTTP_TIMEOUT_S) * 1000) + 1;
@@ -329,16 +329,16 @@ static int perform(CliHost *h, const Request *rq, const char *pin, Response *rs,
   if (rs->too_much) fail = FAIL_SIZE;
   else if (rs->body.oom) fail = FAIL_OOM;
   else if (rs->denied) {
-    cli_str_printf(why, "%s: non-public network targets are not allowed", rq->fn);
+    host_str_printf(why, "%s: non-public network targets are not allowed", rq->fn);
     fail = FAIL_POLICY;
   } else if (rs->too_many_headers) {
-    cli_str_printf(why, "got more than %d headers", HTTP_MAX_HEADERS);
+    host_str_printf(why, "got more than %d headers", HTTP_MAX_HEADERS);
     fail = FAIL_TRANSPORT;
   } else if (rc == CURLE_OPERATION_TIMEDOUT && by_deadline) fail = FAIL_DEADLINE;
   else if (rc != CURLE_OK) {
-    if (rc == CURLE_OPERATION_TIMEDOUT) cli_str_puts(why, "<urlopen error timed out>");
-    else if (os_errno) cli_str_printf(why, "<urlopen error [Errno %ld] %s>", os_errno, strerror((int)os_errno));
-    else cli_str_printf(why, "<urlopen error %s>", errbuf[0] ? errbuf : curl_easy_strerror(rc));
+    if (rc == CURLE_OPERATION_TIMEDOUT) host_str_puts(why, "<urlopen error timed out>");
+    else if (os_errno) host_str_printf(why, "<urlopen error [Errno %ld] %s>", os_errno, strerror((int)os_errno));
+    else host_str_printf(why, "<urlopen error %s>", errbuf[0] ? errbuf : curl_easy_strerror(rc));
     fail = FAIL_TRANSPORT;
   }
   curl_slist_free_all(hdrs);
@@ -356,7 +356,7 @@ oom:
 
 /* Python's "'latin-1' codec can't encode character '\u20ac' in position
  * 0: ordinal not in range(256)" for the first code point of s past `max`. */
-static bool encode_check(const char *s, size_t n, unsigned max, const char *codec, CliStr *out, CliStr *why) {
+static bool encode_check(const char *s, size_t n, unsigned max, const char *codec, HostStr *out, HostStr *why) {
   size_t i = 0, pos = 0;
   while (i < n) {
     unsigned char c = (unsigned char)s[i];
@@ -381,30 +381,30 @@ static bool encode_check(const char *s, size_t n, unsigned max, const char *code
         at += dk;
       }
       if (first == last) {
-        cli_str_printf(why, "'%s' codec can't encode character '", codec);
-        if (cp < 0x100) cli_str_printf(why, "\\x%02x", cp);
-        else if (cp < 0x10000) cli_str_printf(why, "\\u%04x", cp);
-        else cli_str_printf(why, "\\U%08x", cp);
-        cli_str_printf(why, "' in position %zu: ordinal not in range(%u)", first, max + 1);
+        host_str_printf(why, "'%s' codec can't encode character '", codec);
+        if (cp < 0x100) host_str_printf(why, "\\x%02x", cp);
+        else if (cp < 0x10000) host_str_printf(why, "\\u%04x", cp);
+        else host_str_printf(why, "\\U%08x", cp);
+        host_str_printf(why, "' in position %zu: ordinal not in range(%u)", first, max + 1);
       } else
-        cli_str_printf(why, "'%s' codec can't encode characters in position %zu-%zu: ordinal not in range(%u)", codec,
+        host_str_printf(why, "'%s' codec can't encode characters in position %zu-%zu: ordinal not in range(%u)", codec,
                        first, last, max + 1);
       return false;
     }
     char byte = (char)cp;
-    cli_str_add(out, &byte, 1);
+    host_str_add(out, &byte, 1);
     i += k;
     pos++;
   }
-  cli_str_add(out, "", 0);
+  host_str_add(out, "", 0);
   return true;
 }
 
 /* Add one caller header as urllib's add_header does (the name
  * capitalized; a later header with the same name replaces the earlier),
  * after http.client's checks of what may be sent. */
-static int add_header(Request *rq, const char *name, size_t nlen, const char *value, size_t vlen, CliStr *why) {
-  CliStr n = {0}, v = {0};
+static int add_header(Request *rq, const char *name, size_t nlen, const char *value, size_t vlen, HostStr *why) {
+  HostStr n = {0}, v = {0};
   int rc = FAIL_NONE;
   if (!encode_check(name, nlen, 0x7F, "ascii", &n, why) || !encode_check(value, vlen, 0xFF, "latin-1", &v, why)) {
     rc = FAIL_TRANSPORT;
@@ -420,17 +420,17 @@ static int add_header(Request *rq, const char *name, size_t nlen, const char *va
     if (v.s[i] == '\r' && nx != ' ' && nx != '\t' && nx != '\n') value_ok = false;
   }
   if (!name_ok || !value_ok) {
-    cli_str_puts(why, name_ok ? "Invalid header value " : "Invalid header name ");
+    host_str_puts(why, name_ok ? "Invalid header value " : "Invalid header name ");
     if (name_ok) bytes_repr(why, v.s, v.len);
     else bytes_repr(why, n.s, n.len);
     rc = FAIL_TRANSPORT;
     goto done;
   }
-  CliStr key = {0}, line = {0};
+  HostStr key = {0}, line = {0};
   for (size_t i = 0; i < n.len; i++) { /* capitalize(): first upper, rest lower */
     char c = n.s[i];
     c = (char)(i == 0 ? (c >= 'a' && c <= 'z' ? c - 32 : c) : (c >= 'A' && c <= 'Z' ? c + 32 : c));
-    cli_str_add(&key, &c, 1);
+    host_str_add(&key, &c, 1);
   }
   bool start = true;
   for (size_t i = 0; i < n.len; i++) { /* title(): each alphanumeric run capitalized */
@@ -438,14 +438,14 @@ static int add_header(Request *rq, const char *name, size_t nlen, const char *va
     bool alnum = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
     if (alnum) c = (char)(start ? (c >= 'a' && c <= 'z' ? c - 32 : c) : (c >= 'A' && c <= 'Z' ? c + 32 : c));
     start = !alnum;
-    cli_str_add(&line, &c, 1);
+    host_str_add(&line, &c, 1);
   }
   /* libcurl sends "Name;" as an empty header ("Name:" would remove it) */
   if (v.len) {
-    cli_str_puts(&line, ": ");
-    cli_str_add(&line, v.s, v.len);
-  } else cli_str_puts(&line, ";");
-  char *k = cli_str_take(&key), *l = cli_str_take(&line);
+    host_str_puts(&line, ": ");
+    host_str_add(&line, v.s, v.len);
+  } else host_str_puts(&line, ";");
+  char *k = host_str_take(&key), *l = host_str_take(&line);
   if (!k || !l) {
     free(k);
     free(l);
@@ -475,8 +475,8 @@ static int add_header(Request *rq, const char *name, size_t nlen, const char *va
   rq->headers = t;
   rq->headers[rq->nheaders++] = (Header){k, l};
 done:
-  cli_str_free(&n);
-  cli_str_free(&v);
+  host_str_free(&n);
+  host_str_free(&v);
   return rc;
 }
 
@@ -502,7 +502,7 @@ static void drop_headers(Request *rq, const char *const *keys) {
 
 /* Carry out rq (following redirects) into rs. The first URL has been
  * checked already; pin0 is its CURLOPT_RESOLVE entry (taken over). */
-static int do_request(CliHost *h, Request *rq, char *pin0, Response *rs, CliStr *why) {
+static int do_request(Host *h, Request *rq, char *pin0, Response *rs, HostStr *why) {
   for (int hops = 0;; hops++) {
     char *pin = pin0;
     pin0 = NULL;
@@ -511,9 +511,9 @@ static int do_request(CliHost *h, Request *rq, char *pin0, Response *rs, CliStr 
     response_free(rs);
     memset(rs, 0, sizeof *rs);
     rs->allow_private = h->http_allow_private;
-    rs->byte_cap = h->max_collection > (SIZE_MAX - 2 * CLI_READ_CHUNK) / 4
+    rs->byte_cap = h->max_collection > (SIZE_MAX - 2 * HOST_READ_CHUNK) / 4
                        ? SIZE_MAX / 2
-                       : (size_t)h->max_collection * 4 + 2 * CLI_READ_CHUNK;
+                       : (size_t)h->max_collection * 4 + 2 * HOST_READ_CHUNK;
     fail = perform(h, rq, pin, rs, why);
     free(pin);
     if (fail) return fail;
@@ -528,16 +528,16 @@ static int do_request(CliHost *h, Request *rq, char *pin0, Response *rs, CliStr 
     /* urllib leaves a redirect to anything but http, https, ftp or a
      * relative reference unfollowed: the 3xx is the answer (ftp goes on
      * to the scheme check below and is refused there) */
-    CliUrl loc;
-    CliStr ignore = {0};
-    cli_url_parse(location, &loc, &ignore);
+    HostUrl loc;
+    HostStr ignore = {0};
+    host_url_parse(location, &loc, &ignore);
     bool followable = loc.scheme && (!*loc.scheme || strcmp(loc.scheme, "http") == 0 ||
                                      strcmp(loc.scheme, "https") == 0 || strcmp(loc.scheme, "ftp") == 0);
-    cli_url_free(&loc);
-    cli_str_free(&ignore);
+    host_url_free(&loc);
+    host_str_free(&ignore);
     if (!followable) return FAIL_NONE;
     if (hops >= HTTP_MAX_REDIRECTS) {
-      cli_str_printf(why, "%s: too many redirects", rq->fn);
+      host_str_printf(why, "%s: too many redirects", rq->fn);
       return FAIL_POLICY;
     }
     /* the target, resolved against this URL */
@@ -547,7 +547,7 @@ static int do_request(CliHost *h, Request *rq, char *pin0, Response *rs, CliStr 
         curl_url_set(u, CURLUPART_URL, location, CURLU_NON_SUPPORT_SCHEME) != CURLUE_OK ||
         curl_url_get(u, CURLUPART_URL, &target, 0) != CURLUE_OK) {
       curl_url_cleanup(u);
-      cli_str_printf(why, "<urlopen error invalid redirect location %s>", location);
+      host_str_printf(why, "<urlopen error invalid redirect location %s>", location);
       return FAIL_TRANSPORT;
     }
     curl_url_cleanup(u);
@@ -555,7 +555,7 @@ static int do_request(CliHost *h, Request *rq, char *pin0, Response *rs, CliStr 
     bool to_get = (rs->status == 303 && strcmp(method, "HEAD") != 0) ||
                   ((rs->status == 301 || rs->status == 302) && strcmp(method, "POST") == 0);
     bool changed = to_get && strcmp(method, "GET") != 0;
-    if (!cli_url_same_origin(rq->url, target)) drop_headers(rq, NULL);
+    if (!host_url_same_origin(rq->url, target)) drop_headers(rq, NULL);
     else if (changed) {
       static const char *const body_headers[] = {"Content-length", "Content-type", "Transfer-encoding", NULL};
       drop_headers(rq, body_headers);
@@ -574,8 +574,8 @@ static int do_request(CliHost *h, Request *rq, char *pin0, Response *rs, CliStr 
 }
 
 /* The body as a String value; FAIL_SIZE past the collection limit. */
-static int body_text(CliHost *h, Response *rs, CliStr *text, uint64_t *report) {
-  if (!cli_decode_limited(text, (const unsigned char *)(rs->body.s ? rs->body.s : ""), rs->body.len,
+static int body_text(Host *h, Response *rs, HostStr *text, uint64_t *report) {
+  if (!host_decode_limited(text, (const unsigned char *)(rs->body.s ? rs->body.s : ""), rs->body.len,
                           h->max_collection, report))
     return FAIL_SIZE;
   return text->oom ? FAIL_OOM : FAIL_NONE;
@@ -584,41 +584,41 @@ static int body_text(CliHost *h, Response *rs, CliStr *text, uint64_t *report) {
 /* Turn a failure into what the builtin does with it: fetch and post fail
  * the call with "fn: reason", http_request returns Err(reason); the size
  * limit and the deadline always fail the call. */
-static geno_value *failure(CliHost *h, const Request *rq, Response *rs, int fail, CliStr *why, bool as_err,
+static geno_value *failure(Host *h, const Request *rq, Response *rs, int fail, HostStr *why, bool as_err,
                            char **error) {
-  if (fail == FAIL_OOM) return cli_host_fail(error, "out of memory");
-  if (fail == FAIL_DEADLINE) return cli_host_fail(error, "%s: the run's deadline passed during the request", rq->fn);
+  if (fail == FAIL_OOM) return host_fail(error, "out of memory");
+  if (fail == FAIL_DEADLINE) return host_fail(error, "%s: the run's deadline passed during the request", rq->fn);
   if (fail == FAIL_SIZE) {
-    CliStr t = {0};
+    HostStr t = {0};
     uint64_t report = h->max_collection + 1;
     if (body_text(h, rs, &t, &report) != FAIL_SIZE) report = h->max_collection + 1;
-    cli_str_free(&t);
-    return cli_host_size_error(error, "String", report, h->max_collection);
+    host_str_free(&t);
+    return host_size_error(error, "String", report, h->max_collection);
   }
-  if (as_err) return cli_host_err_str(error, why);
-  CliStr m = {0};
-  if (fail == FAIL_TRANSPORT) cli_str_printf(&m, "%s: ", rq->fn);
-  cli_str_add(&m, why->s ? why->s : "", why->len);
-  cli_str_free(why);
-  return cli_host_fail_str(error, &m);
+  if (as_err) return host_err_str(error, why);
+  HostStr m = {0};
+  if (fail == FAIL_TRANSPORT) host_str_printf(&m, "%s: ", rq->fn);
+  host_str_add(&m, why->s ? why->s : "", why->len);
+  host_str_free(why);
+  return host_fail_str(error, &m);
 }
 
-static geno_value *simple(CliHost *h, const char *fn, const geno_value *const *args, size_t nargs, bool post,
+static geno_value *simple(Host *h, const char *fn, const geno_value *const *args, size_t nargs, bool post,
                           char **error) {
   const char *no_curl;
-  if (!cli_curl_load(&no_curl)) return cli_host_fail(error, "%s: %s", fn, no_curl);
+  if (!host_curl_load(&no_curl)) return host_fail(error, "%s: %s", fn, no_curl);
   size_t ulen, blen = 0;
-  const char *url = cli_host_arg_str(args, nargs, 0, &ulen);
-  const char *body = post ? cli_host_arg_str(args, nargs, 1, &blen) : NULL;
-  if (!url || (post && !body)) return cli_host_fail(error, "%s: arguments must be String", fn);
+  const char *url = host_arg_str(args, nargs, 0, &ulen);
+  const char *body = post ? host_arg_str(args, nargs, 1, &blen) : NULL;
+  if (!url || (post && !body)) return host_fail(error, "%s: arguments must be String", fn);
   Request rq = {.fn = fn, .method = strdup(post ? "POST" : "GET"), .url = strndup(url, ulen), .body = body,
                 .body_len = blen};
   Response rs = {0};
-  CliStr why = {0};
+  HostStr why = {0};
   geno_value *result = NULL;
   int fail = !rq.method || !rq.url ? FAIL_OOM : FAIL_NONE;
   if (!fail && memchr(url, '\0', ulen)) {
-    cli_str_puts(&why, "<urlopen error URL can't contain control characters>");
+    host_str_puts(&why, "<urlopen error URL can't contain control characters>");
     fail = FAIL_TRANSPORT;
   }
   char *pin = NULL;
@@ -628,15 +628,15 @@ static geno_value *simple(CliHost *h, const char *fn, const geno_value *const *a
   else free(pin);
   if (fail) result = failure(h, &rq, &rs, fail, &why, false, error);
   else {
-    CliStr text = {0};
+    HostStr text = {0};
     uint64_t report = 0;
     fail = body_text(h, &rs, &text, &report);
-    if (fail == FAIL_SIZE) result = cli_host_size_error(error, "String", report, h->max_collection);
-    else if (fail) result = cli_host_fail(error, "out of memory");
-    else result = cli_host_value(error, geno_value_new_string(text.s ? text.s : "", text.len));
-    cli_str_free(&text);
+    if (fail == FAIL_SIZE) result = host_size_error(error, "String", report, h->max_collection);
+    else if (fail) result = host_fail(error, "out of memory");
+    else result = host_value(error, geno_value_new_string(text.s ? text.s : "", text.len));
+    host_str_free(&text);
   }
-  cli_str_free(&why);
+  host_str_free(&why);
   response_free(&rs);
   request_free(&rq);
   return result;
@@ -653,13 +653,13 @@ static geno_value *http_post(const char *name, const geno_value *const *args, si
 }
 
 /* Ok(HttpResponse(status, body, headers)) */
-static geno_value *response_value(CliHost *h, Response *rs, char **error) {
-  CliStr text = {0};
+static geno_value *response_value(Host *h, Response *rs, char **error) {
+  HostStr text = {0};
   uint64_t report = 0;
   int fail = body_text(h, rs, &text, &report);
   if (fail == FAIL_SIZE) {
-    cli_str_free(&text);
-    return cli_host_size_error(error, "String", report, h->max_collection);
+    host_str_free(&text);
+    return host_size_error(error, "String", report, h->max_collection);
   }
   geno_value **pairs = calloc(rs->nheaders ? rs->nheaders : 1, sizeof *pairs);
   bool ok = !fail && pairs;
@@ -683,44 +683,44 @@ static geno_value *response_value(CliHost *h, Response *rs, char **error) {
     pairs = NULL;
     if (f[0] && f[1] && f[2]) {
       geno_value *resp = geno_value_new_ctor("HttpResponse", names, f, 3);
-      result = cli_host_value(error, resp ? geno_value_new_ok(resp) : NULL);
+      result = host_value(error, resp ? geno_value_new_ok(resp) : NULL);
     } else {
       for (int k = 0; k < 3; k++) geno_value_free(f[k]);
-      result = cli_host_fail(error, "out of memory");
+      result = host_fail(error, "out of memory");
     }
   } else {
     for (size_t i = 0; pairs && i < rs->nheaders; i++) geno_value_free(pairs[i]);
-    result = cli_host_fail(error, "out of memory");
+    result = host_fail(error, "out of memory");
   }
   free(pairs);
-  cli_str_free(&text);
+  host_str_free(&text);
   return result;
 }
 
 static geno_value *http_request(const char *name, const geno_value *const *args, size_t nargs, void *ud,
                                 char **error) {
-  CliHost *h = ud;
+  Host *h = ud;
   const char *no_curl;
-  if (!cli_curl_load(&no_curl)) return cli_host_fail(error, "http_request: %s", no_curl);
+  if (!host_curl_load(&no_curl)) return host_fail(error, "http_request: %s", no_curl);
   size_t mlen, ulen, blen;
-  const char *method = cli_host_arg_str(args, nargs, 0, &mlen);
-  const char *url = cli_host_arg_str(args, nargs, 1, &ulen);
-  const char *body = cli_host_arg_str(args, nargs, 3, &blen);
+  const char *method = host_arg_str(args, nargs, 0, &mlen);
+  const char *url = host_arg_str(args, nargs, 1, &ulen);
+  const char *body = host_arg_str(args, nargs, 3, &blen);
   const geno_value *headers = nargs > 2 ? args[2] : NULL;
   if (!method || !url || !body || geno_value_type(headers) != GENO_LIST)
-    return cli_host_err(error, "http_request: invalid arguments");
+    return host_err(error, "http_request: invalid arguments");
   Request rq = {.fn = "http_request", .url = strndup(url, ulen), .body = body, .body_len = blen};
   Response rs = {0};
-  CliStr why = {0};
+  HostStr why = {0};
   int fail = FAIL_NONE;
-  CliStr m = {0};
+  HostStr m = {0};
   for (size_t i = 0; i < mlen; i++) { /* str.upper() of the ASCII letters; others are refused below */
     char c = method[i];
     if (c >= 'a' && c <= 'z') c = (char)(c - 32);
-    cli_str_add(&m, &c, 1);
+    host_str_add(&m, &c, 1);
   }
-  cli_str_add(&m, "", 0);
-  rq.method = cli_str_take(&m);
+  host_str_add(&m, "", 0);
+  rq.method = host_str_take(&m);
   /* the policy first, as the reference checks the URL before building
    * the request */
   char *pin = NULL;
@@ -730,16 +730,16 @@ static geno_value *http_request(const char *name, const geno_value *const *args,
   for (size_t i = 0; !fail && i < mlen && bad == mlen; i++)
     if ((unsigned char)rq.method[i] < 0x20) bad = i;
   if (!fail && bad < mlen) { /* http.client's check: a control character could split the request line */
-    cli_str_puts(&why, "method can't contain control characters. ");
-    cli_py_repr(&why, rq.method, mlen);
+    host_str_puts(&why, "method can't contain control characters. ");
+    host_py_repr(&why, rq.method, mlen);
     if (bad < mlen) {
-      cli_str_puts(&why, " (found at least ");
-      cli_py_repr(&why, rq.method + bad, 1);
-      cli_str_puts(&why, ")");
+      host_str_puts(&why, " (found at least ");
+      host_py_repr(&why, rq.method + bad, 1);
+      host_str_puts(&why, ")");
     }
     fail = FAIL_TRANSPORT;
   } else if (!fail && memchr(url, '\0', ulen)) {
-    cli_str_puts(&why, "<urlopen error URL can't contain control characters>");
+    host_str_puts(&why, "<urlopen error URL can't contain control characters>");
     fail = FAIL_TRANSPORT;
   }
   if (!fail && (strcmp(rq.method, "GET") == 0 || strcmp(rq.method, "HEAD") == 0) && blen == 0) rq.body = NULL;
@@ -753,7 +753,7 @@ static geno_value *http_request(const char *name, const geno_value *const *args,
     const char *n = geno_value_string(geno_value_item(pair, 0), &nl);
     const char *v = geno_value_string(geno_value_item(pair, 1), &vl);
     if (!n || !v) {
-      cli_str_puts(&why, "http_request: headers must be (String, String) pairs");
+      host_str_puts(&why, "http_request: headers must be (String, String) pairs");
       fail = FAIL_TRANSPORT;
       break;
     }
@@ -762,21 +762,21 @@ static geno_value *http_request(const char *name, const geno_value *const *args,
   if (!fail) fail = do_request(h, &rq, pin, &rs, &why);
   else free(pin);
   geno_value *result = fail ? failure(h, &rq, &rs, fail, &why, true, error) : response_value(h, &rs, error);
-  cli_str_free(&why);
+  host_str_free(&why);
   response_free(&rs);
   request_free(&rq);
   return result;
 }
 
-bool cli_host_http_install(CliHost *h, char **err) {
+bool host_http_install(Host *h, char **err) {
   (void)err;
-  h->http_allow_private = cli_host_env_truthy("GENO_HTTP_ALLOW_PRIVATE");
+  h->http_allow_private = host_env_truthy("GENO_HTTP_ALLOW_PRIVATE");
   h->http_ready = true; /* libcurl itself is loaded by the first request (host_curl.h) */
-  return cli_host_add(h, "http_fetch", http_fetch) && cli_host_add(h, "http_post", http_post) &&
-         cli_host_add(h, "http_request", http_request);
+  return host_add(h, "http_fetch", http_fetch) && host_add(h, "http_post", http_post) &&
+         host_add(h, "http_request", http_request);
 }
 
-void cli_host_http_free(CliHost *h) {
-  if (h->http_ready) cli_curl_unload();
+void host_http_free(Host *h) {
+  if (h->http_ready) host_curl_unload();
   h->http_ready = false;
 }

@@ -1,11 +1,12 @@
-/* host.h -- the `geno` command as a host: real implementations of the
- * builtins the library leaves to host callbacks (files, HTTP, processes,
- * standard input, sleep_ms), each behind the policy the reference's CLI
- * applies. See docs/SECURITY.md, "The CLI as a host".
+/* host.h -- the host policies: real implementations of the builtins the
+ * library leaves to host callbacks (files, HTTP, processes, standard
+ * input, sleep_ms), each behind the policy the reference's CLI applies.
+ * The `geno` command (src/cli) and the server (src/server) both use them.
+ * See docs/SECURITY.md, "The CLI as a host".
  *
  * The library never touches the machine; a capability granted with --cap
  * only lets a program *ask*. These callbacks are what answers, and they
- * run in the CLI process: in the default isolated mode the program sits in
+ * run in the host process (the CLI or the server): in the default isolated mode the program sits in
  * a sandboxed child and its requests reach them through the broker, so
  * every argument is hostile data. Callbacks are installed only for the
  * capabilities granted with --cap (fail closed: no --cap fs, no fs
@@ -15,8 +16,8 @@
  * reports ordinary failures as Err(text); the others (fs_read_text,
  * http_fetch, ...) fail the call, which the program sees as a catchable
  * runtime error (E499) with the same text. */
-#ifndef GENO_CLI_HOST_H
-#define GENO_CLI_HOST_H
+#ifndef GENO_HOST_H
+#define GENO_HOST_H
 
 #include <stdarg.h>
 #include <stdbool.h>
@@ -27,7 +28,7 @@
 
 /* One slot per BF_CALLBACK builtin the CLI implements (7 fs, 3 http, 4
  * process, stdin_read_all, sleep_ms). */
-#define CLI_HOST_MAX_CALLBACKS 16
+#define HOST_MAX_CALLBACKS 16
 
 /* How far past the CLI's own estimate of the run's deadline a blocking
  * callback (sleep_ms, a process, an HTTP transfer, reading stdin) may
@@ -38,19 +39,19 @@
  * program within the source-size limits, and stays below the 500 ms after
  * the deadline at which isolation kills the child (the parent cannot
  * supervise while it runs a callback). */
-#define CLI_HOST_DEADLINE_SLACK_S 0.25
+#define HOST_DEADLINE_SLACK_S 0.25
 
 /* What the host needs to know about the run. */
-typedef struct CliHostOptions {
+typedef struct HostOptions {
   unsigned caps;               /* capabilities granted with --cap (0 = none) */
   double timeout_s;            /* the run's timeout (0 = none) */
   uint64_t max_collection;     /* max_collection_size: bounds what callbacks return */
   const char *program_path;    /* the entry file, for the fs roots */
   const char *const *args;     /* program arguments, for the fs roots */
   size_t nargs;
-} CliHostOptions;
+} HostOptions;
 
-typedef struct CliHost {
+typedef struct Host {
   unsigned caps;              /* granted capabilities */
   double timeout_s;           /* as given */
   double deadline;            /* monotonic seconds; 0 = no deadline */
@@ -67,107 +68,111 @@ typedef struct CliHost {
   char **exe_allow;           /* GENO_PROCESS_EXECUTABLES, real paths; NULL = no list */
   size_t nexe_allow;
   /* what cmd_run hands to geno_config */
-  geno_callback callbacks[CLI_HOST_MAX_CALLBACKS];
+  geno_callback callbacks[HOST_MAX_CALLBACKS];
   size_t ncallbacks;
-} CliHost;
+} Host;
 
 /* Build the host for one run: the policies from the options and the
  * environment, and callbacks for exactly the granted capabilities among
  * fs, http, process, stdin and clock (sleep_ms). On failure returns false
  * with a malloc'd *err (nothing to free). */
-bool cli_host_init(CliHost *h, const CliHostOptions *o, char **err);
-void cli_host_free(CliHost *h);
+bool host_init(Host *h, const HostOptions *o, char **err);
+void host_free(Host *h);
 /* Start the deadline clock: call right before geno_run. */
-void cli_host_start_clock(CliHost *h);
+void host_start_clock(Host *h);
 
-/* ---- shared by the host_*.c files ---------------------------------------- */
+/* The nearest geno.toml at or above FILE's directory, as a malloc'd path,
+ * or NULL (none, or out of memory); its directory is the project root. */
+char *host_find_manifest(const char *file);
+
+/* ---- shared by the files of src/host ------------------------------------ */
 
 /* A growable byte string; `s` is always NUL-terminated once anything was
  * added. An allocation failure sets `oom` and later additions do nothing. */
-typedef struct CliStr {
+typedef struct HostStr {
   char *s;
   size_t len, cap;
   bool oom;
-} CliStr;
+} HostStr;
 
-void cli_str_add(CliStr *b, const char *s, size_t n);
-void cli_str_puts(CliStr *b, const char *s);
-void cli_str_printf(CliStr *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void cli_str_free(CliStr *b);
+void host_str_add(HostStr *b, const char *s, size_t n);
+void host_str_puts(HostStr *b, const char *s);
+void host_str_printf(HostStr *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void host_str_free(HostStr *b);
 /* Hand the buffer over (malloc'd, NUL-terminated; "" when empty); NULL on
  * a failed allocation (the buffer is freed either way). */
-char *cli_str_take(CliStr *b);
+char *host_str_take(HostStr *b);
 
 /* Python's repr() of a str, as the reference's messages show paths:
  * 'a b', "it's", '\n', and a byte that is not UTF-8 as '\udcff' (Python's
  * surrogateescape). */
-void cli_py_repr(CliStr *b, const char *s, size_t n);
+void host_py_repr(HostStr *b, const char *s, size_t n);
 
 /* UTF-8 as CPython's codec judges it. At s[0..n) returns the length of
  * the valid sequence that starts there (1-4), or 0 when it is invalid:
  * then *bad is the number of bytes CPython reports (and replaces with one
  * U+FFFD) and *reason its explanation; or -1 when the bytes are a valid
  * but incomplete prefix and `final` is false (more may follow). */
-int cli_utf8_seq(const unsigned char *s, size_t n, bool final, size_t *bad, const char **reason);
+int host_utf8_seq(const unsigned char *s, size_t n, bool final, size_t *bad, const char **reason);
 /* CPython's UnicodeDecodeError text for the bad bytes at `pos`:
  * "'utf-8' codec can't decode byte 0xff in position 3: invalid start byte". */
-void cli_utf8_error(CliStr *b, const unsigned char *at, size_t pos, size_t bad, const char *reason);
+void host_utf8_error(HostStr *b, const unsigned char *at, size_t pos, size_t bad, const char *reason);
 /* Decode with errors="replace" into out (each invalid piece becomes one
  * U+FFFD), counting code points in *ncp. */
-void cli_utf8_replace(CliStr *out, const unsigned char *s, size_t n, size_t *ncp);
+void host_utf8_replace(HostStr *out, const unsigned char *s, size_t n, size_t *ncp);
 
 /* The reference reads streams (HTTP bodies, process output) 8 KiB at a
  * time and checks the collection limit after each piece, so the count it
  * reports is the total after the piece that crossed the limit. */
-#define CLI_READ_CHUNK 8192
+#define HOST_READ_CHUNK 8192
 /* Decode s[0..n) with errors="replace" as the reference reads a stream.
  * True with the text appended to out; false when it holds more than
  * `limit` code points, with *report the count the reference's message
  * shows (out then holds only the first `limit`). */
-bool cli_decode_limited(CliStr *out, const unsigned char *s, size_t n, uint64_t limit, uint64_t *report);
+bool host_decode_limited(HostStr *out, const unsigned char *s, size_t n, uint64_t limit, uint64_t *report);
 
-/* Seconds left before the run's deadline plus CLI_HOST_DEADLINE_SLACK_S
+/* Seconds left before the run's deadline plus HOST_DEADLINE_SLACK_S
  * (never negative), or -1 when the run has no deadline. */
-double cli_host_remaining(const CliHost *h);
+double host_remaining(const Host *h);
 /* Monotonic clock in seconds. */
-double cli_host_now(void);
+double host_now(void);
 
 /* Callback results. Each returns NULL after setting *error (the program
  * sees a runtime error with that text), so a callback can `return
- * cli_host_fail(error, ...)`. */
-geno_value *cli_host_fail(char **error, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+ * host_fail(error, ...)`. */
+geno_value *host_fail(char **error, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Take the text of b as the error (b is freed). */
-geno_value *cli_host_fail_str(char **error, CliStr *b);
+geno_value *host_fail_str(char **error, HostStr *b);
 /* Err(text) / Ok(String), or NULL with *error set when out of memory. */
-geno_value *cli_host_err(char **error, const char *text);
-geno_value *cli_host_err_str(char **error, CliStr *b);
-geno_value *cli_host_ok_string(char **error, const char *s, size_t n);
+geno_value *host_err(char **error, const char *text);
+geno_value *host_err_str(char **error, HostStr *b);
+geno_value *host_ok_string(char **error, const char *s, size_t n);
 /* Check that v is non-NULL (an allocation succeeded); sets *error if not. */
-geno_value *cli_host_value(char **error, geno_value *v);
+geno_value *host_value(char **error, geno_value *v);
 /* The reference's message for a result over the collection limit:
  * "String size exceeds limit (n > limit)". */
-geno_value *cli_host_size_error(char **error, const char *kind, uint64_t n, uint64_t limit);
+geno_value *host_size_error(char **error, const char *kind, uint64_t n, uint64_t limit);
 
 /* Argument i as a String (bytes and length), or NULL if it is not one. */
-const char *cli_host_arg_str(const geno_value *const *args, size_t nargs, size_t i, size_t *len);
+const char *host_arg_str(const geno_value *const *args, size_t nargs, size_t i, size_t *len);
 
 /* Environment switches the reference reads: "1", "true", "yes", "on"
  * (any case, surrounding spaces ignored). */
-bool cli_host_env_truthy(const char *name);
+bool host_env_truthy(const char *name);
 
 /* The families. Each adds its callbacks to h->callbacks; false with *err
  * on failure. */
-bool cli_host_fs_install(CliHost *h, const CliHostOptions *o, char **err);
-bool cli_host_http_install(CliHost *h, char **err);
-bool cli_host_process_install(CliHost *h, char **err);
-bool cli_host_stdin_install(CliHost *h, char **err);
-bool cli_host_clock_install(CliHost *h, char **err);
-void cli_host_fs_free(CliHost *h);
-void cli_host_http_free(CliHost *h);
-void cli_host_process_free(CliHost *h);
+bool host_fs_install(Host *h, const HostOptions *o, char **err);
+bool host_http_install(Host *h, char **err);
+bool host_process_install(Host *h, char **err);
+bool host_stdin_install(Host *h, char **err);
+bool host_clock_install(Host *h, char **err);
+void host_fs_free(Host *h);
+void host_http_free(Host *h);
+void host_process_free(Host *h);
 
 /* Add one callback (false when the table is full, which is a bug). */
-bool cli_host_add(CliHost *h, const char *name, geno_callback_fn fn);
+bool host_add(Host *h, const char *name, geno_callback_fn fn);
 
 /* Exposed for tests (tests/unit/test_host_*.c). */
 
@@ -175,27 +180,27 @@ bool cli_host_add(CliHost *h, const char *name, geno_callback_fn fn);
  * links resolved, `.`/`..` and repeated slashes removed, components that
  * do not exist kept as written. Sets *nul when the path holds a NUL byte
  * (Python's "embedded null byte"). malloc'd, NULL when out of memory. */
-char *cli_fs_realpath(const char *path, size_t len, bool *nul);
+char *host_fs_realpath(const char *path, size_t len, bool *nul);
 /* Test hook: open files as on a kernel without openat2 (the component
  * walk with O_NOFOLLOW). */
-extern bool cli_fs_no_openat2;
+extern bool host_fs_no_openat2;
 /* Whether `path` (normalized, absolute) is `root` or below it. */
-bool cli_fs_under_root(const char *path, const char *root);
+bool host_fs_under_root(const char *path, const char *root);
 
 /* The reference's HTTP address policy: is this IPv4 (4 bytes) or IPv6 (16
  * bytes) address one a program may reach? Denies loopback, private,
  * link-local, shared (CGNAT), documentation, benchmarking, multicast,
  * reserved and unspecified space, and IPv6 forms embedding such an IPv4
  * address (mapped, compatible, NAT64, 6to4, Teredo). */
-bool cli_http_address_public(const unsigned char *addr, size_t len);
-/* Test hook: when set, replaces cli_http_address_public for connections
+bool host_http_address_public(const unsigned char *addr, size_t len);
+/* Test hook: when set, replaces host_http_address_public for connections
  * (so a test can treat its loopback server as "public"). */
-extern bool (*cli_http_address_policy)(const unsigned char *addr, size_t len);
+extern bool (*host_http_address_policy)(const unsigned char *addr, size_t len);
 
 /* Python's shlex.split (POSIX mode). Returns the words (malloc'd array of
  * malloc'd strings, NULL-terminated) or NULL with a malloc'd *err
  * ("No closing quotation", "No escaped character"). */
-char **cli_shlex_split(const char *s, size_t n, size_t *count, char **err);
-void cli_strv_free(char **v);
+char **host_shlex_split(const char *s, size_t n, size_t *count, char **err);
+void host_strv_free(char **v);
 
 #endif

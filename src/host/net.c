@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "host.h"
-#include "host_net.h"
+#include "net.h"
 
 typedef struct Net {
   unsigned char addr[16];
@@ -65,7 +65,7 @@ static bool zero(const unsigned char *a, size_t n) {
   return true;
 }
 
-bool cli_http_address_public(const unsigned char *a, size_t len) {
+bool host_http_address_public(const unsigned char *a, size_t len) {
   if (len == 4) return v4_public(a);
   if (len != 16) return false;
   static const unsigned char nat64_local[6] = {0x00, 0x64, 0xff, 0x9b, 0x00, 0x01}; /* 64:ff9b:1::/48 */
@@ -91,11 +91,11 @@ bool cli_http_address_public(const unsigned char *a, size_t len) {
   return true;
 }
 
-bool (*cli_http_address_policy)(const unsigned char *addr, size_t len) = cli_http_address_public;
+bool (*host_http_address_policy)(const unsigned char *addr, size_t len) = host_http_address_public;
 
 /* ---- URLs the way Python's urlsplit reads them ------------------------------------ */
 
-void cli_url_free(CliUrl *u) {
+void host_url_free(HostUrl *u) {
   free(u->scheme);
   free(u->host);
   memset(u, 0, sizeof *u);
@@ -106,32 +106,32 @@ static bool scheme_char(char c) {
          c == '.';
 }
 
-bool cli_url_parse(const char *url, CliUrl *u, CliStr *why) {
+bool host_url_parse(const char *url, HostUrl *u, HostStr *why) {
   memset(u, 0, sizeof *u);
   u->port = -1;
   /* urlsplit drops leading C0 controls and spaces, and tabs and newlines anywhere */
-  CliStr clean = {0};
+  HostStr clean = {0};
   const char *p = url;
   while (*p && (unsigned char)*p <= ' ') p++;
   for (; *p; p++)
-    if (*p != '\t' && *p != '\r' && *p != '\n') cli_str_add(&clean, p, 1);
+    if (*p != '\t' && *p != '\r' && *p != '\n') host_str_add(&clean, p, 1);
   const char *s = clean.s ? clean.s : "";
   const char *colon = strchr(s, ':');
   size_t rest = 0;
-  CliStr scheme = {0};
+  HostStr scheme = {0};
   if (colon && colon > s && ((s[0] >= 'a' && s[0] <= 'z') || (s[0] >= 'A' && s[0] <= 'Z'))) {
     bool ok = true;
     for (const char *q = s; q < colon; q++) ok &= scheme_char(*q);
     if (ok) {
       for (const char *q = s; q < colon; q++) {
         char c = (char)(*q >= 'A' && *q <= 'Z' ? *q + 32 : *q);
-        cli_str_add(&scheme, &c, 1);
+        host_str_add(&scheme, &c, 1);
       }
       rest = (size_t)(colon - s) + 1;
     }
   }
-  cli_str_add(&scheme, "", 0);
-  u->scheme = cli_str_take(&scheme);
+  host_str_add(&scheme, "", 0);
+  u->scheme = host_str_take(&scheme);
   const char *n = s + rest;
   bool ok = u->scheme != NULL && !clean.oom;
   if (ok && n[0] == '/' && n[1] == '/') {
@@ -151,13 +151,13 @@ bool cli_url_parse(const char *url, CliUrl *u, CliStr *why) {
       hend = c ? c : end;
       if (c) port = c + 1;
     }
-    CliStr host = {0};
+    HostStr host = {0};
     for (const char *q = h; q < hend; q++) {
       char c = (char)(*q >= 'A' && *q <= 'Z' ? *q + 32 : *q);
-      cli_str_add(&host, &c, 1);
+      host_str_add(&host, &c, 1);
     }
-    u->host = host.len ? cli_str_take(&host) : NULL;
-    if (host.len == 0) cli_str_free(&host);
+    u->host = host.len ? host_str_take(&host) : NULL;
+    if (host.len == 0) host_str_free(&host);
     if (port && port < end) { /* Python: digits only, 0..65535 */
       long v = 0;
       bool digits = true;
@@ -166,29 +166,29 @@ bool cli_url_parse(const char *url, CliUrl *u, CliStr *why) {
         else if (v <= 65535) v = v * 10 + (*q - '0');
       }
       if (!digits) {
-        cli_str_puts(why, "Port could not be cast to integer value as ");
-        cli_py_repr(why, port, (size_t)(end - port));
+        host_str_puts(why, "Port could not be cast to integer value as ");
+        host_py_repr(why, port, (size_t)(end - port));
         ok = false;
       } else if (v > 65535) {
-        cli_str_puts(why, "Port out of range 0-65535");
+        host_str_puts(why, "Port out of range 0-65535");
         ok = false;
       } else u->port = (int)v;
     }
   }
-  cli_str_free(&clean);
-  if (!ok && !why->len) cli_str_puts(why, "out of memory");
+  host_str_free(&clean);
+  if (!ok && !why->len) host_str_puts(why, "out of memory");
   return ok;
 }
 
-int cli_url_effective_port(const CliUrl *u) {
+int host_url_effective_port(const HostUrl *u) {
   if (u->port > 0) return u->port;
   return strcmp(u->scheme, "https") == 0 ? 443 : strcmp(u->scheme, "http") == 0 ? 80 : -1;
 }
 
-bool cli_url_same_origin(const char *a, const char *b) {
-  CliUrl x = {0}, y = {0};
-  CliStr w = {0};
-  bool ok = cli_url_parse(a, &x, &w) && cli_url_parse(b, &y, &w);
+bool host_url_same_origin(const char *a, const char *b) {
+  HostUrl x = {0}, y = {0};
+  HostStr w = {0};
+  bool ok = host_url_parse(a, &x, &w) && host_url_parse(b, &y, &w);
   bool same = false;
   if (ok) {
     /* hostnames compare without a trailing dot */
@@ -196,10 +196,10 @@ bool cli_url_same_origin(const char *a, const char *b) {
     while (lx && x.host[lx - 1] == '.') lx--;
     while (ly && y.host[ly - 1] == '.') ly--;
     same = strcmp(x.scheme, y.scheme) == 0 && lx == ly && (lx == 0 || memcmp(x.host, y.host, lx) == 0) &&
-           cli_url_effective_port(&x) == cli_url_effective_port(&y);
+           host_url_effective_port(&x) == host_url_effective_port(&y);
   }
-  cli_url_free(&x);
-  cli_url_free(&y);
-  cli_str_free(&w);
+  host_url_free(&x);
+  host_url_free(&y);
+  host_str_free(&w);
   return same;
 }

@@ -14,7 +14,7 @@
 
 /* ---- strings ---------------------------------------------------------------- */
 
-static bool str_reserve(CliStr *b, size_t extra) {
+static bool str_reserve(HostStr *b, size_t extra) {
   if (b->oom) return false;
   if (extra > SIZE_MAX / 2 - b->len) {
     b->oom = true;
@@ -34,16 +34,16 @@ static bool str_reserve(CliStr *b, size_t extra) {
   return true;
 }
 
-void cli_str_add(CliStr *b, const char *s, size_t n) {
+void host_str_add(HostStr *b, const char *s, size_t n) {
   if (!str_reserve(b, n)) return;
   if (n) memcpy(b->s + b->len, s, n);
   b->len += n;
   b->s[b->len] = '\0';
 }
 
-void cli_str_puts(CliStr *b, const char *s) { cli_str_add(b, s, strlen(s)); }
+void host_str_puts(HostStr *b, const char *s) { host_str_add(b, s, strlen(s)); }
 
-void cli_str_printf(CliStr *b, const char *fmt, ...) {
+void host_str_printf(HostStr *b, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   int n = vsnprintf(NULL, 0, fmt, ap);
@@ -55,15 +55,15 @@ void cli_str_printf(CliStr *b, const char *fmt, ...) {
   b->len += (size_t)n;
 }
 
-void cli_str_free(CliStr *b) {
+void host_str_free(HostStr *b) {
   free(b->s);
   memset(b, 0, sizeof *b);
 }
 
-char *cli_str_take(CliStr *b) {
+char *host_str_take(HostStr *b) {
   if (!b->oom && !b->s) str_reserve(b, 0);
   if (b->oom) {
-    cli_str_free(b);
+    host_str_free(b);
     return NULL;
   }
   char *s = b->s;
@@ -73,7 +73,7 @@ char *cli_str_take(CliStr *b) {
 
 /* ---- CPython's UTF-8 ----------------------------------------------------------- */
 
-int cli_utf8_seq(const unsigned char *s, size_t n, bool final, size_t *bad, const char **reason) {
+int host_utf8_seq(const unsigned char *s, size_t n, bool final, size_t *bad, const char **reason) {
   unsigned c = s[0];
   if (c < 0x80) return 1;
   int need;          /* continuation bytes */
@@ -110,14 +110,14 @@ int cli_utf8_seq(const unsigned char *s, size_t n, bool final, size_t *bad, cons
   return need + 1;
 }
 
-void cli_utf8_error(CliStr *b, const unsigned char *at, size_t pos, size_t bad, const char *reason) {
+void host_utf8_error(HostStr *b, const unsigned char *at, size_t pos, size_t bad, const char *reason) {
   if (bad == 1)
-    cli_str_printf(b, "'utf-8' codec can't decode byte 0x%02x in position %zu: %s", at[0], pos, reason);
+    host_str_printf(b, "'utf-8' codec can't decode byte 0x%02x in position %zu: %s", at[0], pos, reason);
   else
-    cli_str_printf(b, "'utf-8' codec can't decode bytes in position %zu-%zu: %s", pos, pos + bad - 1, reason);
+    host_str_printf(b, "'utf-8' codec can't decode bytes in position %zu-%zu: %s", pos, pos + bad - 1, reason);
 }
 
-void cli_utf8_replace(CliStr *out, const unsigned char *s, size_t n, size_t *ncp) {
+void host_utf8_replace(HostStr *out, const unsigned char *s, size_t n, size_t *ncp) {
   size_t i = 0, count = 0;
   while (i < n) {
     size_t start = i;
@@ -125,11 +125,11 @@ void cli_utf8_replace(CliStr *out, const unsigned char *s, size_t n, size_t *ncp
     for (;;) {
       size_t bad = 0;
       const char *why;
-      int k = i < n ? cli_utf8_seq(s + i, n - i, true, &bad, &why) : 0;
+      int k = i < n ? host_utf8_seq(s + i, n - i, true, &bad, &why) : 0;
       if (i >= n || k <= 0) {
-        cli_str_add(out, (const char *)s + start, i - start);
+        host_str_add(out, (const char *)s + start, i - start);
         if (i < n) {
-          cli_str_add(out, "\xEF\xBF\xBD", 3);
+          host_str_add(out, "\xEF\xBF\xBD", 3);
           count++;
           i += bad;
         }
@@ -142,23 +142,23 @@ void cli_utf8_replace(CliStr *out, const unsigned char *s, size_t n, size_t *ncp
   if (ncp) *ncp = count;
 }
 
-bool cli_decode_limited(CliStr *out, const unsigned char *s, size_t n, uint64_t limit, uint64_t *report) {
+bool host_decode_limited(HostStr *out, const unsigned char *s, size_t n, uint64_t limit, uint64_t *report) {
   uint64_t total = 0;
-  size_t boundary = CLI_READ_CHUNK, i = 0;
+  size_t boundary = HOST_READ_CHUNK, i = 0;
   while (i < n) {
     size_t bad = 0;
     const char *why;
-    int k = cli_utf8_seq(s + i, n - i, true, &bad, &why);
+    int k = host_utf8_seq(s + i, n - i, true, &bad, &why);
     size_t end = i + (k > 0 ? (size_t)k : bad);
-    for (; end > boundary; boundary += CLI_READ_CHUNK) /* a chunk was complete */
+    for (; end > boundary; boundary += HOST_READ_CHUNK) /* a chunk was complete */
       if (total > limit) {
         *report = total;
         return false;
       }
     total++;
     if (total <= limit) {
-      if (k > 0) cli_str_add(out, (const char *)s + i, (size_t)k);
-      else cli_str_add(out, "\xEF\xBF\xBD", 3);
+      if (k > 0) host_str_add(out, (const char *)s + i, (size_t)k);
+      else host_str_add(out, "\xEF\xBF\xBD", 3);
     }
     i = end;
   }
@@ -179,18 +179,18 @@ static bool py_printable(int32_t cp) {
   }
 }
 
-void cli_py_repr(CliStr *b, const char *s, size_t n) {
+void host_py_repr(HostStr *b, const char *s, size_t n) {
   bool has_single = memchr(s, '\'', n) != NULL, has_double = memchr(s, '"', n) != NULL;
   char q = has_single && !has_double ? '"' : '\'';
-  cli_str_add(b, &q, 1);
+  host_str_add(b, &q, 1);
   const unsigned char *u = (const unsigned char *)s;
   size_t i = 0;
   while (i < n) {
     size_t bad;
     const char *why;
-    int k = cli_utf8_seq(u + i, n - i, true, &bad, &why);
+    int k = host_utf8_seq(u + i, n - i, true, &bad, &why);
     if (k <= 0) { /* surrogateescape: each undecodable byte is U+DC80+byte */
-      cli_str_printf(b, "\\udc%02x", u[i]);
+      host_str_printf(b, "\\udc%02x", u[i]);
       i++;
       continue;
     }
@@ -198,41 +198,41 @@ void cli_py_repr(CliStr *b, const char *s, size_t n) {
     utf8proc_iterate(u + i, k, &cp);
     if (cp == '\\' || cp == q) {
       char e[2] = {'\\', (char)cp};
-      cli_str_add(b, e, 2);
-    } else if (cp == '\t') cli_str_puts(b, "\\t");
-    else if (cp == '\n') cli_str_puts(b, "\\n");
-    else if (cp == '\r') cli_str_puts(b, "\\r");
+      host_str_add(b, e, 2);
+    } else if (cp == '\t') host_str_puts(b, "\\t");
+    else if (cp == '\n') host_str_puts(b, "\\n");
+    else if (cp == '\r') host_str_puts(b, "\\r");
     else if (!py_printable(cp)) {
-      if (cp < 0x100) cli_str_printf(b, "\\x%02x", (unsigned)cp);
-      else if (cp < 0x10000) cli_str_printf(b, "\\u%04x", (unsigned)cp);
-      else cli_str_printf(b, "\\U%08x", (unsigned)cp);
-    } else cli_str_add(b, s + i, (size_t)k);
+      if (cp < 0x100) host_str_printf(b, "\\x%02x", (unsigned)cp);
+      else if (cp < 0x10000) host_str_printf(b, "\\u%04x", (unsigned)cp);
+      else host_str_printf(b, "\\U%08x", (unsigned)cp);
+    } else host_str_add(b, s + i, (size_t)k);
     i += (size_t)k;
   }
-  cli_str_add(b, &q, 1);
+  host_str_add(b, &q, 1);
 }
 
 /* ---- time ------------------------------------------------------------------------ */
 
-double cli_host_now(void) {
+double host_now(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-double cli_host_remaining(const CliHost *h) {
+double host_remaining(const Host *h) {
   if (h->deadline <= 0) return -1;
-  double left = h->deadline + CLI_HOST_DEADLINE_SLACK_S - cli_host_now();
+  double left = h->deadline + HOST_DEADLINE_SLACK_S - host_now();
   return left > 0 ? left : 0;
 }
 
-void cli_host_start_clock(CliHost *h) {
-  h->deadline = h->timeout_s > 0 ? cli_host_now() + h->timeout_s : 0;
+void host_start_clock(Host *h) {
+  h->deadline = h->timeout_s > 0 ? host_now() + h->timeout_s : 0;
 }
 
 /* ---- callback results ------------------------------------------------------------- */
 
-geno_value *cli_host_fail(char **error, const char *fmt, ...) {
+geno_value *host_fail(char **error, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   int n = vsnprintf(NULL, 0, fmt, ap);
@@ -247,54 +247,54 @@ geno_value *cli_host_fail(char **error, const char *fmt, ...) {
   return NULL;
 }
 
-geno_value *cli_host_fail_str(char **error, CliStr *b) {
-  CliStr text = {0}; /* the message becomes a String the program can catch */
-  if (!b->oom) cli_utf8_replace(&text, (const unsigned char *)(b->s ? b->s : ""), b->len, NULL);
-  cli_str_free(b);
-  *error = cli_str_take(&text);
+geno_value *host_fail_str(char **error, HostStr *b) {
+  HostStr text = {0}; /* the message becomes a String the program can catch */
+  if (!b->oom) host_utf8_replace(&text, (const unsigned char *)(b->s ? b->s : ""), b->len, NULL);
+  host_str_free(b);
+  *error = host_str_take(&text);
   return NULL;
 }
 
-geno_value *cli_host_value(char **error, geno_value *v) {
-  if (!v) return cli_host_fail(error, "out of memory");
+geno_value *host_value(char **error, geno_value *v) {
+  if (!v) return host_fail(error, "out of memory");
   return v;
 }
 
-geno_value *cli_host_err(char **error, const char *text) {
-  CliStr b = {0};
-  cli_str_puts(&b, text);
-  return cli_host_err_str(error, &b);
+geno_value *host_err(char **error, const char *text) {
+  HostStr b = {0};
+  host_str_puts(&b, text);
+  return host_err_str(error, &b);
 }
 
-geno_value *cli_host_err_str(char **error, CliStr *b) {
+geno_value *host_err_str(char **error, HostStr *b) {
   /* Err texts carry paths, names and library messages; whatever bytes
    * they hold, the String must be valid UTF-8 */
-  CliStr text = {0};
-  if (!b->oom) cli_utf8_replace(&text, (const unsigned char *)(b->s ? b->s : ""), b->len, NULL);
+  HostStr text = {0};
+  if (!b->oom) host_utf8_replace(&text, (const unsigned char *)(b->s ? b->s : ""), b->len, NULL);
   bool oom = b->oom || text.oom;
-  cli_str_free(b);
+  host_str_free(b);
   geno_value *s = oom ? NULL : geno_value_new_string(text.s ? text.s : "", text.len);
-  cli_str_free(&text);
-  if (oom) return cli_host_fail(error, "out of memory");
-  return cli_host_value(error, s ? geno_value_new_err(s) : NULL);
+  host_str_free(&text);
+  if (oom) return host_fail(error, "out of memory");
+  return host_value(error, s ? geno_value_new_err(s) : NULL);
 }
 
-geno_value *cli_host_ok_string(char **error, const char *s, size_t n) {
+geno_value *host_ok_string(char **error, const char *s, size_t n) {
   geno_value *v = geno_value_new_string(s, n);
-  return cli_host_value(error, v ? geno_value_new_ok(v) : NULL);
+  return host_value(error, v ? geno_value_new_ok(v) : NULL);
 }
 
-geno_value *cli_host_size_error(char **error, const char *kind, uint64_t n, uint64_t limit) {
-  return cli_host_fail(error, "%s size exceeds limit (%llu > %llu)", kind, (unsigned long long)n,
+geno_value *host_size_error(char **error, const char *kind, uint64_t n, uint64_t limit) {
+  return host_fail(error, "%s size exceeds limit (%llu > %llu)", kind, (unsigned long long)n,
                        (unsigned long long)limit);
 }
 
-const char *cli_host_arg_str(const geno_value *const *args, size_t nargs, size_t i, size_t *len) {
+const char *host_arg_str(const geno_value *const *args, size_t nargs, size_t i, size_t *len) {
   if (i >= nargs || geno_value_type(args[i]) != GENO_STRING) return NULL;
   return geno_value_string(args[i], len);
 }
 
-bool cli_host_env_truthy(const char *name) {
+bool host_env_truthy(const char *name) {
   const char *v = getenv(name);
   if (!v) return false;
   while (*v == ' ' || *v == '\t' || *v == '\n' || *v == '\r') v++;
@@ -308,40 +308,40 @@ bool cli_host_env_truthy(const char *name) {
 
 /* ---- setup ------------------------------------------------------------------------ */
 
-bool cli_host_add(CliHost *h, const char *name, geno_callback_fn fn) {
-  if (h->ncallbacks >= CLI_HOST_MAX_CALLBACKS) return false;
+bool host_add(Host *h, const char *name, geno_callback_fn fn) {
+  if (h->ncallbacks >= HOST_MAX_CALLBACKS) return false;
   h->callbacks[h->ncallbacks++] = (geno_callback){name, fn, h};
   return true;
 }
 
-bool cli_host_init(CliHost *h, const CliHostOptions *o, char **err) {
+bool host_init(Host *h, const HostOptions *o, char **err) {
   memset(h, 0, sizeof *h);
   *err = NULL;
   h->caps = o->caps;
   h->timeout_s = o->timeout_s;
   h->max_collection = o->max_collection;
   bool ok = true;
-  if (ok && (o->caps & GENO_CAP_FS)) ok = cli_host_fs_install(h, o, err);
-  if (ok && (o->caps & GENO_CAP_HTTP)) ok = cli_host_http_install(h, err);
-  if (ok && (o->caps & GENO_CAP_PROCESS)) ok = cli_host_process_install(h, err);
-  if (ok && (o->caps & GENO_CAP_STDIN)) ok = cli_host_stdin_install(h, err);
-  if (ok && (o->caps & GENO_CAP_CLOCK)) ok = cli_host_clock_install(h, err);
+  if (ok && (o->caps & GENO_CAP_FS)) ok = host_fs_install(h, o, err);
+  if (ok && (o->caps & GENO_CAP_HTTP)) ok = host_http_install(h, err);
+  if (ok && (o->caps & GENO_CAP_PROCESS)) ok = host_process_install(h, err);
+  if (ok && (o->caps & GENO_CAP_STDIN)) ok = host_stdin_install(h, err);
+  if (ok && (o->caps & GENO_CAP_CLOCK)) ok = host_clock_install(h, err);
   if (!ok) {
     if (!*err) *err = strdup("out of memory");
-    cli_host_free(h);
+    host_free(h);
     return false;
   }
   return true;
 }
 
-void cli_host_free(CliHost *h) {
-  cli_host_fs_free(h);
-  cli_host_http_free(h);
-  cli_host_process_free(h);
+void host_free(Host *h) {
+  host_fs_free(h);
+  host_http_free(h);
+  host_process_free(h);
   h->ncallbacks = 0;
 }
 
-void cli_strv_free(char **v) {
+void host_strv_free(char **v) {
   if (!v) return;
   for (char **p = v; *p; p++) free(*p);
   free(v);

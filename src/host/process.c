@@ -42,7 +42,7 @@ extern char **environ;
 
 /* ---- shlex.split -------------------------------------------------------------- */
 
-static bool push_word(char ***v, size_t *n, size_t *cap, CliStr *w) {
+static bool push_word(char ***v, size_t *n, size_t *cap, HostStr *w) {
   if (*n + 2 > *cap) {
     size_t c = *cap ? *cap * 2 : 8;
     char **t = realloc(*v, c * sizeof *t);
@@ -50,17 +50,17 @@ static bool push_word(char ***v, size_t *n, size_t *cap, CliStr *w) {
     *v = t;
     *cap = c;
   }
-  char *s = cli_str_take(w);
+  char *s = host_str_take(w);
   if (!s) return false;
   (*v)[(*n)++] = s;
   (*v)[*n] = NULL;
   return true;
 }
 
-char **cli_shlex_split(const char *s, size_t n, size_t *count, char **err) {
+char **host_shlex_split(const char *s, size_t n, size_t *count, char **err) {
   char **v = calloc(1, sizeof *v);
   size_t nv = 0, cap = v ? 1 : 0;
-  CliStr w = {0};
+  HostStr w = {0};
   bool in_word = false;
   const char *fail = NULL;
   if (!v) goto oom;
@@ -72,21 +72,21 @@ char **cli_shlex_split(const char *s, size_t n, size_t *count, char **err) {
       i++;
     } else if (c == '\\') { /* outside quotes: the next character, whatever it is */
       if (i + 1 >= n) fail = "No escaped character";
-      else cli_str_add(&w, s + i + 1, 1);
+      else host_str_add(&w, s + i + 1, 1);
       in_word = true;
       i += 2;
     } else if (c == '\'') { /* everything literal up to the closing quote */
       const char *close = memchr(s + i + 1, '\'', n - i - 1);
       if (!close) fail = "No closing quotation";
       else {
-        cli_str_add(&w, s + i + 1, (size_t)(close - s - i - 1));
-        if (!w.s) cli_str_add(&w, "", 0); /* '' is an empty word */
+        host_str_add(&w, s + i + 1, (size_t)(close - s - i - 1));
+        if (!w.s) host_str_add(&w, "", 0); /* '' is an empty word */
         i = (size_t)(close - s) + 1;
       }
       in_word = true;
     } else if (c == '"') { /* backslash escapes only " and \ */
       i++;
-      cli_str_add(&w, "", 0);
+      host_str_add(&w, "", 0);
       for (;;) {
         if (i >= n) {
           fail = "No closing quotation";
@@ -101,17 +101,17 @@ char **cli_shlex_split(const char *s, size_t n, size_t *count, char **err) {
             fail = "No escaped character";
             break;
           }
-          if (s[i + 1] != '"' && s[i + 1] != '\\') cli_str_add(&w, "\\", 1);
-          cli_str_add(&w, s + i + 1, 1);
+          if (s[i + 1] != '"' && s[i + 1] != '\\') host_str_add(&w, "\\", 1);
+          host_str_add(&w, s + i + 1, 1);
           i += 2;
           continue;
         }
-        cli_str_add(&w, s + i, 1);
+        host_str_add(&w, s + i, 1);
         i++;
       }
       in_word = true;
     } else {
-      cli_str_add(&w, s + i, 1);
+      host_str_add(&w, s + i, 1);
       in_word = true;
       i++;
     }
@@ -119,17 +119,17 @@ char **cli_shlex_split(const char *s, size_t n, size_t *count, char **err) {
     if (nv >= PROC_MAX_ARGS) fail = "too many arguments";
   }
   if (!fail && in_word && !push_word(&v, &nv, &cap, &w)) goto oom;
-  cli_str_free(&w);
+  host_str_free(&w);
   if (fail) {
-    cli_strv_free(v);
+    host_strv_free(v);
     *err = strdup(fail);
     return NULL;
   }
   *count = nv;
   return v;
 oom:
-  cli_str_free(&w);
-  cli_strv_free(v);
+  host_str_free(&w);
+  host_strv_free(v);
   *err = NULL;
   return NULL;
 }
@@ -145,12 +145,12 @@ static char *search_path(const char *prog) {
   for (const char *p = path;;) {
     const char *end = strchr(p, ':');
     size_t len = end ? (size_t)(end - p) : strlen(p);
-    CliStr c = {0};
-    if (len) cli_str_add(&c, p, len);
-    else cli_str_add(&c, ".", 1);
-    cli_str_puts(&c, "/");
-    cli_str_puts(&c, prog);
-    char *cand = cli_str_take(&c);
+    HostStr c = {0};
+    if (len) host_str_add(&c, p, len);
+    else host_str_add(&c, ".", 1);
+    host_str_puts(&c, "/");
+    host_str_puts(&c, prog);
+    char *cand = host_str_take(&c);
     if (cand && access(cand, X_OK) == 0 && stat(cand, &st) == 0 && !S_ISDIR(st.st_mode)) return cand;
     free(cand);
     if (!end) return NULL;
@@ -160,27 +160,27 @@ static char *search_path(const char *prog) {
 
 /* Check argv against the policy and replace argv[0] by the real path of
  * the executable. NULL when allowed, else the reference's message. */
-static const char *check_argv(CliHost *h, char **argv, size_t argc, CliStr *msg) {
+static const char *check_argv(Host *h, char **argv, size_t argc, HostStr *msg) {
   if (argc == 0) return "process: command must not be empty";
   char *found = NULL;
   if (argv[0][0] != '/') {
     if (!h->path_search) return "process: executable must be an absolute path";
     found = search_path(argv[0]);
     if (!found) {
-      cli_str_printf(msg, "process: executable not found: %s", argv[0]);
+      host_str_printf(msg, "process: executable not found: %s", argv[0]);
       return msg->s;
     }
   }
   const char *exe = found ? found : argv[0];
   bool nul;
-  char *real = exe[0] == '/' ? cli_fs_realpath(exe, strlen(exe), &nul) : NULL;
+  char *real = exe[0] == '/' ? host_fs_realpath(exe, strlen(exe), &nul) : NULL;
   if (!real && exe[0] != '/') { /* a relative PATH entry: resolve against the current directory */
     char *cwd = getcwd(NULL, 0);
-    CliStr a = {0};
-    if (cwd) cli_str_printf(&a, "%s/%s", cwd, exe);
+    HostStr a = {0};
+    if (cwd) host_str_printf(&a, "%s/%s", cwd, exe);
     free(cwd);
-    char *abs = cli_str_take(&a);
-    real = abs ? cli_fs_realpath(abs, strlen(abs), &nul) : NULL;
+    char *abs = host_str_take(&a);
+    real = abs ? host_fs_realpath(abs, strlen(abs), &nul) : NULL;
     free(abs);
   }
   free(found);
@@ -201,13 +201,13 @@ static const char *check_argv(CliHost *h, char **argv, size_t argc, CliStr *msg)
 /* ---- running ------------------------------------------------------------------------- */
 
 typedef struct Capture {
-  CliStr bytes; /* what the child wrote, at most byte_cap bytes */
+  HostStr bytes; /* what the child wrote, at most byte_cap bytes */
   bool over;    /* it wrote more: it was stopped */
 } Capture;
 
 /* envp for the child: everything, or just PATH (the reference's minimal
  * environment; the other names it keeps exist only on Windows). */
-static char **child_env(CliHost *h, char *path_entry[2]) {
+static char **child_env(Host *h, char *path_entry[2]) {
   if (h->inherit_env) return environ;
   path_entry[0] = path_entry[1] = NULL;
   for (char **e = environ; e && *e; e++)
@@ -226,26 +226,26 @@ static void kill_group(pid_t pid) {
 /* Run argv (argv[0] resolved) to completion. Returns NULL with the result
  * in *out ("Ok" value) or an error: *err_text set means Err(text), else
  * *error is set (a raised error). */
-static geno_value *run(CliHost *h, char **argv, const char *input, size_t inlen, bool has_input, char **error) {
-  double left = cli_host_remaining(h);
-  if (left == 0) return cli_host_fail(error, "process: the run's deadline has passed");
+static geno_value *run(Host *h, char **argv, const char *input, size_t inlen, bool has_input, char **error) {
+  double left = host_remaining(h);
+  if (left == 0) return host_fail(error, "process: the run's deadline has passed");
   bool by_deadline = left >= 0 && left < PROC_TIMEOUT_S;
-  double end = cli_host_now() + (by_deadline ? left : PROC_TIMEOUT_S);
+  double end = host_now() + (by_deadline ? left : PROC_TIMEOUT_S);
   int out[2] = {-1, -1}, errp[2] = {-1, -1}, in[2] = {-1, -1}, status[2] = {-1, -1};
   char *path_entry[2];
   char **envp = child_env(h, path_entry);
-  CliStr msg = {0};
+  HostStr msg = {0};
   geno_value *result = NULL;
   if (pipe2(out, O_CLOEXEC) || pipe2(errp, O_CLOEXEC) || pipe2(status, O_CLOEXEC) ||
       (has_input && pipe2(in, O_CLOEXEC))) {
-    cli_str_printf(&msg, "[Errno %d] %s", errno, strerror(errno));
-    result = cli_host_err_str(error, &msg);
+    host_str_printf(&msg, "[Errno %d] %s", errno, strerror(errno));
+    result = host_err_str(error, &msg);
     goto close_all;
   }
   pid_t pid = fork();
   if (pid < 0) {
-    cli_str_printf(&msg, "[Errno %d] %s", errno, strerror(errno));
-    result = cli_host_err_str(error, &msg);
+    host_str_printf(&msg, "[Errno %d] %s", errno, strerror(errno));
+    result = host_err_str(error, &msg);
     goto close_all;
   }
   if (pid == 0) { /* the child: only async-signal-safe calls from here */
@@ -283,9 +283,9 @@ static geno_value *run(CliHost *h, char **argv, const char *input, size_t inlen,
   while (got < 0 && errno == EINTR);
   if (got == (ssize_t)sizeof exec_errno) { /* execve failed: Python's OSError */
     waitpid(pid, NULL, 0);
-    cli_str_printf(&msg, "[Errno %d] %s: ", exec_errno, strerror(exec_errno));
-    cli_py_repr(&msg, argv[0], strlen(argv[0]));
-    result = cli_host_err_str(error, &msg);
+    host_str_printf(&msg, "[Errno %d] %s: ", exec_errno, strerror(exec_errno));
+    host_py_repr(&msg, argv[0], strlen(argv[0]));
+    result = host_err_str(error, &msg);
     goto close_all;
   }
   /* Feed stdin and drain both outputs until they close. A child that
@@ -297,8 +297,8 @@ static geno_value *run(CliHost *h, char **argv, const char *input, size_t inlen,
   Capture cap[2] = {{{0}, false}, {{0}, false}};
   /* enough bytes for limit+1 code points however they are encoded, plus
    * the reference's last read */
-  size_t byte_cap = h->max_collection > (SIZE_MAX - 2 * CLI_READ_CHUNK) / 4 ? SIZE_MAX / 2
-                                                                                : (size_t)h->max_collection * 4 + 2 * CLI_READ_CHUNK;
+  size_t byte_cap = h->max_collection > (SIZE_MAX - 2 * HOST_READ_CHUNK) / 4 ? SIZE_MAX / 2
+                                                                                : (size_t)h->max_collection * 4 + 2 * HOST_READ_CHUNK;
   size_t fed = 0;
   bool timed_out = false, too_much = false;
   int fds[2] = {out[0], errp[0]};
@@ -314,7 +314,7 @@ static geno_value *run(CliHost *h, char **argv, const char *input, size_t inlen,
       p[np] = (struct pollfd){.fd = in[1], .events = POLLOUT};
       idx[np++] = 2;
     }
-    double rest = end - cli_host_now();
+    double rest = end - host_now();
     if (rest <= 0) {
       timed_out = true;
       break;
@@ -344,10 +344,10 @@ static geno_value *run(CliHost *h, char **argv, const char *input, size_t inlen,
       }
       size_t room = byte_cap - cap[k].bytes.len;
       if ((size_t)r > room) { /* keep exactly byte_cap bytes: more code points than the limit */
-        cli_str_add(&cap[k].bytes, buf, room);
+        host_str_add(&cap[k].bytes, buf, room);
         cap[k].over = true;
         too_much = true;
-      } else cli_str_add(&cap[k].bytes, buf, (size_t)r);
+      } else host_str_add(&cap[k].bytes, buf, (size_t)r);
     }
     if (too_much) break;
   }
@@ -361,22 +361,22 @@ static geno_value *run(CliHost *h, char **argv, const char *input, size_t inlen,
   while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
   }
   if (timed_out) {
-    result = by_deadline ? cli_host_fail(error, "process: the run's deadline passed while the process ran")
-                         : cli_host_err(error, "Process timed out");
+    result = by_deadline ? host_fail(error, "process: the run's deadline passed while the process ran")
+                         : host_err(error, "Process timed out");
     goto free_caps;
   }
   {
     int code = WIFEXITED(st) ? WEXITSTATUS(st) : WIFSIGNALED(st) ? -WTERMSIG(st) : -1;
-    CliStr text[2] = {{0}, {0}};
+    HostStr text[2] = {{0}, {0}};
     uint64_t report = 0;
     bool ok = true;
     for (int k = 0; k < 2 && ok; k++)
-      ok = cli_decode_limited(&text[k], (const unsigned char *)(cap[k].bytes.s ? cap[k].bytes.s : ""),
+      ok = host_decode_limited(&text[k], (const unsigned char *)(cap[k].bytes.s ? cap[k].bytes.s : ""),
                               cap[k].bytes.len, h->max_collection, &report);
     if (!ok || too_much)
-      result = cli_host_size_error(error, "String", ok ? h->max_collection + 1 : report, h->max_collection);
+      result = host_size_error(error, "String", ok ? h->max_collection + 1 : report, h->max_collection);
     else if (text[0].oom || text[1].oom || cap[0].bytes.oom || cap[1].bytes.oom)
-      result = cli_host_fail(error, "out of memory");
+      result = host_fail(error, "out of memory");
     else {
       static const char *const names[] = {"exit_code", "stdout", "stderr"};
       geno_value *f[3] = {geno_value_new_int(code), geno_value_new_string(text[0].s ? text[0].s : "", text[0].len),
@@ -385,14 +385,14 @@ static geno_value *run(CliHost *h, char **argv, const char *input, size_t inlen,
       if (f[0] && f[1] && f[2]) pr = geno_value_new_ctor("ProcessResult", names, f, 3);
       else
         for (int k = 0; k < 3; k++) geno_value_free(f[k]);
-      result = cli_host_value(error, pr ? geno_value_new_ok(pr) : NULL);
+      result = host_value(error, pr ? geno_value_new_ok(pr) : NULL);
     }
-    cli_str_free(&text[0]);
-    cli_str_free(&text[1]);
+    host_str_free(&text[0]);
+    host_str_free(&text[1]);
   }
 free_caps:
-  cli_str_free(&cap[0].bytes);
-  cli_str_free(&cap[1].bytes);
+  host_str_free(&cap[0].bytes);
+  host_str_free(&cap[1].bytes);
   out[0] = fds[0];
   errp[0] = fds[1];
 close_all:
@@ -402,87 +402,87 @@ close_all:
     if (in[k] >= 0) close(in[k]);
     if (status[k] >= 0) close(status[k]);
   }
-  cli_str_free(&msg);
+  host_str_free(&msg);
   return result;
 }
 
 /* Check the policy, then run. Takes ownership of argv. */
-static geno_value *run_argv(CliHost *h, char **argv, size_t argc, const char *input, size_t inlen, bool has_input,
+static geno_value *run_argv(Host *h, char **argv, size_t argc, const char *input, size_t inlen, bool has_input,
                             char **error) {
-  CliStr msg = {0};
+  HostStr msg = {0};
   const char *why = check_argv(h, argv, argc, &msg);
   geno_value *r;
-  if (why) r = strcmp(why, "out of memory") == 0 ? cli_host_fail(error, "out of memory") : cli_host_err(error, why);
+  if (why) r = strcmp(why, "out of memory") == 0 ? host_fail(error, "out of memory") : host_err(error, why);
   else r = run(h, argv, input, inlen, has_input, error);
-  cli_str_free(&msg);
-  cli_strv_free(argv);
+  host_str_free(&msg);
+  host_strv_free(argv);
   return r;
 }
 
-static geno_value *exec_common(CliHost *h, const geno_value *const *args, size_t nargs, bool with_input,
+static geno_value *exec_common(Host *h, const geno_value *const *args, size_t nargs, bool with_input,
                                char **error) {
   size_t clen, inlen = 0;
-  const char *cmd = cli_host_arg_str(args, nargs, 0, &clen);
-  const char *input = with_input ? cli_host_arg_str(args, nargs, 1, &inlen) : NULL;
-  if (!cmd) return cli_host_err(error, with_input ? "exec_with_input: command must be String" : "exec: command must be String");
-  if (with_input && !input) return cli_host_err(error, "exec_with_input: stdin must be String");
+  const char *cmd = host_arg_str(args, nargs, 0, &clen);
+  const char *input = with_input ? host_arg_str(args, nargs, 1, &inlen) : NULL;
+  if (!cmd) return host_err(error, with_input ? "exec_with_input: command must be String" : "exec: command must be String");
+  if (with_input && !input) return host_err(error, "exec_with_input: stdin must be String");
   char *why = NULL;
   size_t argc = 0;
-  char **argv = cli_shlex_split(cmd, clen, &argc, &why);
+  char **argv = host_shlex_split(cmd, clen, &argc, &why);
   if (!argv) {
-    geno_value *r = why ? cli_host_err(error, why) : cli_host_fail(error, "out of memory");
+    geno_value *r = why ? host_err(error, why) : host_fail(error, "out of memory");
     free(why);
     return r;
   }
   if (memchr(cmd, '\0', clen)) { /* a NUL cannot reach execve; Python refuses it */
-    cli_strv_free(argv);
-    return cli_host_err(error, "embedded null byte");
+    host_strv_free(argv);
+    return host_err(error, "embedded null byte");
   }
   return run_argv(h, argv, argc, input, inlen, with_input, error);
 }
 
-static geno_value *spawn_common(CliHost *h, const geno_value *const *args, size_t nargs, bool with_input,
+static geno_value *spawn_common(Host *h, const geno_value *const *args, size_t nargs, bool with_input,
                                 char **error) {
   const char *fn = with_input ? "spawn_with_input" : "spawn";
   size_t plen, inlen = 0;
-  const char *prog = cli_host_arg_str(args, nargs, 0, &plen);
+  const char *prog = host_arg_str(args, nargs, 0, &plen);
   const geno_value *list = nargs > 1 ? args[1] : NULL;
   if (!prog) {
-    CliStr m = {0};
-    cli_str_printf(&m, "%s: program must be String", fn);
-    return cli_host_err_str(error, &m);
+    HostStr m = {0};
+    host_str_printf(&m, "%s: program must be String", fn);
+    return host_err_str(error, &m);
   }
   if (geno_value_type(list) != GENO_LIST) {
-    CliStr m = {0};
-    cli_str_printf(&m, "%s: args must be List[String]", fn);
-    return cli_host_err_str(error, &m);
+    HostStr m = {0};
+    host_str_printf(&m, "%s: args must be List[String]", fn);
+    return host_err_str(error, &m);
   }
-  const char *input = with_input ? cli_host_arg_str(args, nargs, 2, &inlen) : NULL;
-  if (with_input && !input) return cli_host_err(error, "spawn_with_input: stdin must be String");
+  const char *input = with_input ? host_arg_str(args, nargs, 2, &inlen) : NULL;
+  if (with_input && !input) return host_err(error, "spawn_with_input: stdin must be String");
   size_t argc = 1 + geno_value_count(list);
-  if (argc > PROC_MAX_ARGS) return cli_host_err(error, "too many arguments");
+  if (argc > PROC_MAX_ARGS) return host_err(error, "too many arguments");
   char **argv = calloc(argc + 1, sizeof *argv);
-  if (!argv) return cli_host_fail(error, "out of memory");
+  if (!argv) return host_fail(error, "out of memory");
   bool nul = memchr(prog, '\0', plen) != NULL, ok = (argv[0] = strndup(prog, plen)) != NULL;
   for (size_t i = 1; ok && i < argc; i++) {
     size_t n;
     const char *a = geno_value_string(geno_value_item(list, i - 1), &n);
     if (!a) {
-      cli_strv_free(argv);
-      CliStr m = {0};
-      cli_str_printf(&m, "%s: args must be List[String]", fn);
-      return cli_host_err_str(error, &m);
+      host_strv_free(argv);
+      HostStr m = {0};
+      host_str_printf(&m, "%s: args must be List[String]", fn);
+      return host_err_str(error, &m);
     }
     nul |= memchr(a, '\0', n) != NULL;
     ok = (argv[i] = strndup(a, n)) != NULL;
   }
   if (!ok) {
-    cli_strv_free(argv);
-    return cli_host_fail(error, "out of memory");
+    host_strv_free(argv);
+    return host_fail(error, "out of memory");
   }
   if (nul) {
-    cli_strv_free(argv);
-    return cli_host_err(error, "embedded null byte");
+    host_strv_free(argv);
+    return host_err(error, "embedded null byte");
   }
   return run_argv(h, argv, argc, input, inlen, with_input, error);
 }
@@ -502,9 +502,9 @@ static geno_value *spawn_with_input_cb(const char *name, const geno_value *const
   return spawn_common(ud, args, nargs, true, error);
 }
 
-bool cli_host_process_install(CliHost *h, char **err) {
+bool host_process_install(Host *h, char **err) {
   h->inherit_env = (h->caps & GENO_CAP_ENV) != 0;
-  h->path_search = cli_host_env_truthy("GENO_PROCESS_ALLOW_PATH_SEARCH");
+  h->path_search = host_env_truthy("GENO_PROCESS_ALLOW_PATH_SEARCH");
   const char *list = getenv("GENO_PROCESS_EXECUTABLES");
   if (list && *list) { /* real paths of the allowed executables */
     h->exe_allow = calloc(1, sizeof *h->exe_allow);
@@ -514,7 +514,7 @@ bool cli_host_process_install(CliHost *h, char **err) {
       size_t len = end ? (size_t)(end - p) : strlen(p);
       if (len) {
         bool nul;
-        char *real = p[0] == '/' ? cli_fs_realpath(p, len, &nul) : strndup(p, len);
+        char *real = p[0] == '/' ? host_fs_realpath(p, len, &nul) : strndup(p, len);
         char **t = real ? realloc(h->exe_allow, (h->nexe_allow + 2) * sizeof *t) : NULL;
         if (!t) {
           free(real);
@@ -528,11 +528,11 @@ bool cli_host_process_install(CliHost *h, char **err) {
       p = end + 1;
     }
   }
-  return cli_host_add(h, "exec", exec_cb) && cli_host_add(h, "exec_with_input", exec_with_input_cb) &&
-         cli_host_add(h, "spawn", spawn_cb) && cli_host_add(h, "spawn_with_input", spawn_with_input_cb);
+  return host_add(h, "exec", exec_cb) && host_add(h, "exec_with_input", exec_with_input_cb) &&
+         host_add(h, "spawn", spawn_cb) && host_add(h, "spawn_with_input", spawn_with_input_cb);
 }
 
-void cli_host_process_free(CliHost *h) {
+void host_process_free(Host *h) {
   for (size_t i = 0; i < h->nexe_allow; i++) free(h->exe_allow[i]);
   free(h->exe_allow);
   h->exe_allow = NULL;

@@ -29,7 +29,6 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "cli.h"
 #include "host.h"
 
 /* Longest path argument accepted, in bytes. The kernel refuses anything
@@ -61,20 +60,20 @@ typedef struct Resolver {
 } Resolver;
 
 /* path := dirname(path) for a normalized absolute path. */
-static void str_dirname(CliStr *p) {
+static void str_dirname(HostStr *p) {
   char *slash = strrchr(p->s, '/');
   p->len = slash == p->s ? 1 : (size_t)(slash - p->s);
   p->s[p->len] = '\0';
 }
 
-static void str_join(CliStr *p, const char *name, size_t n) {
-  if (p->len == 0 || p->s[p->len - 1] != '/') cli_str_add(p, "/", 1);
-  cli_str_add(p, name, n);
+static void str_join(HostStr *p, const char *name, size_t n) {
+  if (p->len == 0 || p->s[p->len - 1] != '/') host_str_add(p, "/", 1);
+  host_str_add(p, name, n);
 }
 
-static void str_set(CliStr *p, const char *s, size_t n) {
+static void str_set(HostStr *p, const char *s, size_t n) {
   p->len = 0;
-  cli_str_add(p, s, n);
+  host_str_add(p, s, n);
 }
 
 /* The target of a link (malloc'd), or "" when it cannot be read (it
@@ -100,7 +99,7 @@ static char *read_link(const char *path, size_t *len) {
 /* Python's posixpath._joinrealpath: resolve `rest` on top of the resolved
  * absolute `path`. Returns 1 when resolved, 0 for a loop (path is then the
  * part resolved so far joined with the rest, unresolved). */
-static int join_real(Resolver *r, CliStr *path, const char *rest, size_t n) {
+static int join_real(Resolver *r, HostStr *path, const char *rest, size_t n) {
   size_t i = 0;
   if (n && rest[0] == '/') str_set(path, "/", 1);
   while (i < n && !path->oom) {
@@ -163,8 +162,8 @@ static void resolver_free(Resolver *r) {
 /* Python's normpath of an absolute path: `.`, `..` and repeated slashes
  * removed lexically. Only a symlink loop leaves anything to remove, and
  * Python's realpath ends with it too. */
-static void normpath(CliStr *p) {
-  CliStr out = {0};
+static void normpath(HostStr *p) {
+  HostStr out = {0};
   str_set(&out, "/", 1);
   size_t i = 0, n = p->len;
   while (i < n) {
@@ -177,21 +176,21 @@ static void normpath(CliStr *p) {
   }
   if (out.oom) p->oom = true;
   else str_set(p, out.s, out.len);
-  cli_str_free(&out);
+  host_str_free(&out);
 }
 
-char *cli_fs_realpath(const char *path, size_t len, bool *nul) {
+char *host_fs_realpath(const char *path, size_t len, bool *nul) {
   *nul = memchr(path, '\0', len) != NULL;
   if (*nul) return NULL;
   Resolver r = {0};
-  CliStr p = {0};
+  HostStr p = {0};
   str_set(&p, "/", 1);
   if (!join_real(&r, &p, path, len)) normpath(&p);
   resolver_free(&r);
-  return cli_str_take(&p);
+  return host_str_take(&p);
 }
 
-bool cli_fs_under_root(const char *path, const char *root) {
+bool host_fs_under_root(const char *path, const char *root) {
   size_t n = strlen(root);
   if (n == 1 && root[0] == '/') return path[0] == '/';
   return strncmp(path, root, n) == 0 && (path[n] == '\0' || path[n] == '/');
@@ -199,7 +198,7 @@ bool cli_fs_under_root(const char *path, const char *root) {
 
 /* The reference's resolve_parent: each component resolved on its own, so
  * `..` applies to the resolved directory. */
-static void resolve_parent(CliStr *cur, const char *p, size_t n) {
+static void resolve_parent(HostStr *cur, const char *p, size_t n) {
   str_set(cur, "/", 1);
   size_t i = 0;
   while (i < n && !cur->oom) {
@@ -222,62 +221,62 @@ static void resolve_parent(CliStr *cur, const char *p, size_t n) {
 /* The path to check for fs_symlink_metadata: parents resolved, the last
  * name kept as it is (so a final link is reported, not followed). */
 static char *lstat_candidate(const char *c, size_t n) {
-  CliStr out = {0};
+  HostStr out = {0};
   size_t cut = n;
   while (cut > 0 && c[cut - 1] != '/') cut--;
   const char *name = c + cut;
   size_t nlen = n - cut;
   if (nlen == 0) {
     resolve_parent(&out, c, n);
-    return cli_str_take(&out);
+    return host_str_take(&out);
   }
   resolve_parent(&out, c, cut);
   if (nlen == 2 && name[0] == '.' && name[1] == '.') str_dirname(&out);
   else if (!(nlen == 1 && name[0] == '.')) str_join(&out, name, nlen);
-  return cli_str_take(&out);
+  return host_str_take(&out);
 }
 
 /* Resolve the program's path for builtin `fn` and check it against the
  * roots. Returns the malloc'd resolved path, or NULL with the reason in
  * *why (the reference's text); *why stays empty when out of memory. */
-static char *scope(CliHost *h, const char *fn, const char *path, size_t len, bool keep_last, CliStr *why) {
+static char *scope(Host *h, const char *fn, const char *path, size_t len, bool keep_last, HostStr *why) {
   if (memchr(path, '\0', len)) {
-    cli_str_puts(why, "embedded null byte");
+    host_str_puts(why, "embedded null byte");
     return NULL;
   }
   if (len > FS_MAX_PATH_ARG) {
-    cli_str_printf(why, "%s: path is too long (%zu bytes; at most %d)", fn, len, FS_MAX_PATH_ARG);
+    host_str_printf(why, "%s: path is too long (%zu bytes; at most %d)", fn, len, FS_MAX_PATH_ARG);
     return NULL;
   }
   bool absolute = len && path[0] == '/';
   for (size_t i = 0; i < (absolute ? 1 : h->nroots); i++) {
-    CliStr cand = {0};
+    HostStr cand = {0};
     if (!absolute) {
-      cli_str_puts(&cand, h->roots[i]);
+      host_str_puts(&cand, h->roots[i]);
       if (len) str_join(&cand, path, len);
-    } else cli_str_add(&cand, path, len);
+    } else host_str_add(&cand, path, len);
     char *resolved = NULL;
     if (!cand.oom) {
       if (keep_last) resolved = lstat_candidate(cand.s, cand.len);
       else {
         bool nul;
-        resolved = cli_fs_realpath(cand.s, cand.len, &nul);
+        resolved = host_fs_realpath(cand.s, cand.len, &nul);
       }
     }
-    cli_str_free(&cand);
+    host_str_free(&cand);
     if (!resolved) return NULL;
     for (size_t k = 0; k < h->nroots; k++) {
-      if ((absolute || k == i) && cli_fs_under_root(resolved, h->roots[k])) return resolved;
+      if ((absolute || k == i) && host_fs_under_root(resolved, h->roots[k])) return resolved;
     }
     free(resolved);
   }
-  cli_str_printf(why, "%s: path escapes configured filesystem roots", fn);
+  host_str_printf(why, "%s: path escapes configured filesystem roots", fn);
   return NULL;
 }
 
 /* ---- opening without following links ---------------------------------------------- */
 
-bool cli_fs_no_openat2 = false;
+bool host_fs_no_openat2 = false;
 
 /* Without openat2 (Linux before 5.6): walk the path a component at a
  * time, each opened with O_NOFOLLOW relative to its parent, which is what
@@ -321,7 +320,7 @@ static int open_walk(const char *path, int flags, mode_t mode) {
  * in since it was resolved, or one a loop left unresolved) is refused
  * (ELOOP) rather than followed. */
 static int open_nofollow(const char *path, int flags, mode_t mode) {
-  if (!cli_fs_no_openat2) {
+  if (!host_fs_no_openat2) {
     struct open_how how = {.flags = (uint64_t)(flags | O_CLOEXEC), .mode = mode, .resolve = RESOLVE_NO_SYMLINKS};
     int fd = (int)syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof how);
     if (fd >= 0 || errno != ENOSYS) return fd;
@@ -330,11 +329,11 @@ static int open_nofollow(const char *path, int flags, mode_t mode) {
 }
 
 /* "[Errno 2] No such file or directory: '/abs/path'" */
-static void os_error(CliStr *b, int err, const char *path) {
-  cli_str_printf(b, "[Errno %d] %s", err, strerror(err));
+static void os_error(HostStr *b, int err, const char *path) {
+  host_str_printf(b, "[Errno %d] %s", err, strerror(err));
   if (path) {
-    cli_str_puts(b, ": ");
-    cli_py_repr(b, path, strlen(path));
+    host_str_puts(b, ": ");
+    host_py_repr(b, path, strlen(path));
   }
 }
 
@@ -370,17 +369,17 @@ static int lstat_nofollow(const char *path, struct stat *st) {
 
 /* ---- the callbacks ------------------------------------------------------------------- */
 
-#define HOST(ud) ((CliHost *)(ud))
+#define HOST(ud) ((Host *)(ud))
 
 static geno_value *fs_read_text(const char *name, const geno_value *const *args, size_t nargs, void *ud,
                                 char **error) {
-  CliHost *h = HOST(ud);
+  Host *h = HOST(ud);
   size_t plen;
-  const char *p = cli_host_arg_str(args, nargs, 0, &plen);
-  if (!p) return cli_host_fail(error, "fs_read_text: path must be String");
-  CliStr why = {0};
+  const char *p = host_arg_str(args, nargs, 0, &plen);
+  if (!p) return host_fail(error, "fs_read_text: path must be String");
+  HostStr why = {0};
   char *path = scope(h, "fs_read_text", p, plen, false, &why);
-  if (!path) return why.len ? cli_host_fail_str(error, &why) : cli_host_fail(error, "out of memory");
+  if (!path) return why.len ? host_fail_str(error, &why) : host_fail(error, "out of memory");
   int fd = open_nofollow(path, O_RDONLY | O_NONBLOCK, 0);
   struct stat st;
   if (fd >= 0 && fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
@@ -391,7 +390,7 @@ static geno_value *fs_read_text(const char *name, const geno_value *const *args,
   if (fd < 0) {
     os_error(&why, errno, path);
     free(path);
-    return cli_host_fail_str(error, &why);
+    return host_fail_str(error, &why);
   }
   free(path);
   /* Decode as Python's text mode does: strict UTF-8, universal newlines,
@@ -403,14 +402,14 @@ static geno_value *fs_read_text(const char *name, const geno_value *const *args,
    * limit it reports is a multiple of 8192 or the whole file. */
   uint64_t report_at = (limit / FS_CHUNK + 1) * FS_CHUNK;
   bool prev_cr = false, over = false;
-  CliStr out = {0};
+  HostStr out = {0};
   geno_value *result = NULL;
   for (;;) {
     ssize_t n = read(fd, buf + pending, FS_CHUNK);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) {
       os_error(&why, errno, NULL);
-      result = cli_host_fail_str(error, &why);
+      result = host_fail_str(error, &why);
       goto done;
     }
     bool final = n == 0;
@@ -418,13 +417,13 @@ static geno_value *fs_read_text(const char *name, const geno_value *const *args,
     while (i < m) {
       size_t bad;
       const char *reason;
-      int k = cli_utf8_seq(buf + i, m - i, final, &bad, &reason);
+      int k = host_utf8_seq(buf + i, m - i, final, &bad, &reason);
       if (k < 0) break;
       if (k == 0) {
         /* before the 8192nd character the reference's read is still
          * decoding: the error comes before the size check */
-        cli_utf8_error(&why, buf + i, i, bad, reason);
-        result = cli_host_fail_str(error, &why);
+        host_utf8_error(&why, buf + i, i, bad, reason);
+        result = host_fail_str(error, &why);
         goto done;
       }
       unsigned char c = buf[i];
@@ -437,8 +436,8 @@ static geno_value *fs_read_text(const char *name, const geno_value *const *args,
       count++;
       if (count > limit) over = true;
       if (!over) {
-        if (c == '\r') cli_str_add(&out, "\n", 1);
-        else cli_str_add(&out, (const char *)buf + i, (size_t)k);
+        if (c == '\r') host_str_add(&out, "\n", 1);
+        else host_str_add(&out, (const char *)buf + i, (size_t)k);
       } else if (count >= report_at) goto too_big;
       i += (size_t)k;
     }
@@ -447,35 +446,35 @@ static geno_value *fs_read_text(const char *name, const geno_value *const *args,
     if (final) break;
   }
   if (over) goto too_big;
-  if (out.oom) result = cli_host_fail(error, "out of memory");
-  else result = cli_host_value(error, geno_value_new_string(out.s ? out.s : "", out.len));
+  if (out.oom) result = host_fail(error, "out of memory");
+  else result = host_value(error, geno_value_new_string(out.s ? out.s : "", out.len));
   goto done;
 too_big:
-  result = cli_host_size_error(error, "String", count < report_at ? count : report_at, limit);
+  result = host_size_error(error, "String", count < report_at ? count : report_at, limit);
 done:
-  cli_str_free(&out);
-  cli_str_free(&why);
+  host_str_free(&out);
+  host_str_free(&why);
   close(fd);
   return result;
 }
 
 static geno_value *fs_write_text(const char *name, const geno_value *const *args, size_t nargs, void *ud,
                                  char **error) {
-  CliHost *h = HOST(ud);
+  Host *h = HOST(ud);
   size_t plen, clen;
-  const char *p = cli_host_arg_str(args, nargs, 0, &plen);
-  const char *content = cli_host_arg_str(args, nargs, 1, &clen);
-  if (!p || !content) return cli_host_fail(error, "fs_write_text: path and content must be String");
-  if (cli_host_env_truthy("GENO_FS_READ_ONLY"))
-    return cli_host_fail(error, "fs_write_text: filesystem writes are not allowed");
-  CliStr why = {0};
+  const char *p = host_arg_str(args, nargs, 0, &plen);
+  const char *content = host_arg_str(args, nargs, 1, &clen);
+  if (!p || !content) return host_fail(error, "fs_write_text: path and content must be String");
+  if (host_env_truthy("GENO_FS_READ_ONLY"))
+    return host_fail(error, "fs_write_text: filesystem writes are not allowed");
+  HostStr why = {0};
   char *path = scope(h, "fs_write_text", p, plen, false, &why);
-  if (!path) return why.len ? cli_host_fail_str(error, &why) : cli_host_fail(error, "out of memory");
+  if (!path) return why.len ? host_fail_str(error, &why) : host_fail(error, "out of memory");
   int fd = open_nofollow(path, O_WRONLY | O_CREAT | O_TRUNC | O_NONBLOCK, 0666);
   if (fd < 0) {
     os_error(&why, errno, path);
     free(path);
-    return cli_host_fail_str(error, &why);
+    return host_fail_str(error, &why);
   }
   free(path);
   size_t done = 0;
@@ -485,29 +484,29 @@ static geno_value *fs_write_text(const char *name, const geno_value *const *args
     if (n < 0) {
       os_error(&why, errno, NULL);
       close(fd);
-      return cli_host_fail_str(error, &why);
+      return host_fail_str(error, &why);
     }
     done += (size_t)n;
   }
   if (close(fd) != 0 && errno != EINTR) {
     os_error(&why, errno, NULL);
-    return cli_host_fail_str(error, &why);
+    return host_fail_str(error, &why);
   }
-  return cli_host_value(error, geno_value_new_unit());
+  return host_value(error, geno_value_new_unit());
 }
 
 static int cmp_names(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
 static geno_value *fs_list_dir(const char *name, const geno_value *const *args, size_t nargs, void *ud,
                                char **error) {
-  CliHost *h = HOST(ud);
+  Host *h = HOST(ud);
   size_t plen;
-  const char *p = cli_host_arg_str(args, nargs, 0, &plen);
-  if (!p) return cli_host_err(error, "fs_list_dir: path must be String");
-  if (memchr(p, '\0', plen)) return cli_host_fail(error, "embedded null byte"); /* a ValueError: raised */
-  CliStr why = {0};
+  const char *p = host_arg_str(args, nargs, 0, &plen);
+  if (!p) return host_err(error, "fs_list_dir: path must be String");
+  if (memchr(p, '\0', plen)) return host_fail(error, "embedded null byte"); /* a ValueError: raised */
+  HostStr why = {0};
   char *path = scope(h, "fs_list_dir", p, plen, false, &why);
-  if (!path) return why.len ? cli_host_err_str(error, &why) : cli_host_fail(error, "out of memory");
+  if (!path) return why.len ? host_err_str(error, &why) : host_fail(error, "out of memory");
   int fd = open_nofollow(path, O_RDONLY | O_DIRECTORY | O_NONBLOCK, 0);
   DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
   if (!d) {
@@ -515,7 +514,7 @@ static geno_value *fs_list_dir(const char *name, const geno_value *const *args, 
     if (fd >= 0) close(fd);
     os_error(&why, e, path);
     free(path);
-    return cli_host_err_str(error, &why);
+    return host_err_str(error, &why);
   }
   free(path);
   char **names = NULL;
@@ -538,17 +537,17 @@ static geno_value *fs_list_dir(const char *name, const geno_value *const *args, 
       }
       names = t;
     }
-    CliStr s = {0};
-    cli_utf8_replace(&s, (const unsigned char *)e->d_name, strlen(e->d_name), NULL);
-    names[n] = cli_str_take(&s);
+    HostStr s = {0};
+    host_utf8_replace(&s, (const unsigned char *)e->d_name, strlen(e->d_name), NULL);
+    names[n] = host_str_take(&s);
     if (!names[n]) oom = true;
     else n++;
   }
   closedir(d);
   size_t kept = over ? (size_t)h->max_collection : n;
   geno_value *result = NULL;
-  if (oom) result = cli_host_fail(error, "out of memory");
-  else if (over) result = cli_host_size_error(error, "List", n, h->max_collection);
+  if (oom) result = host_fail(error, "out of memory");
+  else if (over) result = host_size_error(error, "List", n, h->max_collection);
   else {
     if (kept) qsort(names, kept, sizeof *names, cmp_names); /* UTF-8 byte order is code-point order */
     geno_value **items = calloc(kept ? kept : 1, sizeof *items);
@@ -556,10 +555,10 @@ static geno_value *fs_list_dir(const char *name, const geno_value *const *args, 
     for (size_t i = 0; ok && i < kept; i++) ok = (items[i] = geno_value_new_string(names[i], strlen(names[i]))) != NULL;
     if (ok) {
       geno_value *list = geno_value_new_list(items, kept);
-      result = cli_host_value(error, list ? geno_value_new_ok(list) : NULL);
+      result = host_value(error, list ? geno_value_new_ok(list) : NULL);
     } else {
       for (size_t i = 0; items && i < kept; i++) geno_value_free(items[i]);
-      result = cli_host_fail(error, "out of memory");
+      result = host_fail(error, "out of memory");
     }
     free(items);
   }
@@ -570,17 +569,17 @@ static geno_value *fs_list_dir(const char *name, const geno_value *const *args, 
 
 static geno_value *fs_exists(const char *name, const geno_value *const *args, size_t nargs, void *ud,
                              char **error) {
-  CliHost *h = HOST(ud);
+  Host *h = HOST(ud);
   size_t plen;
-  const char *p = cli_host_arg_str(args, nargs, 0, &plen);
-  if (!p) return cli_host_fail(error, "fs_exists: path must be String");
-  CliStr why = {0};
+  const char *p = host_arg_str(args, nargs, 0, &plen);
+  if (!p) return host_fail(error, "fs_exists: path must be String");
+  HostStr why = {0};
   char *path = scope(h, "fs_exists", p, plen, false, &why);
-  if (!path) return why.len ? cli_host_fail_str(error, &why) : cli_host_fail(error, "out of memory");
+  if (!path) return why.len ? host_fail_str(error, &why) : host_fail(error, "out of memory");
   struct stat st;
   bool exists = stat_nofollow(path, &st) == 0;
   free(path);
-  return cli_host_value(error, geno_value_new_bool(exists));
+  return host_value(error, geno_value_new_bool(exists));
 }
 
 /* Ok(FileMetadata(kind, size, modified_ms)) */
@@ -593,33 +592,33 @@ static geno_value *metadata_value(const struct stat *st, const char *fn, char **
   /* st_mtime_ns // 1_000_000, rounded down (tv_nsec is never negative) */
   long long ms = (long long)st->st_mtim.tv_sec * 1000 + st->st_mtim.tv_nsec / 1000000;
   if (size > FS_MAX_SAFE_INT || size < -FS_MAX_SAFE_INT)
-    return cli_host_fail(error, "%s size exceeds JavaScript safe integer range", fn);
+    return host_fail(error, "%s size exceeds JavaScript safe integer range", fn);
   if (ms > FS_MAX_SAFE_INT || ms < -FS_MAX_SAFE_INT)
-    return cli_host_fail(error, "%s modified_ms exceeds JavaScript safe integer range", fn);
+    return host_fail(error, "%s modified_ms exceeds JavaScript safe integer range", fn);
   static const char *const fields[] = {"kind", "size", "modified_ms"};
   geno_value *vals[3] = {geno_value_new_ctor(kind, NULL, NULL, 0), geno_value_new_int(size), geno_value_new_int(ms)};
   if (!vals[0] || !vals[1] || !vals[2]) {
     for (int i = 0; i < 3; i++) geno_value_free(vals[i]);
-    return cli_host_fail(error, "out of memory");
+    return host_fail(error, "out of memory");
   }
   geno_value *md = geno_value_new_ctor("FileMetadata", fields, vals, 3);
-  return cli_host_value(error, md ? geno_value_new_ok(md) : NULL);
+  return host_value(error, md ? geno_value_new_ok(md) : NULL);
 }
 
-static geno_value *metadata(CliHost *h, const char *fn, bool follow, const geno_value *const *args, size_t nargs,
+static geno_value *metadata(Host *h, const char *fn, bool follow, const geno_value *const *args, size_t nargs,
                             char **error) {
   size_t plen;
-  const char *p = cli_host_arg_str(args, nargs, 0, &plen);
-  if (!p) return cli_host_err(error, "path must be String");
-  CliStr why = {0};
+  const char *p = host_arg_str(args, nargs, 0, &plen);
+  if (!p) return host_err(error, "path must be String");
+  HostStr why = {0};
   char *path = scope(h, fn, p, plen, !follow, &why);
-  if (!path) return why.len ? cli_host_err_str(error, &why) : cli_host_fail(error, "out of memory");
+  if (!path) return why.len ? host_err_str(error, &why) : host_fail(error, "out of memory");
   struct stat st;
   int rc = follow ? stat_nofollow(path, &st) : lstat_nofollow(path, &st);
   if (rc != 0) {
     os_error(&why, errno, path);
     free(path);
-    return cli_host_err_str(error, &why);
+    return host_err_str(error, &why);
   }
   free(path);
   return metadata_value(&st, fn, error);
@@ -637,34 +636,34 @@ static geno_value *fs_symlink_metadata(const char *name, const geno_value *const
 
 static geno_value *fs_canonicalize(const char *name, const geno_value *const *args, size_t nargs, void *ud,
                                    char **error) {
-  CliHost *h = HOST(ud);
+  Host *h = HOST(ud);
   size_t plen;
-  const char *p = cli_host_arg_str(args, nargs, 0, &plen);
-  if (!p) return cli_host_err(error, "path must be String");
-  CliStr why = {0};
+  const char *p = host_arg_str(args, nargs, 0, &plen);
+  if (!p) return host_err(error, "path must be String");
+  HostStr why = {0};
   char *path = scope(h, "fs_canonicalize", p, plen, false, &why);
-  if (!path) return why.len ? cli_host_err_str(error, &why) : cli_host_fail(error, "out of memory");
+  if (!path) return why.len ? host_err_str(error, &why) : host_fail(error, "out of memory");
   struct stat st;
   if (stat_nofollow(path, &st) != 0) {
     free(path);
-    cli_str_puts(&why, "fs_canonicalize: path does not exist: ");
-    cli_str_add(&why, p, plen);
-    return cli_host_err_str(error, &why);
+    host_str_puts(&why, "fs_canonicalize: path does not exist: ");
+    host_str_add(&why, p, plen);
+    return host_err_str(error, &why);
   }
-  CliStr s = {0};
-  cli_utf8_replace(&s, (const unsigned char *)path, strlen(path), NULL);
+  HostStr s = {0};
+  host_utf8_replace(&s, (const unsigned char *)path, strlen(path), NULL);
   free(path);
-  geno_value *r = s.oom ? NULL : cli_host_ok_string(error, s.s, s.len);
-  if (s.oom) r = cli_host_fail(error, "out of memory");
-  cli_str_free(&s);
+  geno_value *r = s.oom ? NULL : host_ok_string(error, s.s, s.len);
+  if (s.oom) r = host_fail(error, "out of memory");
+  host_str_free(&s);
   return r;
 }
 
 /* ---- roots ---------------------------------------------------------------------------- */
 
-static bool add_root(CliHost *h, const char *dir) {
+static bool add_root(Host *h, const char *dir) {
   bool nul;
-  char *real = cli_fs_realpath(dir, strlen(dir), &nul);
+  char *real = host_fs_realpath(dir, strlen(dir), &nul);
   if (!real) return false;
   for (size_t i = 0; i < h->nroots; i++)
     if (strcmp(h->roots[i], real) == 0) {
@@ -683,16 +682,16 @@ static bool add_root(CliHost *h, const char *dir) {
 
 /* An absolute form of `p` (relative to the current directory). */
 static char *absolute(const char *p, const char *cwd) {
-  CliStr s = {0};
-  if (p[0] != '/') cli_str_puts(&s, cwd);
-  if (p[0] != '/') cli_str_puts(&s, "/");
-  cli_str_puts(&s, p);
-  return cli_str_take(&s);
+  HostStr s = {0};
+  if (p[0] != '/') host_str_puts(&s, cwd);
+  if (p[0] != '/') host_str_puts(&s, "/");
+  host_str_puts(&s, p);
+  return host_str_take(&s);
 }
 
-static bool add_parent_root(CliHost *h, const char *abs_path) {
+static bool add_parent_root(Host *h, const char *abs_path) {
   bool nul;
-  char *real = cli_fs_realpath(abs_path, strlen(abs_path), &nul);
+  char *real = host_fs_realpath(abs_path, strlen(abs_path), &nul);
   if (!real) return false;
   struct stat st;
   if (!(stat(real, &st) == 0 && S_ISDIR(st.st_mode))) { /* a file: the directory holding it */
@@ -705,7 +704,7 @@ static bool add_parent_root(CliHost *h, const char *abs_path) {
   return ok;
 }
 
-bool cli_host_fs_install(CliHost *h, const CliHostOptions *o, char **err) {
+bool host_fs_install(Host *h, const HostOptions *o, char **err) {
   char *cwd = getcwd(NULL, 0);
   if (!cwd) {
     *err = strdup("cannot determine the current directory for the fs roots");
@@ -723,7 +722,7 @@ bool cli_host_fs_install(CliHost *h, const CliHostOptions *o, char **err) {
   }
   free(prog);
   /* the project root */
-  char *manifest = ok ? cli_find_manifest(o->program_path) : NULL;
+  char *manifest = ok ? host_find_manifest(o->program_path) : NULL;
   if (manifest) {
     char *slash = strrchr(manifest, '/');
     if (slash == manifest) slash[1] = '\0';
@@ -748,11 +747,11 @@ bool cli_host_fs_install(CliHost *h, const CliHostOptions *o, char **err) {
       {"fs_exists", fs_exists},             {"fs_metadata", fs_metadata},     {"fs_symlink_metadata", fs_symlink_metadata},
       {"fs_canonicalize", fs_canonicalize},
   };
-  for (size_t i = 0; ok && i < sizeof fns / sizeof *fns; i++) ok = cli_host_add(h, fns[i].name, fns[i].fn);
+  for (size_t i = 0; ok && i < sizeof fns / sizeof *fns; i++) ok = host_add(h, fns[i].name, fns[i].fn);
   return ok;
 }
 
-void cli_host_fs_free(CliHost *h) {
+void host_fs_free(Host *h) {
   for (size_t i = 0; i < h->nroots; i++) free(h->roots[i]);
   free(h->roots);
   h->roots = NULL;

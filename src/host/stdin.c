@@ -20,18 +20,18 @@
 
 static geno_value *stdin_read_all(const char *name, const geno_value *const *args, size_t nargs, void *ud,
                                   char **error) {
-  CliHost *h = ud;
-  CliStr out = {0}, msg = {0};
+  Host *h = ud;
+  HostStr out = {0}, msg = {0};
   unsigned char buf[STDIN_CHUNK + 4];
   size_t pending = 0;
   uint64_t count = 0, pos = 0; /* code points seen; stream offset of buf[0] */
   geno_value *result = NULL;
   for (;;) {
-    double left = cli_host_remaining(h);
+    double left = host_remaining(h);
     /* Checked before every read, not only when poll times out: input that
      * is always readable (/dev/zero, a huge file) never lets it. */
     if (left == 0) {
-      result = cli_host_fail(error, "stdin_read_all: the run's deadline passed while reading input");
+      result = host_fail(error, "stdin_read_all: the run's deadline passed while reading input");
       goto done;
     }
     struct pollfd p = {.fd = 0, .events = POLLIN};
@@ -41,14 +41,14 @@ static geno_value *stdin_read_all(const char *name, const geno_value *const *arg
     if (rc == 0 && left > 60) continue;
     if (rc < 0 && errno == EINTR) continue;
     if (rc == 0) { /* the deadline: the runtime reports E501 when this returns */
-      result = cli_host_fail(error, "stdin_read_all: the run's deadline passed while waiting for input");
+      result = host_fail(error, "stdin_read_all: the run's deadline passed while waiting for input");
       goto done;
     }
     ssize_t n = rc < 0 ? -1 : read(0, buf + pending, STDIN_CHUNK);
     if (n < 0 && (errno == EINTR || errno == EAGAIN)) continue;
     if (n < 0) {
-      cli_str_printf(&msg, "[Errno %d] %s", errno, strerror(errno));
-      result = cli_host_err_str(error, &msg);
+      host_str_printf(&msg, "[Errno %d] %s", errno, strerror(errno));
+      result = host_err_str(error, &msg);
       goto done;
     }
     bool final = n == 0;
@@ -56,18 +56,18 @@ static geno_value *stdin_read_all(const char *name, const geno_value *const *arg
     while (i < m) {
       size_t bad;
       const char *reason;
-      int k = cli_utf8_seq(buf + i, m - i, final, &bad, &reason);
+      int k = host_utf8_seq(buf + i, m - i, final, &bad, &reason);
       if (k < 0) break;
       if (k == 0) {
-        cli_str_puts(&msg, "stdin is not valid UTF-8: ");
-        cli_utf8_error(&msg, buf + i, (size_t)pos + i, bad, reason);
-        result = cli_host_err_str(error, &msg);
+        host_str_puts(&msg, "stdin is not valid UTF-8: ");
+        host_utf8_error(&msg, buf + i, (size_t)pos + i, bad, reason);
+        result = host_err_str(error, &msg);
         goto done;
       }
       if (++count <= h->max_collection) run = i + (size_t)k;
       i += (size_t)k;
     }
-    cli_str_add(&out, (const char *)buf, run);
+    host_str_add(&out, (const char *)buf, run);
     pending = m - i;
     memmove(buf, buf + i, pending);
     pos += i;
@@ -77,13 +77,13 @@ static geno_value *stdin_read_all(const char *name, const geno_value *const *arg
      * endless input must not keep the run reading until its deadline. */
     if (count > h->max_collection && count / 4 >= h->max_collection + 1) break;
   }
-  if (count > h->max_collection) result = cli_host_size_error(error, "String", count, h->max_collection);
-  else if (out.oom) result = cli_host_fail(error, "out of memory");
-  else result = cli_host_ok_string(error, out.s ? out.s : "", out.len);
+  if (count > h->max_collection) result = host_size_error(error, "String", count, h->max_collection);
+  else if (out.oom) result = host_fail(error, "out of memory");
+  else result = host_ok_string(error, out.s ? out.s : "", out.len);
 done:
-  cli_str_free(&out);
-  cli_str_free(&msg);
+  host_str_free(&out);
+  host_str_free(&msg);
   return result;
 }
 
-bool cli_host_stdin_install(CliHost *h, char **err) { return cli_host_add(h, "stdin_read_all", stdin_read_all); }
+bool host_stdin_install(Host *h, char **err) { return host_add(h, "stdin_read_all", stdin_read_all); }

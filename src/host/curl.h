@@ -10,13 +10,13 @@
  * Include this after <curl/curl.h>: it redirects the curl_* names used
  * by host_http.c to the table (the GCC type-checking wrappers of
  * curl_easy_setopt/getinfo are dropped; the calls are unchanged). */
-#ifndef GENO_CLI_HOST_CURL_H
-#define GENO_CLI_HOST_CURL_H
+#ifndef GENO_HOST_CURL_H
+#define GENO_HOST_CURL_H
 
 #include <curl/curl.h>
 #include <stdbool.h>
 
-typedef struct CliCurl {
+typedef struct HostCurl {
   CURLcode (*global_init)(long flags);
   void (*global_cleanup)(void);
   CURL *(*easy_init)(void);
@@ -32,33 +32,33 @@ typedef struct CliCurl {
   CURLUcode (*url_get)(const CURLU *u, CURLUPart part, char **content, unsigned int flags);
   void (*url_cleanup)(CURLU *u);
   void (*free)(void *p);
-} CliCurl;
+} HostCurl;
 
-extern CliCurl cli_curl;
+extern HostCurl host_curl;
 
 /* Loads libcurl and runs curl_global_init once per process; true when the
  * table is usable. On failure *why is a static message naming the cause
  * (the library missing, a symbol missing, or the initialisation). */
-bool cli_curl_load(const char **why);
-/* curl_global_cleanup if cli_curl_load succeeded (the library stays mapped). */
-void cli_curl_unload(void);
+bool host_curl_load(const char **why);
+/* curl_global_cleanup if host_curl_load succeeded (the library stays mapped). */
+void host_curl_unload(void);
 
 #undef curl_easy_setopt
 #undef curl_easy_getinfo
-#define curl_global_init cli_curl.global_init
-#define curl_global_cleanup cli_curl.global_cleanup
-#define curl_easy_init cli_curl.easy_init
-#define curl_easy_setopt cli_curl.easy_setopt
-#define curl_easy_perform cli_curl.easy_perform
-#define curl_easy_getinfo cli_curl.easy_getinfo
-#define curl_easy_cleanup cli_curl.easy_cleanup
-#define curl_easy_strerror cli_curl.easy_strerror
-#define curl_slist_append cli_curl.slist_append
-#define curl_slist_free_all cli_curl.slist_free_all
-#define curl_url cli_curl.url
-#define curl_url_set cli_curl.url_set
-#define curl_url_get cli_curl.url_get
-#define curl_url_cleanup cli_curl.url_cleanup
-#define curl_free cli_curl.free
+#define curl_global_init host_curl.global_init
+#define curl_global_cleanup host_curl.global_cleanup
+#define curl_easy_init host_curl.easy_init
+#define curl_easy_setopt host_curl.easy_setopt
+#define curl_easy_perform host_curl.easy_perform
+#define curl_easy_getinfo host_curl.easy_getinfo
+#define curl_easy_cleanup host_curl.easy_cleanup
+#define curl_easy_strerror host_curl.easy_strerror
+#define curl_slist_append host_curl.slist_append
+#define curl_slist_free_all host_curl.slist_free_all
+#define curl_url host_curl.url
+#define curl_url_set host_curl.url_set
+#define curl_url_get host_curl.url_get
+#define curl_url_cleanup host_curl.url_cleanup
+#define curl_free host_curl.free
 
 #endif

@@ -1,28 +1,28 @@
 /* host_net.h -- URL pieces and address checks for the CLI's HTTP
  * callbacks (host_net.c), shared with host_http.c and the unit tests. */
-#ifndef GENO_CLI_HOST_NET_H
-#define GENO_CLI_HOST_NET_H
+#ifndef GENO_HOST_NET_H
+#define GENO_HOST_NET_H
 
 #include <stdbool.h>
 
 #include "host.h"
 
 /* What Python's urlsplit finds in a URL. */
-typedef struct CliUrl {
+typedef struct HostUrl {
   char *scheme; /* lowercased; "" when there is none */
   char *host;   /* lowercased hostname without brackets; NULL when there is none */
   int port;     /* -1 when absent */
-} CliUrl;
+} HostUrl;
 
 /* Split `url` as urlsplit does. False with Python's message in *why for a
  * malformed port ("Port could not be cast to integer value as 'x'"). Free
- * with cli_url_free in every case. */
-bool cli_url_parse(const char *url, CliUrl *u, CliStr *why);
-void cli_url_free(CliUrl *u);
+ * with host_url_free in every case. */
+bool host_url_parse(const char *url, HostUrl *u, HostStr *why);
+void host_url_free(HostUrl *u);
 /* The port, or the scheme's default (80, 443), or -1. */
-int cli_url_effective_port(const CliUrl *u);
+int host_url_effective_port(const HostUrl *u);
 /* The reference's same-origin test for redirects: scheme, hostname
  * (case and a trailing dot ignored) and effective port all equal. */
-bool cli_url_same_origin(const char *a, const char *b);
+bool host_url_same_origin(const char *a, const char *b);
 
 #endif
