@@ -4,6 +4,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../server/server.h"
 #include "cli.h"
 
 static const char main_help[] =
@@ -15,6 +16,13 @@ static const char main_help[] =
     "  run FILE     check FILE, verify its examples, then run main\n"
     "  check FILE   check FILE without running it\n"
     "  test FILE... run every example and test block\n"
+    "  fmt [PATH]   format source files in the canonical layout\n"
+    "  init NAME    create a project from a template\n"
+    "  repl         read and run definitions, statements and expressions\n"
+    "               (also `geno` alone at a terminal)\n"
+    "  bundle       write a project's modules as one JSON artifact\n"
+    "  doc PATH     HTML documentation from declarations and /// comments\n"
+    "  serve        the hosted execution service (HTTP: /run, /check, /test, ...)\n"
     "\n"
     "options:\n"
     "  -h, --help     show this help (also: geno <command> --help)\n"
@@ -52,6 +60,8 @@ static int finish(int rc) {
 
 static int dispatch(int argc, char **argv) {
   if (argc < 2) {
+    /* at a terminal, the REPL, as the reference; otherwise usage */
+    if (isatty(STDIN_FILENO) && isatty(STDOUT_FILENO)) return cmd_repl(0, argv + 1);
     fputs(main_help, stderr);
     return EXIT_USAGE;
   }
@@ -67,8 +77,14 @@ static int dispatch(int argc, char **argv) {
   if (strcmp(cmd, "check") == 0) return cmd_check(argc - 2, argv + 2);
   if (strcmp(cmd, "run") == 0) return cmd_run(argc - 2, argv + 2);
   if (strcmp(cmd, "test") == 0) return cmd_test(argc - 2, argv + 2);
+  if (strcmp(cmd, "fmt") == 0) return cmd_fmt(argc - 2, argv + 2);
+  if (strcmp(cmd, "init") == 0) return cmd_init(argc - 2, argv + 2);
+  if (strcmp(cmd, "repl") == 0) return cmd_repl(argc - 2, argv + 2);
+  if (strcmp(cmd, "doc") == 0) return cmd_doc(argc - 2, argv + 2);
+  if (strcmp(cmd, "bundle") == 0) return cmd_bundle(argc - 2, argv + 2);
+  if (strcmp(cmd, "serve") == 0) return srv_main(argc - 1, argv + 1);
   if (cmd[0] == '-') return cli_usage_error(NULL, "unrecognized option '%s' (expected --help or --version)", cmd);
-  return cli_usage_error(NULL, "unknown command '%s' (expected run, check or test)", cmd);
+  return cli_usage_error(NULL, "unknown command '%s' (see geno --help)", cmd);
 }
 
 int main(int argc, char **argv) {
