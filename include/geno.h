@@ -627,6 +627,10 @@ typedef enum geno_outcome {
 
 /* [-] The outcome of a finished run (NULL counts as RUNTIME_ERROR). */
 GENO_API geno_outcome geno_result_outcome(const geno_result *r);
+/* [-] The same classification for a run known only by whether it
+ * succeeded and its [ncodes] diagnostic [codes] ("E412"; others ignored),
+ * for hosts that hold no geno_result. */
+GENO_API geno_outcome geno_outcome_from_codes(bool ok, const char *const *codes, size_t ncodes);
 /* [-] The reference's name of an outcome ("success", "syntax_error",
  * "capability_denied" ...), or NULL. Static string. */
 GENO_API const char *geno_outcome_name(geno_outcome outcome);
@@ -658,6 +662,15 @@ GENO_API void geno_metrics_monitor(const geno_result *result, const char *operat
  * timing.total_ms, steps, phase times, output bytes, diagnostic codes);
  * every operation is counted by name. NULL result or collector: ignored. */
 GENO_API void geno_metrics_record(geno_metrics *m, const geno_result *result, const char *operation);
+/* [-] Record one run from its summary alone, for hosts that hold no
+ * geno_result (such as a metrics record built by hand, or received from
+ * another process): the run counts toward [outcome] (SUCCESS counts as a
+ * success), wall time [wall_ms], [steps], and each of the [ncodes]
+ * diagnostic [codes] ("E412"; others ignored); the operation is "run".
+ * Phase times and output bytes are not known and stay unchanged. An
+ * outcome out of range is ignored. */
+GENO_API void geno_metrics_record_run(geno_metrics *m, geno_outcome outcome, double wall_ms, uint64_t steps,
+                                      const char *const *codes, size_t ncodes);
 /* [-] Server side: one handled POST request to [endpoint] with HTTP
  * [status] (100-599) and the server's [outcome] label ("ok", "run_error",
  * "bad_request" ...). */
