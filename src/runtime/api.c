@@ -7,6 +7,7 @@
 #include <geno.h>
 
 #include "../check/check.h"
+#include "../lib/builtins.h"
 #include "../base/utf8.h"
 #include "../syntax/lexer.h"
 #include "../syntax/parser.h"
@@ -115,7 +116,7 @@ static void check_once(geno_result *r, const char *source, size_t len, const cha
     ChkOptions opts;
     chk_options_init(&opts);
     opts.target = target;
-    chk_program(&fe.prog, &fe.diags, &opts);
+    chk_program(&fe.prog, lib_builtin_table(), &fe.diags, &opts);
     r->timing.typecheck_ms += rt_now_ms() - t1;
   }
   if (prefix) {

@@ -7,7 +7,7 @@
 #include <stdio.h>
 
 #include "../base/intern.h"
-#include "../lib/adts.h"
+#include "../check/adts.h"
 #include "gc.h"
 #include "object.h"
 
@@ -424,24 +424,22 @@ VarRef cg_resolve(FuncState *fs, const char *name) {
 
 int cg_find_func(FuncState *fs, const char *name) { return cgm_get(&fs->scope->funcs, name); }
 
-/* Builtins are addressed by their row index in the table (lib_builtins). */
-static int builtin_index(const char *name) {
-  const BuiltinDef *d = lib_builtin_find(name);
-  if (!d) return -1;
-  size_t n;
-  const BuiltinDef *all = lib_builtins(&n);
-  return (int)(d - all);
+/* Builtins are addressed by their row index in the VM's builtin table. */
+static int builtin_index(const VM *vm, const char *name) {
+  const BuiltinDef *d = chk_builtin_find(vm->builtin_table, name);
+  return d ? (int)(d - vm->builtins) : -1;
 }
 
-bool cg_builtin_is(int b, const char *name) {
-  size_t n;
-  const BuiltinDef *all = lib_builtins(&n);
-  return b >= 0 && (size_t)b < n && strcmp(all[b].name, name) == 0;
+int cg_find_builtin(FuncState *fs, const char *name) { return builtin_index(fs->cg->vm, name); }
+
+const BuiltinDef *cg_builtin(FuncState *fs, int b) {
+  const VM *vm = fs->cg->vm;
+  return b >= 0 && (size_t)b < vm->nbuiltins ? &vm->builtins[b] : NULL;
 }
 
-int cg_find_builtin(FuncState *fs, const char *name) {
-  (void)fs;
-  return builtin_index(name);
+bool cg_builtin_is(FuncState *fs, int b, const char *name) {
+  const BuiltinDef *d = cg_builtin(fs, b);
+  return d && strcmp(d->name, name) == 0;
 }
 
 /* A module with no `export` shows everything; otherwise only what it
@@ -824,12 +822,12 @@ static CtorInfo *add_ctor(Cg *cg, const char *name, int type_id, int nfields, co
 static void builtin_adts(Cg *cg) {
   Interner *in = &cg->prog->names;
   size_t nadts;
-  const LibAdt *adts = lib_adts(&nadts);
+  const ChkAdt *adts = chk_adts(&nadts);
   for (size_t i = 0; i < nadts; i++) {
     int t = add_type(cg, intern_cstr(in, adts[i].name));
     for (int v = 0; v < adts[i].nvariants; v++) {
-      const LibAdtVariant *lv = &adts[i].variants[v];
-      const char *fields[LIB_ADT_MAX_FIELDS];
+      const ChkAdtVariant *lv = &adts[i].variants[v];
+      const char *fields[CHK_ADT_MAX_FIELDS];
       for (int f = 0; f < lv->nfields; f++) fields[f] = intern_cstr(in, lv->fields[f].name);
       add_ctor(cg, intern_cstr(in, lv->name), t, lv->nfields, fields);
     }
@@ -1000,7 +998,7 @@ static void compile_impls(Cg *cg) {
   for (int t = 0; t < cg->img->ntraits; t++) {
     TraitTable *tm = &cg->img->traits[t];
     tm->fallback = cgm_get(&cg->scopes[0].funcs, tm->name);
-    if (tm->fallback < 0) tm->fallback_builtin = builtin_index(tm->name);
+    if (tm->fallback < 0) tm->fallback_builtin = builtin_index(cg->vm, tm->name);
   }
 }
 

@@ -30,7 +30,7 @@
 
 #include <setjmp.h>
 
-#include "../lib/builtins.h"
+#include "../check/builtin_table.h"
 #include "../syntax/ast.h"
 #include "chunk.h"
 #include "vm.h"
@@ -185,7 +185,9 @@ int cg_find_func(FuncState *fs, const char *name);
 /* Builtin index for `name` (unqualified), or -1. */
 int cg_find_builtin(FuncState *fs, const char *name);
 /* Builtin b (an index into the builtin table) is the one named `name`. */
-bool cg_builtin_is(int b, const char *name);
+/* Row b of the builtin table (NULL when out of range). */
+const BuiltinDef *cg_builtin(FuncState *fs, int b);
+bool cg_builtin_is(FuncState *fs, int b, const char *name);
 /* `Mod.name`: sets *fidx (function) or *bidx (builtin); false if Mod is
  * not a module visible here. */
 bool cg_find_qualified(FuncState *fs, const char *mod, const char *name, int *fidx, int *bidx);

@@ -462,9 +462,8 @@ typedef enum CalleeKind { CK_VALUE, CK_FUNC, CK_BUILTIN, CK_TRAIT, CK_UNDEF } Ca
  * storing). */
 static int builtin_params(FuncState *fs, int b, const char **names, bool *optional, int max) {
   if (!names) max = INT_MAX;
-  size_t n;
-  const BuiltinDef *all = lib_builtins(&n);
-  const char *s = all[b].sig ? strchr(all[b].sig, '(') : NULL;
+  const char *sig = cg_builtin(fs, b)->sig;
+  const char *s = sig ? strchr(sig, '(') : NULL;
   if (!s) return 0;
   s++;
   int count = 0, depth = 0;
@@ -602,7 +601,7 @@ static int call_common(FuncState *fs, Span sp, Expr *callee, CallArg *args, int 
   }
   if (kind == CK_FUNC && nslots < np) nslots = np;
   int save = fs->freereg;
-  if (discard && kind == CK_BUILTIN && nargs == 3 && nslots == 3 && cg_builtin_is(idx, "mutable_map_set")) {
+  if (discard && kind == CK_BUILTIN && nargs == 3 && nslots == 3 && cg_builtin_is(fs, idx, "mutable_map_set")) {
     /* A statement `mutable_map_set(m, k, v)`: MMSET reads the arguments
      * where they are, with no moves into a call frame and no result.
      * Arguments are still evaluated in source order, and those that are
@@ -1096,6 +1095,5 @@ int cg_expr(FuncState *fs, Expr *e, int dst) {
  * and never promote. */
 bool cg_expr_is_float(const Expr *e) {
   if (!e || !e->type) return false;
-  const Type *t = chk_resolve(e->type);
-  return t && t->kind == TY_FLOAT;
+  return e->type->kind == TY_FLOAT;
 }

@@ -2,7 +2,7 @@
  * and the VM. A builtin includes this header and nothing else from
  * src/vm; it never sees frames, bytecode or the collector's internals.
  *
- * A builtin has the BuiltinFn signature (src/lib/builtins.h):
+ * A builtin has the BuiltinFn signature (src/check/builtin_table.h):
  *
  *   static bool lib_append(VM *vm, Value *args, int nargs, Value *out);
  *
@@ -40,7 +40,7 @@
 #include <stdarg.h>
 
 #include "../base/buf.h"
-#include "../lib/builtins.h"
+#include "../check/builtin_table.h"
 #include "value.h"
 
 typedef struct VM VM;
@@ -199,7 +199,10 @@ bool vm_output(VM *vm, const char *s, size_t n);
 /* print(v): the canonical text (top-level String raw) and a newline,
  * within the output limit (E505). */
 bool vm_print(VM *vm, Value v);
-/* The run's configuration (capabilities, cli_args, ...). */
-const struct geno_config *vm_config(const VM *vm);
+/* The program arguments the host gave (what cli_args() returns): *n
+ * texts owned by the VM, valid while it lives. */
+const char *const *vm_program_args(const VM *vm, size_t *n);
+/* The host's callbacks (VmHost.callbacks): *n entries owned by the VM. */
+const struct geno_callback *vm_host_callbacks(const VM *vm, size_t *n);
 
 #endif
