@@ -381,6 +381,12 @@ typedef struct geno_config {
    * `modules` and the built-in std modules can be imported. */
   geno_module_loader_fn module_loader;
   void *module_loader_userdata;
+  /* Isolated runs only: seconds after the start at which the child is
+   * killed whatever it is doing (the hard wall-clock budget a hosted
+   * service sets above the cooperative timeout_s). 0 (default) = timeout_s
+   * + 0.5 s, or never when timeout_s is 0. A kill at this deadline reports
+   * E501 and geno_result_isolation gives GENO_ISOLATION_DEADLINE. */
+  double wall_clock_s;
 } geno_config;
 
 /* The smallest struct_size this library accepts: the size of geno_config
@@ -459,6 +465,23 @@ GENO_API void geno_result_free(geno_result *r);
 /* [e] Lex and parse only: E100-E103 / E200-E203 diagnostics. Never runs
  * user code. cfg may be NULL (defaults); only modules and size limits are
  * read. Returns NULL only when out of memory. */
+/* [e] Format Geno source text in the canonical layout of `geno fmt` (the
+ * reference formatter's: four spaces per open block, `end`/`else`/`catch`
+ * at their block's level, no trailing spaces, one final newline; comments
+ * and blank lines kept, line ends become LF, lines inside a multi-line
+ * string kept byte for byte). Only a source that parses is formatted:
+ * otherwise the result is not ok, holds its lexer or parser diagnostics
+ * (located in `filename`, which may be NULL) and *formatted is NULL.
+ * Formatting never changes what the program means: the formatted text
+ * lexes to the same tokens and parses to the same tree. On success
+ * *formatted is the formatted text (NUL-terminated, *formatted_len bytes
+ * when formatted_len is not NULL; caller frees with geno_free); it equals
+ * the source when the source was already formatted. Imports are not read.
+ * Returns NULL only when out of memory (then *formatted is NULL). Thread-
+ * safe. */
+GENO_API geno_result *geno_format(const char *source, size_t len, const char *filename, char **formatted,
+                                  size_t *formatted_len);
+
 GENO_API geno_result *geno_parse(const char *source, size_t len, const char *filename,
                                  const geno_config *cfg);
 
@@ -492,6 +515,35 @@ GENO_API geno_result *geno_run(const char *source, size_t len, const char *filen
  * or the child's exit status is lost (its output and result are not). */
 GENO_API geno_result *geno_run_isolated(const char *source, size_t len, const char *filename,
                                         const geno_config *cfg);
+
+/* [e] As geno_check, in a sandboxed child as geno_run_isolated runs
+ * programs (the checker sees hostile input; a crash of it costs only the
+ * child). Never runs user code. The monitor (if any) is called once, in
+ * the calling process, with the operation "check". */
+GENO_API geno_result *geno_check_isolated(const char *source, size_t len, const char *filename,
+                                          const geno_config *cfg);
+
+/* How the sandboxed child of geno_run_isolated / geno_check_isolated
+ * ended. A host that serves many requests tells the program's own
+ * outcomes (a result, its limits) from failures of the machinery. */
+typedef enum geno_isolation_end {
+  GENO_ISOLATION_FINISHED = 0, /* the child delivered its result (also: any
+                                  result not made by an isolated run) */
+  GENO_ISOLATION_DEADLINE,     /* killed at the wall-clock deadline (E501) */
+  GENO_ISOLATION_CPU_LIMIT,    /* stopped by RLIMIT_CPU (E501) */
+  GENO_ISOLATION_MEMORY,       /* ran out of its memory budget (E504) */
+  GENO_ISOLATION_VIOLATION,    /* forbidden system call, file write or
+                                  protocol violation (E500) */
+  GENO_ISOLATION_CRASHED,      /* ended by another signal (a crash, or a
+                                  kill from outside) or exited without a
+                                  result (E500 / E504) */
+  GENO_ISOLATION_SETUP_FAILED, /* the sandbox could not be set up or the
+                                  host ran out of memory: nothing (or not
+                                  all) ran (E500 / E504) */
+} geno_isolation_end;
+
+/* [-] How the isolated child behind r ended (NULL: FINISHED). */
+GENO_API geno_isolation_end geno_result_isolation(const geno_result *r);
 
 /* [m] Names of the modules `source` imports, in order of appearance (a
  * repeated import is listed again), for hosts that load modules from

@@ -121,8 +121,15 @@ const char *cli_project_module_path(const CliProject *p, const char *name);
 /* Whether path names a directory. */
 bool cli_is_dir(const char *path);
 
+/* Every *.geno file under dir, recursively, in name order (symbolic links
+ * to directories are not followed; at most 64 levels). On success *paths
+ * is a malloc'd array of *n malloc'd paths (possibly none); false on out
+ * of memory. */
+bool cli_find_sources(const char *dir, char ***paths, size_t *n);
+
 int cmd_check(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_test(int argc, char **argv);
+int cmd_fmt(int argc, char **argv);
 
 #endif

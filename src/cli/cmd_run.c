@@ -533,42 +533,17 @@ static bool collect_project(const char *dir, PathList *out, bool json, char **mi
   return true;
 }
 
-static int cmp_path(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
-
-static bool has_suffix(const char *s, const char *suffix) {
-  size_t n = strlen(s), k = strlen(suffix);
-  return n >= k && strcmp(s + n - k, suffix) == 0;
-}
-
-/* Every *.geno file under dir, recursively. Symbolic links to directories
- * are not followed (a link cycle cannot loop), and the depth is bounded. */
-static bool find_sources(const char *dir, PathList *out, int depth) {
-  if (depth > 64) {
-    fprintf(stderr, "warning: not searching '%s': more than 64 directory levels deep\n", dir);
-    return true;
-  }
-  DIR *d = opendir(dir);
-  if (!d) return true; /* unreadable: nothing found there */
+/* Every *.geno file under dir, recursively, in name order. */
+static bool find_sources(const char *dir, PathList *out) {
+  char **found;
+  size_t n;
+  if (!cli_find_sources(dir, &found, &n)) return false;
   bool ok = true;
-  struct dirent *e;
-  while (ok && (e = readdir(d))) {
-    if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
-    size_t len = strlen(dir) + strlen(e->d_name) + 2;
-    char *path = malloc(len);
-    if (!path) {
-      ok = false;
-      break;
-    }
-    snprintf(path, len, strcmp(dir, "/") == 0 ? "%s%s" : "%s/%s", dir, e->d_name);
-    struct stat st;
-    if (lstat(path, &st) == 0) {
-      if (S_ISDIR(st.st_mode)) ok = find_sources(path, out, depth + 1);
-      else if (has_suffix(e->d_name, ".geno") && (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)))
-        ok = paths_add(out, path);
-    }
-    free(path);
+  for (size_t i = 0; i < n; i++) {
+    if (ok) ok = paths_add(out, found[i]);
+    free(found[i]);
   }
-  closedir(d);
+  free(found);
   return ok;
 }
 
@@ -593,7 +568,7 @@ static bool collect_tests(const char *arg, PathList *out, bool json, char **miss
   }
   if (!S_ISDIR(st.st_mode)) return paths_add(out, arg);
   size_t before = out->n;
-  if (!find_sources(arg, out, 0)) {
+  if (!find_sources(arg, out)) {
     fprintf(stderr, "Error: out of memory\n");
     return false;
   }
@@ -604,7 +579,6 @@ static bool collect_tests(const char *arg, PathList *out, bool json, char **miss
     if (!json) fprintf(stderr, "No .geno files found in '%s'\n", arg);
     return false;
   }
-  qsort(out->items + before, out->n - before, sizeof *out->items, cmp_path);
   return true;
 }
 

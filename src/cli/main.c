@@ -4,6 +4,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../server/server.h"
 #include "cli.h"
 
 static const char main_help[] =
@@ -15,6 +16,8 @@ static const char main_help[] =
     "  run FILE     check FILE, verify its examples, then run main\n"
     "  check FILE   check FILE without running it\n"
     "  test FILE... run every example and test block\n"
+    "  fmt [PATH]   format source files in the canonical layout\n"
+    "  serve        the hosted execution service (HTTP: /run, /check, /test, ...)\n"
     "\n"
     "options:\n"
     "  -h, --help     show this help (also: geno <command> --help)\n"
@@ -67,8 +70,10 @@ static int dispatch(int argc, char **argv) {
   if (strcmp(cmd, "check") == 0) return cmd_check(argc - 2, argv + 2);
   if (strcmp(cmd, "run") == 0) return cmd_run(argc - 2, argv + 2);
   if (strcmp(cmd, "test") == 0) return cmd_test(argc - 2, argv + 2);
+  if (strcmp(cmd, "fmt") == 0) return cmd_fmt(argc - 2, argv + 2);
+  if (strcmp(cmd, "serve") == 0) return srv_main(argc - 1, argv + 1);
   if (cmd[0] == '-') return cli_usage_error(NULL, "unrecognized option '%s' (expected --help or --version)", cmd);
-  return cli_usage_error(NULL, "unknown command '%s' (expected run, check or test)", cmd);
+  return cli_usage_error(NULL, "unknown command '%s' (expected run, check, test, fmt or serve)", cmd);
 }
 
 int main(int argc, char **argv) {

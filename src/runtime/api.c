@@ -10,6 +10,7 @@
 #include "../lib/builtins.h"
 #include "../base/utf8.h"
 #include "../syntax/lexer.h"
+#include "../syntax/format.h"
 #include "../syntax/parser.h"
 #include "config.h"
 #include "frontend.h"
@@ -42,6 +43,43 @@ geno_result *geno_parse(const char *source, size_t len, const char *filename, co
   rt_frontend_free(&fe);
   r->timing.total_ms = rt_now_ms() - t0;
   monitor(cfg, r, "parse");
+  return r;
+}
+
+geno_result *geno_format(const char *source, size_t len, const char *filename, char **formatted,
+                         size_t *formatted_len) {
+  if (formatted) *formatted = NULL;
+  if (formatted_len) *formatted_len = 0;
+  double t0 = rt_now_ms();
+  geno_result *r = rt_result_new();
+  if (!r) return NULL;
+  if (!formatted || (!source && len)) {
+    rt_result_add(r, E_RUNTIME, NULL, !formatted ? "geno_format: formatted must not be NULL"
+                                                 : "geno_format: source is NULL but len is not 0");
+    return r;
+  }
+  if (!source) source = "";
+  /* only a program that parses is formatted */
+  Program prog;
+  ast_program_init(&prog, 0);
+  DiagList diags;
+  diag_init(&diags);
+  Module *m = parse_module(&prog, "Main", filename ? filename : "<source>", source, len, &diags);
+  rt_result_add_diags(r, &diags);
+  if (!m && diags.count == 0) rt_result_add(r, E_RESOURCE, NULL, "out of memory while parsing");
+  if (r->ok) {
+    Buf out = BUF_INIT;
+    if (fmt_source(source, len, &out)) {
+      if (formatted_len) *formatted_len = out.len;
+      *formatted = buf_take(&out);
+    } else {
+      rt_result_add(r, E_RESOURCE, NULL, "out of memory while formatting");
+    }
+    buf_free(&out);
+  }
+  diag_free(&diags);
+  ast_program_free(&prog);
+  r->timing.total_ms = rt_now_ms() - t0;
   return r;
 }
 

@@ -31,6 +31,7 @@ struct geno_result {
     int line, col;
   } *trace;               /* call stack of the runtime error (malloc'd) */
   size_t ntrace;
+  geno_isolation_end isolation; /* how an isolated child ended */
 };
 
 /* Append one call-stack line (copied). */

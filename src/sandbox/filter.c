@@ -15,13 +15,26 @@
  *
  * Everything allowed works only on what the child already holds: memory,
  * its one channel descriptor, its own signals, clocks and randomness. See
- * docs/SECURITY.md for the same list with the reason for each entry. */
+ * docs/SECURITY.md for the same list with the reason for each entry.
+ *
+ * The filter is compiled once per process (libseccomp builds it, then it
+ * is exported as classic BPF) in the parent before the first fork; a child
+ * only patches its own pid into its copy and loads it with one system
+ * call. So a child allocates nothing for its filter, and a host that
+ * forks a child per request (the server) does not pay for compiling it
+ * each time. */
 #include "sandbox.h"
 
 #include <errno.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <pthread.h>
 #include <seccomp.h>
 #include <stdio.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 /* System calls allowed without conditions. */
@@ -79,7 +92,50 @@ static bool fail(char *err, size_t errlen, const char *what, int rc) {
   return false;
 }
 
-bool sbx_filter_install(char *err, size_t errlen) {
+/* A value no pid can take (pid_max is at most 2^22), compiled into the
+ * tgkill rule and replaced by the child's own pid in its copy. */
+#define PID_PLACEHOLDER 0x5ecc0de5u
+
+static struct sock_filter *compiled;   /* the exported program, or NULL */
+static unsigned short compiled_len;
+static char compile_error[160];
+static pthread_once_t compile_once = PTHREAD_ONCE_INIT;
+
+static bool export_program(scmp_filter_ctx ctx, char *err, size_t errlen) {
+  int fd = (int)syscall(SYS_memfd_create, "geno-seccomp", 1u /* MFD_CLOEXEC */);
+  if (fd < 0) return fail(err, errlen, "memfd_create", errno);
+  int rc = seccomp_export_bpf(ctx, fd);
+  struct stat st;
+  if (rc == 0 && fstat(fd, &st) != 0) rc = -errno;
+  if (rc) {
+    close(fd);
+    return fail(err, errlen, "exporting the filter", rc);
+  }
+  size_t n = (size_t)st.st_size;
+  if (n == 0 || n % sizeof(struct sock_filter) || n / sizeof(struct sock_filter) > BPF_MAXINSNS) {
+    close(fd);
+    return fail(err, errlen, "exporting the filter", EINVAL);
+  }
+  struct sock_filter *p = malloc(n);
+  if (!p || pread(fd, p, n, 0) != (ssize_t)n) {
+    free(p);
+    close(fd);
+    return fail(err, errlen, "reading the exported filter", p ? EIO : ENOMEM);
+  }
+  close(fd);
+  size_t count = n / sizeof *p, patched = 0;
+  for (size_t i = 0; i < count; i++)
+    if (p[i].code == (BPF_JMP | BPF_JEQ | BPF_K) && p[i].k == PID_PLACEHOLDER) patched++;
+  if (patched != 1) { /* the pid comparison must be exactly where we expect it */
+    free(p);
+    return fail(err, errlen, "locating the pid in the filter", EINVAL);
+  }
+  compiled = p;
+  compiled_len = (unsigned short)count;
+  return true;
+}
+
+static bool compile_filter(char *err, size_t errlen) {
   scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_KILL_PROCESS);
   if (!ctx) return fail(err, errlen, "seccomp_init", ENOMEM);
   int rc = 0;
@@ -100,24 +156,47 @@ bool sbx_filter_install(char *err, size_t errlen) {
   /* Signals only to itself (abort() raises SIGABRT this way). */
   if (rc == 0)
     rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(tgkill), 1,
-                          ARG_EQ(0, getpid()));
+                          ARG_EQ(0, PID_PLACEHOLDER));
   /* Reading its own resource limits (getrlimit), never changing them. */
   if (rc == 0)
     rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(prlimit64), 2, ARG_EQ(0, 0),
                           ARG_EQ(2, 0));
   if (rc) goto out_rule;
-  /* No new privileges is required for an unprivileged filter and keeps a
-   * set-uid binary from gaining anything (there is no execve anyway). */
-  rc = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_NNP, 1);
-  if (rc) {
-    seccomp_release(ctx);
-    return fail(err, errlen, "setting no_new_privs", rc);
-  }
-  rc = seccomp_load(ctx);
+  bool ok = export_program(ctx, err, errlen);
   seccomp_release(ctx);
-  if (rc) return fail(err, errlen, "seccomp_load", rc);
-  return true;
+  return ok;
 out_rule:
   seccomp_release(ctx);
   return fail(err, errlen, "adding a rule", rc);
+}
+
+static void compile_once_fn(void) {
+  if (!compile_filter(compile_error, sizeof compile_error) && !compile_error[0])
+    snprintf(compile_error, sizeof compile_error, "seccomp: the filter could not be compiled");
+}
+
+bool sbx_filter_prepare(char *err, size_t errlen) {
+  pthread_once(&compile_once, compile_once_fn);
+  if (compiled) return true;
+  snprintf(err, errlen, "%s", compile_error);
+  return false;
+}
+
+bool sbx_filter_install(char *err, size_t errlen) {
+  if (!compiled) { /* prepared in the parent; never compiled in a child */
+    snprintf(err, errlen, "seccomp: the filter was not prepared before the fork");
+    return false;
+  }
+  /* This copy is the child's own (copy-on-write), so the patch is private. */
+  unsigned pid = (unsigned)getpid();
+  for (unsigned i = 0; i < compiled_len; i++)
+    if (compiled[i].code == (BPF_JMP | BPF_JEQ | BPF_K) && compiled[i].k == PID_PLACEHOLDER)
+      compiled[i].k = pid;
+  struct sock_fprog prog = {compiled_len, compiled};
+  /* No new privileges is required for an unprivileged filter and keeps a
+   * set-uid binary from gaining anything (there is no execve anyway). */
+  if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return fail(err, errlen, "setting no_new_privs", errno);
+  if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) != 0)
+    return fail(err, errlen, "loading the filter", errno);
+  return true;
 }

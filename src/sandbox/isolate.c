@@ -283,12 +283,14 @@ static void add_diag(geno_result *r, int code, const char *fmt, ...) {
 }
 
 static void add_timeout(geno_result *r, const geno_config *cfg) {
+  r->isolation = GENO_ISOLATION_DEADLINE;
   char t[40];
   float_repr(t, sizeof t, cfg->timeout_s);
   add_diag(r, E_TIMEOUT, "Execution timed out after %s seconds", t);
 }
 
 static void add_memory(geno_result *r, const geno_config *cfg) {
+  r->isolation = GENO_ISOLATION_MEMORY;
   add_diag(r, E_RESOURCE, "Memory limit exceeded: the program needed more than the sandbox's %llu bytes",
            (unsigned long long)cfg->memory_bytes);
 }
@@ -297,14 +299,17 @@ static void add_memory(geno_result *r, const geno_config *cfg) {
 static void diagnose(const Sup *s, geno_result *r) {
   const geno_config *cfg = s->cfg;
   if (s->violation) {
+    r->isolation = GENO_ISOLATION_VIOLATION;
     add_diag(r, E_SECURITY, "Sandbox violation: %s; the child was stopped", s->violation);
     return;
   }
   if (s->parent_oom) {
+    r->isolation = GENO_ISOLATION_SETUP_FAILED;
     add_diag(r, E_RESOURCE, "The host ran out of memory while supervising the sandboxed run");
     return;
   }
   if (s->setup_error) {
+    r->isolation = GENO_ISOLATION_SETUP_FAILED;
     add_diag(r, E_SECURITY, "Sandbox setup failed, nothing was run: %s", s->setup_error);
     return;
   }
@@ -317,17 +322,21 @@ static void diagnose(const Sup *s, geno_result *r) {
     uint64_t cpu_limit = sbx_cpu_limit(cfg);
     uint64_t cpu_used = (uint64_t)s->ru.ru_utime.tv_sec + (uint64_t)s->ru.ru_stime.tv_sec;
     const char *abbrev = sigabbrev_np(sig);
+    r->isolation = GENO_ISOLATION_CRASHED;
     if (sig == SIGKILL && s->timed_out) add_timeout(r, cfg);
-    else if (sig == SIGXCPU || (sig == SIGKILL && cpu_limit && cpu_used + 1 >= cpu_limit))
+    else if (sig == SIGXCPU || (sig == SIGKILL && cpu_limit && cpu_used + 1 >= cpu_limit)) {
+      r->isolation = GENO_ISOLATION_CPU_LIMIT;
       add_diag(r, E_TIMEOUT, "CPU time limit exceeded (%llu seconds)", (unsigned long long)cpu_limit);
-    else if (sig == SIGKILL)
+    } else if (sig == SIGKILL)
       add_diag(r, E_RESOURCE, "The sandbox child was killed by the system (most likely out of memory)");
-    else if (sig == SIGSYS)
+    else if (sig == SIGSYS) {
+      r->isolation = GENO_ISOLATION_VIOLATION;
       add_diag(r, E_SECURITY, "The sandbox child made a forbidden system call and was killed by the "
                               "seccomp filter (signal %d, SIGSYS)", sig);
-    else if (sig == SIGXFSZ)
+    } else if (sig == SIGXFSZ) {
+      r->isolation = GENO_ISOLATION_VIOLATION;
       add_diag(r, E_SECURITY, "The sandbox child tried to write to a file (signal %d, SIGXFSZ)", sig);
-    else
+    } else
       add_diag(r, E_SECURITY, "sandbox child crashed (signal %d, SIG%s)", sig, abbrev ? abbrev : "?");
     return;
   }
@@ -335,6 +344,7 @@ static void diagnose(const Sup *s, geno_result *r) {
     add_timeout(r, cfg);
     return;
   }
+  r->isolation = GENO_ISOLATION_CRASHED;
   if (s->status_known && WIFEXITED(s->status))
     add_diag(r, E_SECURITY, "The sandbox child exited with status %d without a result", WEXITSTATUS(s->status));
   else
@@ -363,7 +373,10 @@ geno_result *sbx_run(const char *source, size_t len, const char *filename, const
   int sv[2];
   if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
     r = rt_result_new();
-    if (r) add_diag(r, E_SECURITY, "Sandbox setup failed, nothing was run: socketpair: %s", strerror(errno));
+    if (r) {
+      r->isolation = GENO_ISOLATION_SETUP_FAILED;
+      add_diag(r, E_SECURITY, "Sandbox setup failed, nothing was run: socketpair: %s", strerror(errno));
+    }
     return r;
   }
   size_t out_cap = output_cap(cfg);
@@ -374,7 +387,10 @@ geno_result *sbx_run(const char *source, size_t len, const char *filename, const
     close(sv[0]);
     close(sv[1]);
     r = rt_result_new();
-    if (r) add_diag(r, E_RESOURCE, "Sandbox setup failed, nothing was run: no memory for the output region");
+    if (r) {
+      r->isolation = GENO_ISOLATION_SETUP_FAILED;
+      add_diag(r, E_RESOURCE, "Sandbox setup failed, nothing was run: no memory for the output region");
+    }
     return r;
   }
   out->len = 0;
@@ -383,6 +399,8 @@ geno_result *sbx_run(const char *source, size_t len, const char *filename, const
   /* The child inherits this thread's stack bounds (it cannot read /proc
    * for them once its descriptors are closed and its filter is on). */
   vm_prepare_thread();
+  char ferr[160];
+  (void)sbx_filter_prepare(ferr, sizeof ferr); /* a failure shows in the child's setup */
   s.pid = fork();
   if (s.pid == 0) sbx_child_main(&ctx); /* never returns */
   close(sv[1]);
@@ -391,7 +409,10 @@ geno_result *sbx_run(const char *source, size_t len, const char *filename, const
     close(sv[0]);
     munmap(out, map_len);
     r = rt_result_new();
-    if (r) add_diag(r, E_RESOURCE, "Sandbox setup failed, nothing was run: fork: %s", strerror(e));
+    if (r) {
+      r->isolation = GENO_ISOLATION_SETUP_FAILED;
+      add_diag(r, E_RESOURCE, "Sandbox setup failed, nothing was run: fork: %s", strerror(e));
+    }
     return r;
   }
   s.sock = sv[0];
@@ -399,7 +420,8 @@ geno_result *sbx_run(const char *source, size_t len, const char *filename, const
 #ifdef SYS_pidfd_open
   s.pidfd = (int)syscall(SYS_pidfd_open, s.pid, 0);
 #endif
-  if (cfg->timeout_s > 0) s.kill_at = start + (cfg->timeout_s + SBX_KILL_GRACE_S) * 1000.0;
+  if (cfg->wall_clock_s > 0) s.kill_at = start + cfg->wall_clock_s * 1000.0;
+  else if (cfg->timeout_s > 0) s.kill_at = start + (cfg->timeout_s + SBX_KILL_GRACE_S) * 1000.0;
   supervise(&s);
   /* Always kill before reaping: a child that sent its result but lingers,
    * or one past its deadline, must not run on. Its pid stays ours until it
@@ -438,6 +460,14 @@ static geno_result *child_run(const char *source, size_t len, const char *filena
   return rt_run(source, len, filename, cfg, output);
 }
 
+static geno_result *child_check(const char *source, size_t len, const char *filename, const geno_config *cfg,
+                                void *arg) {
+  (void)arg;
+  return geno_check(source, len, filename, cfg);
+}
+
+geno_isolation_end geno_result_isolation(const geno_result *r) { return r ? r->isolation : GENO_ISOLATION_FINISHED; }
+
 static char *isolation_invalid(const geno_config *cfg) {
   /* cpu_seconds becomes an rlim_t; beyond a billion seconds (32 years) is
    * a mistake, not a limit. */
@@ -447,10 +477,17 @@ static char *isolation_invalid(const geno_config *cfg) {
     if (p) strcpy(p, m);
     return p;
   }
+  if (!isfinite(cfg->wall_clock_s) || cfg->wall_clock_s < 0 || cfg->wall_clock_s > 1e9) {
+    const char *m = "wall_clock_s must be a finite number of seconds between 0 and 1e9";
+    char *p = malloc(strlen(m) + 1);
+    if (p) strcpy(p, m);
+    return p;
+  }
   return NULL;
 }
 
-geno_result *geno_run_isolated(const char *source, size_t len, const char *filename, const geno_config *cfg) {
+static geno_result *isolated(const char *source, size_t len, const char *filename, const geno_config *cfg,
+                             SbxChildFn fn, const char *operation) {
   double start = rt_now_ms();
   geno_config adopted; /* the caller's config in this library's layout */
   const char *unreadable = NULL;
@@ -477,14 +514,22 @@ geno_result *geno_run_isolated(const char *source, size_t len, const char *filen
       geno_config served = *cfg;
       served.module_loader = rt_preloaded_loader;
       served.module_loader_userdata = &pre;
-      r = sbx_run(source ? source : "", source ? len : 0, filename, &served, child_run, NULL);
+      r = sbx_run(source ? source : "", source ? len : 0, filename, &served, fn, NULL);
       rt_preload_free(&pre);
     }
   } else {
-    r = sbx_run(source ? source : "", source ? len : 0, filename, cfg, child_run, NULL);
+    r = sbx_run(source ? source : "", source ? len : 0, filename, cfg, fn, NULL);
   }
   if (!r) return NULL;
   r->timing.total_ms = rt_now_ms() - start; /* the whole call, fork included */
-  if (cfg->monitor) cfg->monitor(r, "run_isolated", cfg->monitor_userdata);
+  if (cfg->monitor) cfg->monitor(r, operation, cfg->monitor_userdata);
   return r;
+}
+
+geno_result *geno_run_isolated(const char *source, size_t len, const char *filename, const geno_config *cfg) {
+  return isolated(source, len, filename, cfg, child_run, "run_isolated");
+}
+
+geno_result *geno_check_isolated(const char *source, size_t len, const char *filename, const geno_config *cfg) {
+  return isolated(source, len, filename, cfg, child_check, "check");
 }

@@ -86,8 +86,14 @@ typedef struct SbxOutput {
 /* Child entry after fork; never returns. */
 GENO_NORETURN void sbx_child_main(const SbxChildCtx *ctx);
 
-/* Install the seccomp filter (see filter.c). False with a message in err
- * when it could not be installed; the child must then not run anything. */
+/* Parent, before forking: compile the seccomp filter once per process
+ * (thread-safe). False with a message in err when it cannot be built; a
+ * child forked anyway fails its setup (fail-closed). */
+bool sbx_filter_prepare(char *err, size_t errlen);
+
+/* Child: install the filter compiled by sbx_filter_prepare (see filter.c);
+ * allocates nothing. False with a message in err when it could not be
+ * installed; the child must then not run anything. */
 bool sbx_filter_install(char *err, size_t errlen);
 
 /* Child: a copy of cfg's callbacks whose functions forward each call to

@@ -1,0 +1,166 @@
+/* The hosted execution service (`geno serve`): internal interface of
+ * src/server. A client of include/geno.h like the CLI, plus the host
+ * policies of src/host for granted effects.
+ *
+ *   config.c   flags and GENO_* environment variables, validated at start
+ *   policy.c   Host allow-list, Origin, client address (X-Forwarded-For),
+ *              authentication, the per-client rate limiter
+ *   request.c  request bodies: JSON rules and field validation
+ *   worker.c   running a request in a sandboxed child (geno_run_isolated,
+ *              geno_check_isolated) and turning the result into a reply
+ *   http.c     libmicrohttpd glue: the pipeline, headers, logging, drain
+ *   playground.c  the static playground page
+ *
+ * Threading: libmicrohttpd runs one thread per connection; every function
+ * here is safe to call from any of them (the rate limiter and the metrics
+ * collector lock; everything else is read-only after start). */
+#ifndef GENO_SERVER_SERVER_H
+#define GENO_SERVER_SERVER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <geno.h>
+
+/* One entry of GENO_ALLOWED_HOSTS or of the bind's own names: a lower-case
+ * host name (IPv6 without brackets) and a port, -1 for any. */
+typedef struct SrvHostPort {
+  char *host;
+  int port;
+} SrvHostPort;
+
+typedef struct SrvStrings {
+  char **items;
+  size_t count;
+} SrvStrings;
+
+enum { SRV_LOG_DEBUG = 10, SRV_LOG_INFO = 20, SRV_LOG_WARNING = 30, SRV_LOG_ERROR = 40 };
+
+typedef struct SrvConfig {
+  /* flags */
+  char *host;                  /* bind address */
+  int port;                    /* 0 = any free port (the bound one is logged) */
+  char *service, *revision;    /* build info for /healthz */
+  unsigned allowed_caps;       /* the ceiling a request may ask for */
+  bool allow_insecure;
+  /* environment */
+  char *api_key;               /* NULL: no authentication */
+  SrvHostPort *allowed_hosts;  /* GENO_ALLOWED_HOSTS entries */
+  size_t nallowed_hosts;
+  bool hosts_any;              /* `*`, or --allow-insecure with no list */
+  SrvStrings cors_origins;
+  int require_auth_metrics;    /* -1 unset (auth iff a key), 0, 1 */
+  bool require_auth_playground;
+  char *trusted_proxy;         /* NULL: X-Forwarded-* ignored */
+  SrvStrings env_names, env_prefixes;
+  uint64_t max_body, max_header, max_response, max_depth;
+  uint64_t max_module_bytes, max_modules;
+  double max_timeout, max_wall, constrain_wall, startup_grace;
+  uint64_t default_steps, max_steps;
+  uint64_t worker_memory;      /* bytes, 0 = none */
+  double worker_cpu;           /* seconds, 0 = none */
+  uint64_t worker_file_size, worker_processes;
+  unsigned max_concurrent, max_connections, request_timeout;
+  uint64_t rate_limit;         /* requests per window; 0 = off */
+  double rate_window;
+  uint64_t rate_buckets;
+  bool skip_startup_checks;
+  int log_level;
+  bool sandbox_debug;
+} SrvConfig;
+
+/* Parse `geno serve` arguments (argv[0] is "serve") and the GENO_*
+ * environment into cfg. Returns 0 on success, -1 after --help (printed),
+ * or 2 after printing a clear error (bad flag or variable). */
+int srv_config_load(SrvConfig *cfg, int argc, char **argv);
+void srv_config_free(SrvConfig *cfg);
+
+/* Log one line to stderr in the reference's format
+ * (`2026-12-01T18:00:00+0000 INFO geno.server: msg`) if level passes. */
+void srv_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+extern int srv_log_level;
+
+/* ---- policy.c ---- */
+
+/* Normalise "Host"-style text ("Example.COM.:8080", "[::1]:80") into a
+ * lower-case host without brackets or trailing dot and a port (-1 when
+ * absent). False when malformed. host gets a malloc'd string. */
+bool srv_parse_host_port(const char *text, char **host, int *port);
+/* Whether the request's Host header value is allowed for the server bound
+ * at bind_host:port. */
+bool srv_host_allowed(const SrvConfig *cfg, const char *bind_host, int port, const char *host_header);
+bool srv_is_loopback_name(const char *host);
+/* Origin rule for POST: true when allowed. scheme is "http" or "https". */
+bool srv_origin_allowed(const SrvConfig *cfg, const char *origin, const char *scheme, const char *host_header);
+/* The client address: the peer, or with a trusted proxy the right-most
+ * X-Forwarded-For entry that is an address and not the proxy. xff is the
+ * header values joined with ",", or NULL. Writes into out (>= 64 bytes). */
+void srv_client_ip(const SrvConfig *cfg, const char *peer, const char *xff, char *out, size_t outlen);
+/* Constant-time comparison of a presented credential with the key. */
+bool srv_key_equal(const char *given, size_t given_len, const char *key);
+
+typedef struct SrvRateLimiter SrvRateLimiter;
+SrvRateLimiter *srv_rate_new(uint64_t limit, double window_s, uint64_t max_buckets);
+void srv_rate_free(SrvRateLimiter *rl);
+/* Whether one more request from key is allowed now (recording it if so). */
+bool srv_rate_allow(SrvRateLimiter *rl, const char *key);
+
+/* ---- request.c ---- */
+
+typedef enum { SRV_RUN, SRV_CHECK, SRV_TEST, SRV_CONSTRAIN } SrvEndpoint;
+
+typedef struct SrvRequest {
+  SrvEndpoint endpoint;
+  char *source;               /* or the prefix for /constrain */
+  size_t source_len;
+  char *filename;
+  double timeout_s;
+  uint64_t max_steps;
+  bool check_examples;
+  unsigned caps;
+  geno_module *modules;
+  size_t nmodules;
+} SrvRequest;
+
+/* Validate a body (bytes as received) for endpoint. On success fills req
+ * and returns NULL; otherwise returns the 400 message (static or
+ * malloc'd: *owned tells) and req holds nothing. */
+const char *srv_request_parse(const SrvConfig *cfg, SrvEndpoint endpoint, const char *body, size_t len,
+                              SrvRequest *req, bool *owned);
+void srv_request_free(SrvRequest *req);
+
+/* ---- worker.c ---- */
+
+typedef struct SrvReply {
+  int status;
+  char *body;                 /* malloc'd */
+  size_t len;
+  const char *outcome;        /* metrics/log label */
+} SrvReply;
+
+/* Carry out a validated request in a sandboxed child and build the reply
+ * (status, compact JSON). metrics records the run. */
+void srv_execute(const SrvConfig *cfg, geno_metrics *metrics, const SrvRequest *req, SrvReply *out);
+/* Python's repr of a float (shortest text that reads back: 15.0, 0.1). */
+void srv_float_repr(char *out, size_t n, double d);
+/* A JSON error reply {"error":"msg"} (msg escaped). */
+void srv_error_reply(SrvReply *out, int status, const char *outcome, const char *msg);
+/* The indented JSON of geno_result_to_json made compact (whitespace
+ * outside strings removed). In place; returns the new length. */
+size_t srv_json_compact(char *json);
+/* Run the startup self-test; returns NULL or a malloc'd error text. */
+char *srv_self_test(const SrvConfig *cfg);
+/* Keep in this process's environment only what the env capability may
+ * read (GENO_ALLOWED_ENV_NAMES / _PREFIXES, sensitive names only when
+ * named exactly); a sandboxed child sees only that. */
+void srv_filter_environment(const SrvConfig *cfg);
+
+/* ---- playground.c ---- */
+extern const char srv_playground_html[];
+
+/* ---- http.c ---- */
+/* `geno serve`: returns the process exit status. */
+int srv_main(int argc, char **argv);
+
+#endif

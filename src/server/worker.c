@@ -1,0 +1,284 @@
+/* Carrying out a request: every program runs in a sandboxed child of its
+ * own (geno_run_isolated / geno_check_isolated: fork, rlimits, seccomp,
+ * no descriptors but its channel, SIGKILL at the wall-clock budget), never
+ * in the server process; granted effects that need the machine (fs,
+ * http, process, sleep) are carried out here by the src/host policies
+ * while the child waits. How the child ended decides the status: its own
+ * outcome (200/400 with the RunResult), the budget's kill (504), or a
+ * failure of the machinery (500). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../host/host.h"
+#include "server.h"
+
+void srv_float_repr(char *out, size_t n, double d) {
+  for (int k = 1; k <= 17; k++) {
+    snprintf(out, n, "%.*g", k, d);
+    if (strtod(out, NULL) == d) break;
+  }
+  if (!strpbrk(out, ".en")) strncat(out, ".0", n - strlen(out) - 1);
+}
+
+static void json_escape(char **p, size_t *len, size_t *cap, const char *s) {
+  for (; *s; s++) {
+    unsigned char c = (unsigned char)*s;
+    char tmp[8];
+    const char *piece = tmp;
+    size_t pn;
+    if (c == '"' || c == '\\') tmp[0] = '\\', tmp[1] = (char)c, pn = 2;
+    else if (c < 0x20 || c >= 0x7f) pn = (size_t)snprintf(tmp, sizeof tmp, "\\u%04x", c);
+    else tmp[0] = (char)c, pn = 1;
+    if (*len + pn + 1 > *cap) {
+      size_t nc = (*cap + pn + 1) * 2;
+      char *q = realloc(*p, nc);
+      if (!q) return;
+      *p = q;
+      *cap = nc;
+    }
+    memcpy(*p + *len, piece, pn);
+    *len += pn;
+    (*p)[*len] = '\0';
+  }
+}
+
+void srv_error_reply(SrvReply *out, int status, const char *outcome, const char *msg) {
+  size_t cap = strlen(msg) * 2 + 32, len = 0;
+  char *b = malloc(cap);
+  out->status = status;
+  out->outcome = outcome;
+  if (!b) {
+    out->body = NULL;
+    out->len = 0;
+    return;
+  }
+  len = (size_t)snprintf(b, cap, "{\"error\":\"");
+  json_escape(&b, &len, &cap, msg);
+  if (len + 3 > cap) {
+    char *q = realloc(b, len + 3);
+    if (q) b = q, cap = len + 3;
+  }
+  if (len + 3 <= cap) {
+    memcpy(b + len, "\"}", 3);
+    len += 2;
+  }
+  out->body = b;
+  out->len = len;
+}
+
+size_t srv_json_compact(char *json) {
+  size_t o = 0;
+  bool in_str = false, esc = false;
+  for (size_t i = 0; json[i]; i++) {
+    char c = json[i];
+    if (in_str) {
+      json[o++] = c;
+      if (esc) esc = false;
+      else if (c == '\\') esc = true;
+      else if (c == '"') in_str = false;
+      continue;
+    }
+    if (c == ' ' || c == '\n' || c == '\t' || c == '\r') continue;
+    if (c == '"') in_str = true;
+    json[o++] = c;
+  }
+  json[o] = '\0';
+  return o;
+}
+
+/* /check's body: {"ok", "diagnostics", "timing"} cut from the RunResult. */
+static size_t check_shape(char *json, size_t len) {
+  char *d = strstr(json, ",\"diagnostics\":[");
+  char *s = strstr(json, ",\"steps_used\":");
+  char *ok_end = strstr(json, ",\"value\":");
+  if (!d || !s || !ok_end || !(ok_end < d && d < s)) return len;
+  size_t head = (size_t)(ok_end - json);
+  size_t mid = (size_t)(s - d);
+  memmove(json + head, d, mid);
+  json[head + mid] = '}';
+  json[head + mid + 1] = '\0';
+  return head + mid + 1;
+}
+
+static const char *endpoint_path(SrvEndpoint e) {
+  switch (e) {
+  case SRV_RUN: return "/run";
+  case SRV_CHECK: return "/check";
+  case SRV_TEST: return "/test";
+  default: return "/constrain";
+  }
+}
+
+void srv_execute(const SrvConfig *cfg, geno_metrics *metrics, const SrvRequest *req, SrvReply *out) {
+  memset(out, 0, sizeof *out);
+  if (req->endpoint == SRV_CONSTRAIN) {
+    srv_error_reply(out, 501, "not_implemented",
+                    "/constrain is not available in this build (constrained decoding is not built in yet)");
+    return;
+  }
+  geno_config c;
+  geno_config_init(&c);
+  c.timeout_s = req->timeout_s;
+  c.max_steps = req->max_steps;
+  c.check_examples = req->check_examples;
+  c.capabilities_set = true;
+  c.capabilities = req->caps;
+  c.modules = req->modules;
+  c.nmodules = req->nmodules;
+  c.memory_bytes = cfg->worker_memory;
+  c.cpu_seconds = cfg->worker_cpu;
+  double wall = fmin(req->timeout_s * 3.0, cfg->max_wall);
+  c.wall_clock_s = wall;
+  c.max_source_bytes = cfg->max_body > cfg->max_module_bytes ? cfg->max_body : cfg->max_module_bytes;
+  c.max_total_source_bytes = 0; /* the body bound covers every module */
+  c.run_tests = req->endpoint == SRV_TEST;
+  c.monitor = geno_metrics_monitor;
+  c.monitor_userdata = metrics;
+  /* Effects that need the machine, under the CLI's policies. stdin is
+   * never the program's in a server. */
+  Host host;
+  bool have_host = false;
+  unsigned host_caps = req->caps & (GENO_CAP_FS | GENO_CAP_HTTP | GENO_CAP_PROCESS | GENO_CAP_CLOCK);
+  if (host_caps && req->endpoint != SRV_CHECK) {
+    HostOptions ho = {host_caps, req->timeout_s, c.max_collection_size, "./server.geno", NULL, 0};
+    char *err = NULL;
+    if (!host_init(&host, &ho, &err)) {
+      srv_log(SRV_LOG_ERROR, "host callbacks could not be set up: %s", err ? err : "out of memory");
+      free(err);
+      srv_error_reply(out, 500, "internal_error", "internal server error");
+      return;
+    }
+    have_host = true;
+    c.callbacks = host.callbacks;
+    c.ncallbacks = host.ncallbacks;
+    host_start_clock(&host);
+  }
+  geno_result *r = req->endpoint == SRV_CHECK
+                       ? geno_check_isolated(req->source, req->source_len, req->filename, &c)
+                       : geno_run_isolated(req->source, req->source_len, req->filename, &c);
+  if (have_host) host_free(&host);
+  if (!r) {
+    srv_error_reply(out, 500, "internal_error", "internal server error");
+    return;
+  }
+  geno_isolation_end end = geno_result_isolation(r);
+  if (end == GENO_ISOLATION_DEADLINE) {
+    char t[40], msg[80];
+    srv_float_repr(t, sizeof t, wall);
+    snprintf(msg, sizeof msg, "Wall-clock timeout (%ss)", t);
+    srv_error_reply(out, 504, "wall_timeout", msg);
+  } else if (end == GENO_ISOLATION_CRASHED || end == GENO_ISOLATION_SETUP_FAILED) {
+    if (cfg->sandbox_debug || srv_log_level <= SRV_LOG_DEBUG) {
+      const geno_diagnostic *d = geno_result_diagnostic(r, geno_result_diagnostic_count(r) - 1);
+      srv_log(SRV_LOG_WARNING, "worker failed on %s: %s", endpoint_path(req->endpoint),
+              d && d->message ? d->message : "?");
+    }
+    srv_error_reply(out, 500, "internal_error", "internal server error");
+  } else {
+    char *json = geno_result_to_json(r);
+    if (!json) {
+      srv_error_reply(out, 500, "internal_error", "internal server error");
+    } else {
+      size_t n = srv_json_compact(json);
+      if (req->endpoint == SRV_CHECK) n = check_shape(json, n);
+      if (n > cfg->max_response) {
+        free(json);
+        srv_log(SRV_LOG_WARNING, "Response exceeded configured limit path=%s", endpoint_path(req->endpoint));
+        srv_error_reply(out, 413, "response_too_large", "response too large");
+      } else {
+        out->status = geno_result_ok(r) ? 200 : 400;
+        out->outcome = geno_result_ok(r) ? "ok" : "run_error";
+        out->body = json;
+        out->len = n;
+      }
+    }
+  }
+  geno_result_free(r);
+}
+
+char *srv_self_test(const SrvConfig *cfg) {
+  static const char prog[] =
+      "func id(x: Int) -> Int\n"
+      "    example 1 -> 1\n"
+      "    return x\n"
+      "end func\n"
+      "\n"
+      "func main() -> Int\n"
+      "    return id(42)\n"
+      "end func\n";
+  geno_config c;
+  geno_config_init(&c);
+  c.timeout_s = 5.0;
+  c.memory_bytes = cfg->worker_memory;
+  /* In this process first (no user code runs in a check): it builds the
+   * library's tables once, so every forked child inherits them warm. */
+  geno_result *r = geno_check(prog, sizeof prog - 1, "<startup>", &c);
+  bool ok = r && geno_result_ok(r);
+  geno_result_free(r);
+  if (!ok) return strdup("the type checker rejected the self-test program");
+  r = geno_run_isolated(prog, sizeof prog - 1, "<startup>", &c);
+  char *err = NULL;
+  if (!r) err = strdup("out of memory");
+  else if (!geno_result_ok(r) || strcmp(geno_result_value_json(r), "42") != 0) {
+    const geno_diagnostic *d = geno_result_diagnostic(r, 0);
+    if (asprintf(&err, "sandboxed self-test run failed: %s", d && d->message ? d->message : "wrong value") < 0)
+      err = NULL;
+  }
+  geno_result_free(r);
+  return err;
+}
+
+/* The reference's list of names that look like secrets. */
+static bool sensitive_name(const char *name, size_t n) {
+  char up[256];
+  if (n >= sizeof up) n = sizeof up - 1;
+  for (size_t i = 0; i < n; i++) up[i] = (char)(name[i] >= 'a' && name[i] <= 'z' ? name[i] - 32 : name[i]);
+  up[n] = '\0';
+  static const char *const names[] = {"AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN",
+                                      "GENO_API_KEY", "GOOGLE_APPLICATION_CREDENTIALS"};
+  static const char *const prefixes[] = {"AWS_", "AZURE_", "GCP_", "GCLOUD_", "GOOGLE_"};
+  static const char *const suffixes[] = {"_CREDENTIAL", "_CREDENTIALS", "_KEY", "_PASS", "_PWD"};
+  static const char *const parts[] = {"APIKEY", "CONNECTION_STRING", "DATABASE_URL", "DB_URL", "PASSPHRASE",
+                                      "PASSWD", "PASSWORD", "PRIVATE_KEY", "SECRET", "TOKEN"};
+  for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+    if (strcmp(up, names[i]) == 0) return true;
+  for (size_t i = 0; i < sizeof prefixes / sizeof *prefixes; i++)
+    if (strncmp(up, prefixes[i], strlen(prefixes[i])) == 0) return true;
+  for (size_t i = 0; i < sizeof suffixes / sizeof *suffixes; i++) {
+    size_t k = strlen(suffixes[i]);
+    if (n >= k && strcmp(up + n - k, suffixes[i]) == 0) return true;
+  }
+  for (size_t i = 0; i < sizeof parts / sizeof *parts; i++)
+    if (strstr(up, parts[i])) return true;
+  return false;
+}
+
+extern char **environ;
+
+void srv_filter_environment(const SrvConfig *cfg) {
+  size_t n = 0;
+  for (char **e = environ; e && *e; e++) n++;
+  char **keep = calloc(n + 1, sizeof *keep);
+  size_t k = 0;
+  for (char **e = environ; keep && e && *e; e++) {
+    const char *eq = strchr(*e, '=');
+    if (!eq) continue;
+    size_t nl = (size_t)(eq - *e);
+    bool ok = nl == 2 && strncmp(*e, "TZ", 2) == 0;
+    for (size_t i = 0; !ok && i < cfg->env_names.count; i++)
+      ok = strlen(cfg->env_names.items[i]) == nl && strncmp(cfg->env_names.items[i], *e, nl) == 0;
+    for (size_t i = 0; !ok && i < cfg->env_prefixes.count; i++) {
+      size_t pl = strlen(cfg->env_prefixes.items[i]);
+      ok = nl >= pl && strncmp(cfg->env_prefixes.items[i], *e, pl) == 0 && !sensitive_name(*e, nl);
+    }
+    if (ok) keep[k++] = strdup(*e);
+  }
+  clearenv();
+  for (size_t i = 0; keep && i < k; i++) {
+    if (keep[i]) putenv(keep[i]); /* the environment owns it from now on */
+  }
+  free(keep);
+}

@@ -1,0 +1,546 @@
+#!/usr/bin/env python3
+"""Integration tests of `geno serve`: start the real server on 127.0.0.1
+on a free port (--port 0; the bound port is read from its log), drive it
+over HTTP (http.client, or raw sockets for malformed requests), stop it by
+its PID. Every case is bounded in time.
+
+usage: run_server.py --geno PATH
+"""
+import argparse
+import http.client
+import json
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+
+GENO = None
+FAILURES = []
+CHECKS = 0
+
+OK42 = "func main() -> Int\n    return 42\nend func\n"
+# Endless, and slow per step (each iteration builds a 200 KB string), so
+# no step limit ends it before the clocks do.
+LOOP = ("func main() -> Int\n    var i = 0\n    while true do\n"
+        "        i = i + length(repeat_string(\"ab\", 100000))\n"
+        "    end while\n    return i\nend func\n")
+
+
+def check(cond, what):
+    global CHECKS
+    CHECKS += 1
+    if not cond:
+        FAILURES.append(what)
+        print("FAIL:", what, file=sys.stderr)
+
+
+class Server:
+    def __init__(self, env=None, args=()):
+        e = {k: v for k, v in os.environ.items() if not k.startswith("GENO_")}
+        e.update(env or {})
+        self.log_lines = []
+        self.proc = subprocess.Popen([GENO, "serve", "--port", "0", *args], env=e,
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        self.port = None
+        deadline = time.time() + 30
+        while time.time() < deadline:
+            line = self.proc.stderr.readline()
+            if not line:
+                break
+            self.log_lines.append(line)
+            m = re.search(r"Serving Geno runtime on http://127\.0\.0\.1:(\d+)", line)
+            if m:
+                self.port = int(m.group(1))
+                break
+        if self.port is None:
+            self.proc.kill()
+            raise RuntimeError("server did not start: " + "".join(self.log_lines))
+        self.reader = threading.Thread(target=self._read, daemon=True)
+        self.reader.start()
+
+    def _read(self):
+        for line in self.proc.stderr:
+            self.log_lines.append(line)
+
+    def log(self):
+        return "".join(self.log_lines)
+
+    def host(self):
+        return "127.0.0.1:%d" % self.port
+
+    def request(self, method, path, body=None, headers=None, timeout=30):
+        c = http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout)
+        h = {"Host": self.host()}
+        if body is not None and not isinstance(body, (bytes, str)):
+            body = json.dumps(body)
+            h["Content-Type"] = "application/json"
+        h.update(headers or {})
+        c.putrequest(method, path, skip_host=True, skip_accept_encoding=True)
+        for k, v in h.items():
+            if isinstance(v, list):
+                for one in v:
+                    c.putheader(k, one)
+            elif v is not None:
+                c.putheader(k, v)
+        data = body.encode() if isinstance(body, str) else body
+        if data is not None and "Content-Length" not in h:
+            c.putheader("Content-Length", str(len(data)))
+        c.endheaders(data)
+        r = c.getresponse()
+        payload = r.read()
+        c.close()
+        return r.status, dict((k.lower(), v) for k, v in r.getheaders()), payload
+
+    def post(self, path, obj, headers=None, timeout=30):
+        status, hdrs, payload = self.request("POST", path, obj, headers, timeout)
+        try:
+            return status, hdrs, json.loads(payload)
+        except ValueError:
+            return status, hdrs, payload
+
+    def raw(self, data, timeout=10):
+        s = socket.create_connection(("127.0.0.1", self.port), timeout=timeout)
+        s.sendall(data)
+        s.shutdown(socket.SHUT_WR)
+        out = b""
+        try:
+            while True:
+                k = s.recv(65536)
+                if not k:
+                    break
+                out += k
+        except socket.timeout:
+            pass
+        s.close()
+        return out
+
+    def children(self):
+        try:
+            with open("/proc/%d/task/%d/children" % (self.proc.pid, self.proc.pid)) as f:
+                kids = f.read().split()
+        except OSError:
+            kids = []
+        for task in os.listdir("/proc/%d/task" % self.proc.pid):
+            try:
+                with open("/proc/%d/task/%s/children" % (self.proc.pid, task)) as f:
+                    kids += f.read().split()
+            except OSError:
+                pass
+        return sorted(set(int(k) for k in kids))
+
+    def stop(self):
+        if self.proc.poll() is None:
+            os.kill(self.proc.pid, signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                os.kill(self.proc.pid, signal.SIGKILL)
+                self.proc.wait()
+        return self.proc.returncode
+
+
+def err(body):
+    return body.get("error") if isinstance(body, dict) else body
+
+
+def test_basics(s):
+    st, h, b = s.post("/run", {"source": OK42})
+    check(st == 200 and b["ok"] is True and b["value"] == 42, "run 42: %r %r" % (st, b))
+    check(re.fullmatch(r"[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}",
+                       h.get("x-request-id", "")), "X-Request-Id is a uuid4")
+    check(h.get("content-type") == "application/json; charset=utf-8", "JSON content type")
+    for k, v in [("x-content-type-options", "nosniff"), ("cache-control", "no-store"),
+                 ("referrer-policy", "no-referrer"), ("access-control-allow-methods", "GET, POST, OPTIONS"),
+                 ("access-control-max-age", "3600")]:
+        check(h.get(k) == v, "header %s: %r" % (k, h.get(k)))
+    check("access-control-allow-origin" not in h, "no CORS origin without a configured one")
+    st, h, b = s.post("/run", {"source": "func main() -> Int\n    print(\"hi\")\n    return 1\nend func\n"})
+    check(st == 400 and any(d["code"] == "E412" for d in b["diagnostics"]),
+          "print without the capability is E412: %r" % b)
+    st, h, b = s.post("/run", {"source": "func main() -> Int\n    print(\"hi\")\n    return 1\nend func\n",
+                               "capabilities": ["print"]})
+    check(st == 200 and b["output"] == "hi\n", "print granted: %r" % b)
+    st, h, b = s.post("/run", {"source": "func main() -> Int\n    return \"x\"\nend func\n", "filename": "f.geno"})
+    check(st == 400 and b["diagnostics"][0]["code"] == "E300", "type error 400: %r" % b)
+    check(b["diagnostics"][0]["location"]["filename"] == "f.geno", "filename used in locations")
+    # /check: typecheck only
+    st, h, b = s.post("/check", {"source": "func main() -> Int\n    return \"x\"\nend func\n"})
+    check(st == 400 and list(b.keys()) == ["ok", "diagnostics", "timing"] and b["diagnostics"][0]["code"] == "E300",
+          "/check shape: %r" % b)
+    st, h, b = s.post("/check", {"source": LOOP})
+    check(st == 200 and b["ok"] is True, "/check never runs the program: %r" % b)
+    # /test: the test report
+    src = "func sq(x: Int) -> Int\n    example 3 -> 9\n    example 2 -> 5\n    return x * x\nend func\n"
+    st, h, b = s.post("/test", {"source": src})
+    check(st == 400 and b["value"]["total"] == 2 and b["value"]["failed"] == 1, "/test report: %r" % b)
+    st, h, b = s.post("/constrain", {"prefix": "func main"})
+    check(st == 501 and "error" in b, "/constrain is 501 until constrained decoding lands: %r %r" % (st, b))
+    st, h, b = s.post("/constrain", {"prefix": 3})
+    check(st == 400 and err(b) == "'prefix' must be a string", "/constrain prefix validated: %r" % b)
+    # modules
+    st, h, b = s.post("/run", {"source": "import Util\nfunc main() -> Int\n    return Util.twice(4)\nend func\n",
+                               "modules": {"Util": "func twice(x: Int) -> Int\n    example 1 -> 2\n    return x * 2\nend func\n"}})
+    check(st == 200 and b["value"] == 8, "modules: %r" % b)
+    # steps: default hosted limit 10,000
+    st, h, b = s.post("/run", {"source": LOOP})
+    check(st == 400 and b["diagnostics"][0]["code"] == "E503", "default step limit: %r" % b)
+
+
+def test_get(s):
+    st, h, b = s.request("GET", "/healthz")
+    rep = json.loads(b)
+    check(st == 200 and rep["status"] == "ok" and [c["name"] for c in rep["checks"]][:3] ==
+          ["startup_checks", "runtime_api", "metrics_collector"], "healthz: %r" % rep)
+    st, h, b = s.request("GET", "/healthz", headers={"Host": "localhost:1"})
+    check(st == 200, "healthz from a loopback peer with a loopback Host on another port: %r" % st)
+    st, h, b = s.request("GET", "/metrics")
+    check(st == 200 and h["content-type"] == "text/plain; version=0.0.4; charset=utf-8" and
+          b"# TYPE geno_http_post_requests_total counter" in b and not b.endswith(b"\n"), "metrics: %r" % b[:200])
+    check(re.search(rb'geno_http_post_requests_by_status_total\{status="200"\} \d+', b) is not None,
+          "metrics count POST statuses")
+    st, h, b = s.request("GET", "/")
+    check(st == 200 and b"<textarea" in b and h.get("x-frame-options") == "DENY" and
+          "frame-ancestors 'none'" in h.get("content-security-policy", ""), "playground")
+    st, h, b = s.request("GET", "/playground")
+    check(st == 200, "playground alias")
+    st, h, b = s.request("GET", "/nope")
+    check(st == 404 and json.loads(b) == {"error": "unknown endpoint: /nope"}, "GET 404: %r" % b)
+    st, h, b = s.request("POST", "/nope", {"source": OK42})
+    check(st == 404 and json.loads(b) == {"error": "unknown endpoint: /nope"}, "POST 404: %r" % b)
+    st, h, b = s.request("OPTIONS", "/run")
+    check(st == 204 and h.get("content-length", "0") == "0" and
+          h.get("access-control-allow-headers") == "Content-Type, Authorization, X-API-Key", "OPTIONS: %r" % h)
+    st, h, b = s.request("PUT", "/run", "x")
+    check(st == 501, "PUT is 501: %r" % st)
+
+
+def test_host_origin(s):
+    for host in ["evil.example:%d" % s.port, "localhost", "127.0.0.1:1"]:
+        st, h, b = s.request("POST", "/run", {"source": OK42}, {"Host": host})
+        check(st == 421 and b == b'{"error": "invalid Host header"}\n' and "x-request-id" not in h,
+              "Host %s is 421: %r %r" % (host, st, b))
+    st, h, b = s.request("POST", "/run", {"source": OK42}, {"Host": "LOCALHOST.:%d" % s.port})
+    check(st == 200, "Host compared lower-case without the trailing dot: %r" % st)
+    st, h, b = s.request("GET", "/metrics", headers={"Host": "evil.example"})
+    check(st == 421, "GET with a bad Host: %r" % st)
+    st, h, b = s.post("/run", {"source": OK42}, {"Origin": "http://evil.example"})
+    check(st == 403 and b == {"error": "cross-origin request is not allowed"}, "cross origin: %r" % b)
+    st, h, b = s.post("/run", {"source": OK42}, {"Origin": "http://127.0.0.1:%d" % s.port})
+    check(st == 200, "same origin: %r" % st)
+    st, h, b = s.post("/run", {"source": OK42}, {"Origin": "https://127.0.0.1:%d" % s.port})
+    check(st == 403, "scheme must match: %r" % st)
+    st, h, b = s.post("/run", {"source": OK42}, {"Origin": ["http://127.0.0.1:%d" % s.port] * 2})
+    check(st == 403, "two Origin headers: %r" % st)
+
+
+def test_body_rules(s):
+    def post_raw(headers, body=b""):
+        lines = ["POST /run HTTP/1.1", "Host: " + s.host(), "Connection: close"] + headers
+        out = s.raw(("\r\n".join(lines) + "\r\n\r\n").encode() + body)
+        head, _, payload = out.partition(b"\r\n\r\n")
+        m = re.match(rb"HTTP/1\.[01] (\d+)", head)
+        return (int(m.group(1)) if m else 0), payload
+
+    body = json.dumps({"source": OK42}).encode()
+    cases = [
+        (["Content-Type: application/json", "Transfer-Encoding: chunked"], b"0\r\n\r\n",
+         "Transfer-Encoding is not supported"),
+        (["Content-Length: %d" % len(body)], body, "missing Content-Type header"),
+        (["Content-Type: application/json", "Content-Type: application/json", "Content-Length: %d" % len(body)],
+         body, "ambiguous Content-Type header"),
+        (["Content-Type: text/plain", "Content-Length: %d" % len(body)], body,
+         "Content-Type must be application/json"),
+        (["Content-Type: application/json"], b"", "missing Content-Length header"),
+        (["Content-Type: application/json", "Content-Length: 2000000"], b"",
+         "request body too large (max 1048576 bytes)"),
+    ]
+    for headers, data, msg in cases:
+        st, payload = post_raw(headers, data)
+        try:
+            got = json.loads(payload).get("error")
+        except ValueError:
+            got = payload
+        check(st == 400 and got == msg, "body rule %r: %r %r" % (msg, st, payload[:120]))
+    st, payload = post_raw(["Content-Type: Application/JSON; charset=utf-8", "Content-Length: %d" % len(body)], body)
+    check(st == 200, "media type compared without parameters, any case: %r" % st)
+    st, payload = post_raw(["Content-Type: application/json", "Content-Length: 1048577"], b'{"source":"' + b"x" * 1000)
+    check(st == 400 and json.loads(payload)["error"] == "request body too large (max 1048576 bytes)",
+          "one byte over the body cap, judged from the header: %r" % payload[:100])
+    for data, msg in [
+        (b"\xff\xfe", "request body must be valid JSON"),
+        (b"{bad json", "request body must be valid JSON"),
+        (b'{"source": NaN}', "request body must be valid JSON"),
+        (b'{"source": Infinity}', "request body must be valid JSON"),
+        (b'{"source": "\\ud800"}', "request body must be valid JSON"),
+        (b"[" * 129 + b"]" * 129, "request body JSON is nested too deeply"),
+        (b"[1, 2]", "request body must be a JSON object"),
+    ]:
+        st, h, b = s.request("POST", "/run", data, {"Content-Type": "application/json"})
+        check(st == 400 and json.loads(b)["error"] == msg, "JSON rule %r: %r %r" % (msg, st, b))
+    st, h, b = s.request("POST", "/run", b'{"source": "' + b"[" * 200 + b'"}', {"Content-Type": "application/json"})
+    check(st == 400 and json.loads(b)["diagnostics"], "brackets inside strings do not count as nesting")
+
+
+def test_fields(s):
+    def msg(obj):
+        st, h, b = s.post("/run", obj)
+        return st, err(b)
+
+    fixed = ("hosted /run clients may configure only timeout and max_steps; operator-controlled resource "
+             "limits are fixed: ")
+    cases = [
+        ({}, "'source' must be a string"),
+        ({"source": 3}, "'source' must be a string"),
+        ({"source": OK42, "filename": 3}, "'filename' must be a string when provided"),
+        ({"source": OK42, "max_memory_bytes": 1, "max_cpu_time": 1, "timeout": -1},
+         fixed + "max_cpu_time, max_memory_bytes"),
+        ({"source": OK42, "max_recursion_depth": 10}, fixed + "max_recursion_depth"),
+        ({"source": OK42, "timeout": -1}, "'timeout' must be a positive number"),
+        ({"source": OK42, "timeout": 0}, "'timeout' must be a positive number"),
+        ({"source": OK42, "timeout": "5"}, "'timeout' must be a positive number"),
+        ({"source": OK42, "timeout": True}, "'timeout' must be a positive number"),
+        ({"source": OK42, "timeout": 31}, "'timeout' exceeds server maximum (30.0s)"),
+        ({"source": OK42, "max_steps": 0}, "'max_steps' must be a positive integer when provided"),
+        ({"source": OK42, "max_steps": 1.5}, "'max_steps' must be a positive integer when provided"),
+        ({"source": OK42, "max_steps": True}, "'max_steps' must be a positive integer when provided"),
+        ({"source": OK42, "max_steps": 10000001}, "'max_steps' exceeds server maximum (10000000)"),
+        ({"source": OK42, "check_examples": "yes"}, "'check_examples' must be a boolean"),
+        ({"source": OK42, "capabilities": "print"}, "'capabilities' must be a list of strings"),
+        ({"source": OK42, "capabilities": [1]}, "'capabilities' must be a list of strings"),
+        ({"source": OK42, "capabilities": [""]}, "Capability names must not be empty."),
+        ({"source": OK42, "capabilities": ["prnt"]},
+         "Unknown capability 'prnt'. Valid capabilities: clock, env, fs, http, print, process, random, regex, "
+         "serve, stdin. Did you mean 'print'?"),
+        ({"source": OK42, "capabilities": ["fs", "print", "env"]}, "unsupported capabilities requested: env, fs"),
+        ({"source": OK42, "modules": []}, "'modules' must be an object of {name: source}"),
+        ({"source": OK42, "modules": {"A%d" % i: "" for i in range(51)}}, "too many modules (51, max 50)"),
+        ({"source": OK42, "modules": {"Util": 3}}, "'modules' entries must be string -> string"),
+        ({"source": OK42, "modules": {"lower": ""}},
+         "invalid module name 'lower': expected a simple PascalCase identifier"),
+        ({"source": OK42, "modules": {"Big": "x" * 1000001}},
+         "module 'Big' exceeds size limit (1000001 bytes, max 1000000)"),
+    ]
+    for obj, want in cases:
+        st, got = msg(obj)
+        check(st == 400 and got == want, "field rule %r: %r %r" % (want, st, got))
+    st, h, b = s.post("/run", {"source": OK42, "max_steps": None, "timeout": 2.5, "check_examples": False,
+                               "unknown_field": 1, "capabilities": None})
+    check(st == 200, "null max_steps/capabilities and unknown fields accepted: %r" % b)
+
+
+def test_limits(s):
+    # an endless loop: the run's own timeout ends it (400, E501), no child left
+    t0 = time.time()
+    st, h, b = s.post("/run", {"source": LOOP, "timeout": 0.3, "max_steps": 10000000})
+    check(st == 400 and b["diagnostics"][0]["code"] == "E501", "endless loop timed out: %r" % b)
+    check(time.time() - t0 < 5, "endless loop ended promptly")
+    time.sleep(0.1)
+    check(s.children() == [], "no worker left after the endless loop: %r" % s.children())
+
+
+def test_wall_timeout_and_crash():
+    # Wall budget (1 s) below the cooperative timeout: the kill answers 504.
+    s = Server({"GENO_MAX_WALL_CLOCK_SECONDS": "1", "GENO_RATE_LIMIT_REQUESTS": "0",
+                "GENO_MAX_RESPONSE_BODY_BYTES": "2000", "GENO_REQUIRE_AUTH_FOR_METRICS": "1",
+                "GENO_MAX_MODULE_SOURCE_BYTES": "10"}, ["--allow-capability", "print,env"])
+    try:
+        t0 = time.time()
+        st, h, b = s.post("/run", {"source": LOOP, "timeout": 5, "max_steps": 10000000})
+        check(st == 504 and b == {"error": "Wall-clock timeout (1.0s)"}, "wall timeout 504: %r %r" % (st, b))
+        check(time.time() - t0 < 4, "killed at the wall budget")
+        time.sleep(0.1)
+        check(s.children() == [], "killed worker reaped")
+        # a worker killed from outside: that request is a 500, the server goes on
+        result = {}
+
+        def slow():
+            result["r"] = s.post("/run", {"source": LOOP, "timeout": 5, "max_steps": 10000000})
+
+        th = threading.Thread(target=slow)
+        th.start()
+        kids = []
+        for _ in range(200):
+            kids = s.children()
+            if kids:
+                break
+            time.sleep(0.01)
+        check(len(kids) == 1, "one worker for one request: %r" % kids)
+        if kids:
+            os.kill(kids[0], signal.SIGSEGV)
+        th.join(10)
+        st, h, b = result.get("r", (0, {}, None))
+        check(st == 500 and b == {"error": "internal server error"}, "crashed worker is a 500: %r %r" % (st, b))
+        st, h, b = s.post("/run", {"source": OK42})
+        check(st == 200, "server serves after a worker crash")
+        # response cap
+        src = "func main() -> String\n    return repeat_string(\"ab\", 5000)\nend func\n"
+        st, h, b = s.post("/run", {"source": src})
+        check(st == 413 and b == {"error": "response too large"}, "response cap 413: %r %r" % (st, b))
+        check("Response exceeded configured limit" in s.log(), "413 logged")
+        st, h, b = s.post("/run", {"source": OK42, "capabilities": ["env"]})
+        check(st == 400 and err(b) == "env capability requires GENO_ALLOWED_ENV_NAMES or GENO_ALLOWED_ENV_PREFIXES",
+              "env needs an allow-list: %r" % b)
+        st, h, b = s.post("/run", {"source": OK42, "modules": {"Big": "x" * 11}})
+        check(st == 400 and err(b) == "module 'Big' exceeds size limit (11 bytes, max 10)", "module cap from env")
+        st, h, b = s.request("GET", "/metrics")
+        check(st == 503 and json.loads(b)["error"] ==
+              "authentication is required for this endpoint, but GENO_API_KEY is not configured",
+              "metrics auth without a key: %r" % b)
+    finally:
+        check(s.stop() == 0, "SIGTERM exit status 0")
+
+
+def test_env_allowlist():
+    os.environ["GENO_TEST_VISIBLE"] = "yes"
+    os.environ["GENO_TEST_SECRET_TOKEN"] = "no"
+    s = Server({"GENO_ALLOWED_ENV_PREFIXES": "GENO_TEST_", "GENO_RATE_LIMIT_REQUESTS": "0",
+                "GENO_TEST_VISIBLE": "yes", "GENO_TEST_SECRET_TOKEN": "no", "GENO_API_KEY": "k"},
+               ["--allow-capability", "env"])
+    try:
+        src = ("func main() -> String\n    return env_get_or(\"GENO_TEST_VISIBLE\", \"-\") + "
+               "env_get_or(\"GENO_TEST_SECRET_TOKEN\", \"-\") + env_get_or(\"GENO_API_KEY\", \"-\")\nend func\n")
+        st, h, b = s.post("/run", {"source": src, "capabilities": ["env"]}, {"X-API-Key": "k"})
+        check(st == 200 and b["value"] == "yes--", "env allow-list, secrets hidden: %r" % b)
+    finally:
+        s.stop()
+
+
+def test_auth_and_rate():
+    s = Server({"GENO_API_KEY": "s3cret", "GENO_RATE_LIMIT_REQUESTS": "6"})
+    try:
+        st, h, b = s.post("/run", {"source": OK42})
+        check(st == 401 and b == {"error": "authentication required"} and "x-request-id" in h, "no key: 401")
+        check("auth_failed request_id=" in s.log(), "auth failure logged")
+        st, h, b = s.post("/run", {"source": OK42}, {"Authorization": "Bearer s3cret"})
+        check(st == 200, "Bearer key: %r" % st)
+        st, h, b = s.post("/run", {"source": OK42}, {"Authorization": "bearer s3cret"})
+        check(st == 401, "lower-case bearer refused")
+        st, h, b = s.post("/run", {"source": OK42}, {"X-API-Key": "s3cret"})
+        check(st == 200, "X-API-Key")
+        st, h, b = s.post("/run", {"source": OK42}, {"X-API-Key": ["s3cret", "s3cret"]})
+        check(st == 401, "two X-API-Key headers refused")
+        st, h, b = s.post("/run", {"source": OK42}, {"X-API-Key": "s3cre"})
+        check(st == 401, "a prefix of the key refused")
+        # the 7th POST in the window from this client (X-Forwarded-For ignored: no trusted proxy)
+        st, h, b = s.post("/run", {"source": OK42}, {"X-API-Key": "s3cret", "X-Forwarded-For": "9.9.9.9"})
+        check(st == 429 and b == {"error": "rate limit exceeded"}, "rate limit: %r %r" % (st, b))
+        check("rate_limited request_id=" in s.log(), "rate limit logged")
+        st, h, b = s.request("GET", "/healthz")
+        check(json.loads(b) == {"status": "ok"}, "healthz without credentials is terse")
+        st, h, b = s.request("GET", "/healthz", headers={"X-API-Key": "s3cret"})
+        check("checks" in json.loads(b), "healthz with credentials is full")
+        st, h, b = s.request("GET", "/metrics")
+        check(st == 401, "metrics need the key when one is set")
+        st, h, b = s.request("GET", "/metrics", headers={"Authorization": "Bearer s3cret"})
+        check(st == 200, "metrics with the key")
+        check(re.search(r"request_id=\S+ client_ip=127\.0\.0\.1 status=200 duration_ms=[0-9.]+ "
+                        r"source_bytes=\d+ outcome=ok", s.log()) is not None, "access log line")
+    finally:
+        s.stop()
+    s = Server({"GENO_RATE_LIMIT_REQUESTS": "2", "GENO_TRUSTED_PROXY": "127.0.0.1"})
+    try:
+        for i in range(2):
+            st, h, b = s.post("/run", {"source": OK42}, {"X-Forwarded-For": "1.2.3.4"})
+            check(st == 200, "XFF client under the limit")
+        st, h, b = s.post("/run", {"source": OK42}, {"X-Forwarded-For": "1.2.3.4, garbage, 127.0.0.1"})
+        check(st == 429, "XFF scanned right to left past garbage and the proxy: %r" % st)
+        check("client_ip=1.2.3.4" in s.log(), "client address from XFF logged")
+        st, h, b = s.post("/run", {"source": OK42}, {"X-Forwarded-For": "5.6.7.8"})
+        check(st == 200, "another XFF client has its own bucket")
+        st, h, b = s.post("/run", {"source": OK42}, {"X-Forwarded-For": "garbage"})
+        check(st == 200, "unparsable XFF falls back to the peer")
+    finally:
+        s.stop()
+
+
+def test_concurrency():
+    s = Server({"GENO_MAX_CONCURRENT_REQUESTS": "1", "GENO_RATE_LIMIT_REQUESTS": "0"})
+    try:
+        result = {}
+
+        def slow():
+            result["r"] = s.post("/run", {"source": LOOP, "timeout": 1.5, "max_steps": 10000000})
+
+        th = threading.Thread(target=slow)
+        th.start()
+        for _ in range(200):
+            if s.children():
+                break
+            time.sleep(0.01)
+        st, h, b = s.post("/run", {"source": OK42})
+        check(st == 503 and b == {"error": "Too many concurrent requests"}, "concurrency cap: %r %r" % (st, b))
+        # SIGTERM while the slow request runs: it still gets its answer, then exit 0
+        os.kill(s.proc.pid, signal.SIGTERM)
+        th.join(15)
+        st, h, b = result.get("r", (0, {}, None))
+        check(st == 400 and b["diagnostics"][0]["code"] == "E501", "in-flight request drained: %r %r" % (st, b))
+        check(s.proc.wait(timeout=15) == 0, "drained server exits 0")
+        check("Received SIGTERM, shutting down gracefully" in s.log(), "SIGTERM logged")
+    finally:
+        s.stop()
+
+
+def test_startup_rules():
+    def run(args, env=None):
+        e = {k: v for k, v in os.environ.items() if not k.startswith("GENO_")}
+        e.update(env or {})
+        p = subprocess.run([GENO, "serve", "--port", "0", *args], env=e, capture_output=True, text=True, timeout=30)
+        return p.returncode, p.stderr
+
+    rc, err_text = run(["--host", "0.0.0.0"])
+    check(rc == 1 and "GENO_API_KEY" in err_text, "non-loopback bind without a key refused: %r" % err_text)
+    rc, err_text = run(["--host", "0.0.0.0"], {"GENO_API_KEY": "k"})
+    check(rc == 1 and "GENO_ALLOWED_HOSTS" in err_text, "non-loopback bind without hosts refused")
+    rc, err_text = run([], {"GENO_MAX_MODULES": "abc"})
+    check(rc == 2 and "GENO_MAX_MODULES must be an integer" in err_text, "bad integer variable: %r" % err_text)
+    rc, err_text = run([], {"GENO_MAX_TIMEOUT_SECONDS": "-1"})
+    check(rc == 2 and "GENO_MAX_TIMEOUT_SECONDS must be positive" in err_text, "bad float variable")
+    rc, err_text = run([], {"GENO_REQUIRE_AUTH_FOR_METRICS": "maybe"})
+    check(rc == 2 and "must be a boolean" in err_text, "bad boolean variable")
+    rc, err_text = run([], {"GENO_DEFAULT_MAX_STEPS": "20", "GENO_MAX_STEPS": "10"})
+    check(rc == 2 and "GENO_DEFAULT_MAX_STEPS must be <= GENO_MAX_STEPS" in err_text, "steps default over max")
+    rc, err_text = run([], {"GENO_ALLOWED_HOSTS": "a b"})
+    check(rc == 2 and "GENO_ALLOWED_HOSTS" in err_text, "bad allowed host entry")
+    rc, err_text = run(["--allow-capability", "bogus"])
+    check(rc == 2 and "Unknown capability 'bogus'" in err_text, "bad capability flag")
+    rc, err_text = run(["--port", "x"])
+    check(rc == 2, "bad port")
+    # an empty --allow-capability list means no capability, not the defaults
+    s = Server({"GENO_RATE_LIMIT_REQUESTS": "0"}, ["--allow-capability", ""])
+    try:
+        st, h, b = s.post("/run", {"source": OK42, "capabilities": ["print"]})
+        check(st == 400 and err(b) == "unsupported capabilities requested: print", "empty ceiling: %r" % b)
+    finally:
+        s.stop()
+
+
+def main():
+    global GENO
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--geno", required=True)
+    GENO = os.path.abspath(ap.parse_args().geno)
+    s = Server({"GENO_RATE_LIMIT_REQUESTS": "0"})
+    try:
+        test_basics(s)
+        test_get(s)
+        test_host_origin(s)
+        test_body_rules(s)
+        test_fields(s)
+        test_limits(s)
+    finally:
+        check(s.stop() == 0, "server stops with status 0 on SIGTERM")
+    test_wall_timeout_and_crash()
+    test_env_allowlist()
+    test_auth_and_rate()
+    test_concurrency()
+    test_startup_rules()
+    print("%d checks, %d failures" % (CHECKS, len(FAILURES)))
+    return 1 if FAILURES else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
