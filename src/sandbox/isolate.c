@@ -461,8 +461,7 @@ static geno_result *child_run(const char *source, size_t len, const char *filena
 }
 
 static geno_result *child_check(const char *source, size_t len, const char *filename, const geno_config *cfg,
-                                void *arg) {
-  (void)arg;
+                                const VmOutput *output, void *arg) {
   return geno_check(source, len, filename, cfg);
 }
 

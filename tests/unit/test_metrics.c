@@ -292,10 +292,12 @@ static void concurrent_recording_loses_nothing(void **state) {
 #endif
 #endif
 
+#ifndef UNIT_ASAN
 static void oom_count(const geno_result *r, const char *op, void *ud) {
   (void)r;
   if (strcmp(op, "run") == 0) ++*(int *)ud;
 }
+#endif
 
 static void out_of_memory_run_is_monitored_once(void **state) {
   (void)state;
