@@ -131,5 +131,8 @@ int cmd_check(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_test(int argc, char **argv);
 int cmd_fmt(int argc, char **argv);
+int cmd_init(int argc, char **argv);
+int cmd_repl(int argc, char **argv);
+int cmd_bundle(int argc, char **argv);
 
 #endif

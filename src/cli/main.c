@@ -17,6 +17,10 @@ static const char main_help[] =
     "  check FILE   check FILE without running it\n"
     "  test FILE... run every example and test block\n"
     "  fmt [PATH]   format source files in the canonical layout\n"
+    "  init NAME    create a project from a template\n"
+    "  repl         read and run definitions, statements and expressions\n"
+    "               (also `geno` alone at a terminal)\n"
+    "  bundle       write a project's modules as one JSON artifact\n"
     "  serve        the hosted execution service (HTTP: /run, /check, /test, ...)\n"
     "\n"
     "options:\n"
@@ -55,6 +59,8 @@ static int finish(int rc) {
 
 static int dispatch(int argc, char **argv) {
   if (argc < 2) {
+    /* at a terminal, the REPL, as the reference; otherwise usage */
+    if (isatty(STDIN_FILENO) && isatty(STDOUT_FILENO)) return cmd_repl(0, argv + 1);
     fputs(main_help, stderr);
     return EXIT_USAGE;
   }
@@ -71,9 +77,12 @@ static int dispatch(int argc, char **argv) {
   if (strcmp(cmd, "run") == 0) return cmd_run(argc - 2, argv + 2);
   if (strcmp(cmd, "test") == 0) return cmd_test(argc - 2, argv + 2);
   if (strcmp(cmd, "fmt") == 0) return cmd_fmt(argc - 2, argv + 2);
+  if (strcmp(cmd, "init") == 0) return cmd_init(argc - 2, argv + 2);
+  if (strcmp(cmd, "repl") == 0) return cmd_repl(argc - 2, argv + 2);
+  if (strcmp(cmd, "bundle") == 0) return cmd_bundle(argc - 2, argv + 2);
   if (strcmp(cmd, "serve") == 0) return srv_main(argc - 1, argv + 1);
   if (cmd[0] == '-') return cli_usage_error(NULL, "unrecognized option '%s' (expected --help or --version)", cmd);
-  return cli_usage_error(NULL, "unknown command '%s' (expected run, check, test, fmt or serve)", cmd);
+  return cli_usage_error(NULL, "unknown command '%s' (see geno --help)", cmd);
 }
 
 int main(int argc, char **argv) {

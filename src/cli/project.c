@@ -152,7 +152,21 @@ static bool declared_files(CliProject *p, size_t *cap, char **err) {
       set_err(err, "%s: file '%s' escapes the project root", p->manifest.path, rel);
       return false;
     }
+    /* "Main" names Main.geno, as in the reference's manifests */
+    char *named = NULL;
+    if (!has_geno_suffix(rel)) {
+      size_t m = strlen(rel) + 6;
+      named = malloc(m);
+      if (!named) {
+        set_err(err, "out of memory");
+        return false;
+      }
+      snprintf(named, m, "%s.geno", rel);
+      rel = named;
+    }
     char *full = join(p->root, rel);
+    free(named);
+    rel = p->manifest.files[i];
     struct stat st;
     if (!full || stat(full, &st) != 0 || !S_ISREG(st.st_mode)) {
       set_err(err, "%s: file '%s' declared in geno.toml not found at %s", p->manifest.path, rel,

@@ -85,6 +85,15 @@ PROGRAMS = {
     "fmtok/ugly.geno": "func main() -> Int\n  let x = 1   \n      return x\nend func\n\n\n",
     "fmtok/sub/fine.geno": "func main() -> Int\n    return 2\nend func\n",
     "fmtbad/broken.geno": "func main() -> Int\n  return (1 +\nend func\n",
+    "repl/session.txt": (
+        "1 + 2\nlet x = 5\nx * 2\n\"hi\"\n"
+        "func f(a: Int) -> Int\n    example 1 -> 2\n    return a + 1\nend func\n"
+        "f(x)\n:type f(1)\n:type [1, 2]\nprint(\"printed\")\nundefined_y\n1 / 0\n"
+        "for i: Int in range(0, 2) do\n    print(i * 100)\nend for\n"
+        "var total = 0\ntotal = total + 10\ntotal\n"
+        "while true do\nend while\n\n"
+        "func nocheck(a: Int) -> Int\n    return a\nend func\n"
+        ":clear\nf(1)\n:nonsense\n:quit\nprint(\"after quit\")\n"),
     "browser/envy.geno": 'func main() -> Unit\n    print(env_get("HOME"))\nend func\n',
 }
 
@@ -121,12 +130,27 @@ def test_report_check(out):
 
 
 class Case:
-    def __init__(self, name, args, rc, out=(), err=(), no_out=(), stdout=None, check=None, stdin=None):
+    def __init__(self, name, args, rc, out=(), err=(), no_out=(), stdout=None, check=None, stdin=None, cwd=None):
         self.name, self.args, self.rc = name, args, rc
+        self.cwd = cwd  # "{d}"-relative working directory, or None
         self.stdin = stdin  # a path opened as the command's standard input
         self.out, self.err, self.no_out = out, err, no_out
         self.stdout = stdout  # None: a pipe; "full": /dev/full; "closed": no fd 1
         self.check = check    # extra check on stdout text: returns an error or None
+
+
+def bundle_check(out, entry, modules):
+    try:
+        doc = json.loads(out)
+    except ValueError as e:
+        return f"stdout is not JSON: {e}"
+    if doc.get("version") != "1" or doc.get("entrypoint") != entry:
+        return f"version/entrypoint: {doc.get('version')!r} {doc.get('entrypoint')!r}"
+    if sorted(doc.get("modules", {})) != sorted(modules):
+        return f"modules: {sorted(doc.get('modules', {}))}"
+    if PROGRAMS["proj/Util.geno"] != doc["modules"]["Util"]:
+        return "Util's source differs"
+    return None
 
 
 def json_check(want_ok, code=None):
@@ -152,7 +176,7 @@ CASES = [
     Case("no command", [], 2, err=["usage: geno <command>"]),
     Case("--help", ["--help"], 0, out=["commands:", "run FILE", "exit status"]),
     Case("--version", ["--version"], 0, out=["geno-c ", "(Geno 0.4"]),
-    Case("unknown command", ["frobnicate"], 2, err=["unknown command 'frobnicate'", "expected run, check, test, fmt or serve"]),
+    Case("unknown command", ["frobnicate"], 2, err=["unknown command 'frobnicate'", "see geno --help"]),
     Case("unknown top-level flag", ["--frob"], 2, err=["unrecognized option '--frob'"]),
     Case("run --help", ["run", "--help"], 0,
          out=["usage: geno run FILE", "--max-recursion-depth N", "1 to 10000", "0: no output allowed", "1 MiB"]),
@@ -293,6 +317,52 @@ CASES = [
          err=["cannot format {d}/fmtbad/broken.geno: it does not parse", "error[E20"]),
     Case("fmt --check --diff", ["fmt", "--check", "--diff", "{d}/fmtok"], 2, err=["cannot be used together"]),
     Case("fmt: a missing path", ["fmt", "{d}/nowhere"], 1, err=["Error: '{d}/nowhere' not found"]),
+    Case("init --template minimal", ["init", "new_minimal", "--template", "minimal"], 0, cwd="{d}",
+         out=["Created project 'new_minimal':\n", "  new_minimal/geno.toml\n"]),
+    Case("init minimal: the project checks", ["check", "{d}/new_minimal"], 0, out=["Type check passed: {d}/new_minimal"]),
+    Case("init minimal: its examples pass", ["test", "{d}/new_minimal"], 0, out=[" passed, 0 failed"]),
+    Case("init minimal: it is formatted", ["fmt", "--check", "{d}/new_minimal"], 0, out=["All files are properly formatted."]),
+    Case("init --template cli", ["init", "new_cli", "--template", "cli"], 0, cwd="{d}",
+         out=["Created project 'new_cli':\n", "  new_cli/geno.toml\n"]),
+    Case("init cli: the project checks", ["check", "{d}/new_cli"], 0, out=["Type check passed: {d}/new_cli"]),
+    Case("init cli: its examples pass", ["test", "{d}/new_cli"], 0, out=[" passed, 0 failed"]),
+    Case("init cli: it is formatted", ["fmt", "--check", "{d}/new_cli"], 0, out=["All files are properly formatted."]),
+    Case("init --template web", ["init", "new_web", "--template", "web"], 0, cwd="{d}",
+         out=["Created project 'new_web':\n", "  new_web/geno.toml\n"]),
+    Case("init web: the project checks", ["check", "{d}/new_web"], 0, out=["Type check passed: {d}/new_web"]),
+    Case("init web: its examples pass", ["test", "{d}/new_web"], 0, out=[" passed, 0 failed"]),
+    Case("init web: it is formatted", ["fmt", "--check", "{d}/new_web"], 0, out=["All files are properly formatted."]),
+    Case("init --template api", ["init", "new_api", "--template", "api"], 0, cwd="{d}",
+         out=["Created project 'new_api':\n", "  new_api/geno.toml\n"]),
+    Case("init api: the project checks", ["check", "{d}/new_api"], 0, out=["Type check passed: {d}/new_api"]),
+    Case("init api: its examples pass", ["test", "{d}/new_api"], 0, out=[" passed, 0 failed"]),
+    Case("init api: it is formatted", ["fmt", "--check", "{d}/new_api"], 0, out=["All files are properly formatted."]),
+    Case("init --template lib", ["init", "new_lib", "--template", "lib"], 0, cwd="{d}",
+         out=["Created project 'new_lib':\n", "  new_lib/geno.toml\n"]),
+    Case("init lib: the project checks", ["check", "{d}/new_lib"], 0, out=["Type check passed: {d}/new_lib"]),
+    Case("init lib: its examples pass", ["test", "{d}/new_lib"], 0, out=[" passed, 0 failed"]),
+    Case("init lib: it is formatted", ["fmt", "--check", "{d}/new_lib"], 0, out=["All files are properly formatted."]),
+    Case("init: the api template runs", ["run", "{d}/new_api"], 0, out=["GET /health -> 200 ok\n", "GET /missing -> 404"]),
+    Case("init: existing files are never overwritten", ["init", "new_cli", "--template", "cli"], 1, cwd="{d}",
+         err=["Refusing to overwrite existing files: new_cli/geno.toml"]),
+    Case("init: a name with a slash", ["init", "a/b"], 1, cwd="{d}", err=["Error: 'a/b' is not a valid project name"]),
+    Case("init: a name going up", ["init", ".."], 1, cwd="{d}", err=["is not a valid project name"]),
+    Case("init: an absolute name", ["init", "/tmp/x"], 1, cwd="{d}", err=["is not a valid project name"]),
+    Case("init: an unknown template", ["init", "z", "--template", "game"], 2, cwd="{d}", err=["invalid --template 'game'"]),
+    Case("bundle: the project's modules as JSON", ["bundle", "--config", "{d}/proj/geno.toml"], 0,
+         check=lambda out: bundle_check(out, "Main", ["Util", "Main", "Extra"])),
+    Case("bundle -o", ["bundle", "-c", "{d}/proj/geno.toml", "-o", "{d}/bundle.json"], 0, out=["Bundled to {d}/bundle.json\n"]),
+    Case("bundle: no manifest", ["bundle", "--config", "{d}/none.toml"], 1, err=["Config file not found: {d}/none.toml"]),
+    Case("repl: definitions, statements, expressions, :type, errors with codes, limits, :clear",
+         ["repl"], 0, stdin="{d}/repl/session.txt",
+         out=["=> 3\n=> 10\n=> \"hi\"\n=> 6\nf(1) : Int\n[1, 2] : List[Int]\nprinted\n", "0\n100\n",
+              "=> 10\nCleared.\n"],
+         err=["<input>:1:1: error[E301]: Undefined variable: undefined_y", "error[E400]: Division by zero",
+              "error[E503]: Step limit exceeded", "must have at least one example clause",
+              "error[E302]: Undefined function: f", "Unknown command ':nonsense'"],
+         no_out=["after quit", "printed\nprinted"]),
+    Case("repl --help", ["repl", "--help"], 0, out=[":type EXPR", ":quit"]),
+    Case("no command, stdin not a terminal: usage", [], 2, stdin="/dev/null", err=["usage: geno <command>"]),
     Case("run --target: a builtin the target lacks", ["run", "--target", "browser", "{d}/browser/envy.geno"], 1,
          err=["'env_get' is not available on the 'browser' target"]),
     Case("run --target: an unknown target", ["run", "--target", "mars", "{d}/hi.geno"], 2, err=["invalid --target 'mars'"]),
@@ -307,8 +377,10 @@ CASES = [
 def run_case(geno, d, case):
     args = [geno] + [a.replace("{d}", d) for a in case.args]
     kw = dict(stderr=subprocess.PIPE, timeout=60)
+    if case.cwd is not None:
+        kw["cwd"] = case.cwd.replace("{d}", d)
     if case.stdin:
-        kw["stdin"] = open(case.stdin, "rb")
+        kw["stdin"] = open(case.stdin.replace("{d}", d), "rb")
     if case.stdout == "full":
         with open("/dev/full", "wb") as full:
             p = subprocess.run(args, stdout=full, **kw)

@@ -1,0 +1,378 @@
+/* `geno repl`: definitions, statements and expressions, one input at a
+ * time, with line editing and history (libedit).
+ *
+ * Each input is checked and run as a whole program built from the
+ * session: every definition accepted so far, then a `main` that replays
+ * the statements accepted so far (a `let` stays visible to later inputs)
+ * and then runs the new input. An expression's type is learned from the
+ * checker (a first check against `-> Unit` names it in its "Return type
+ * mismatch" message) and main then returns it, so its value is shown as
+ * `=> value`. The output of the replayed statements is not shown again:
+ * only what this input printed. Every input runs under the limits of
+ * `geno run` (steps, time, memory, output), in this process. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <editline/readline.h>
+
+#include "cli.h"
+
+static const char repl_help[] =
+    "usage: geno repl\n"
+    "\n"
+    "Read Geno definitions, statements and expressions and run each one.\n"
+    "A definition (func, type, trait, impl, import, test) is kept for the\n"
+    "rest of the session; a statement (let, var, print(...), for ...) runs\n"
+    "and its bindings stay visible; an expression shows its value. An input\n"
+    "that is not complete yet (an open block) continues on the next line;\n"
+    "an empty line ends it. Functions other than main need an `example`\n"
+    "clause or @untested(\"reason\"), as in a file.\n"
+    "\n"
+    "commands:\n"
+    "  :type EXPR   show the type of EXPR\n"
+    "  :load FILE   add the definitions of FILE\n"
+    "  :clear       forget every definition and binding\n"
+    "  :help        show this help\n"
+    "  :quit, :q    leave (also end of input, Ctrl-D)\n"
+    "\n"
+    "Each input runs with geno run's default limits (1,000,000 steps, 10 s,\n"
+    "256 MiB) and the capabilities print, clock and random.\n";
+
+typedef struct Session {
+  char *defs;   /* accepted definitions */
+  char *stmts;  /* accepted statements, replayed before each input */
+  size_t stmts_output; /* bytes the replayed statements print */
+  bool tty;
+} Session;
+
+static char *cat3(const char *a, const char *b, const char *c) {
+  size_t n = strlen(a) + strlen(b) + strlen(c) + 1;
+  char *s = malloc(n);
+  if (s) snprintf(s, n, "%s%s%s", a, b, c);
+  return s;
+}
+
+/* The first word of the input (its first identifier or keyword). */
+static size_t first_word(const char *s, const char **start) {
+  while (*s == ' ' || *s == '\t' || *s == '\n') s++;
+  *start = s;
+  size_t n = 0;
+  while ((s[n] >= 'a' && s[n] <= 'z') || (s[n] >= 'A' && s[n] <= 'Z') || s[n] == '_' ||
+         (n > 0 && s[n] >= '0' && s[n] <= '9'))
+    n++;
+  return n;
+}
+
+static bool is_definition(const char *input) {
+  const char *w;
+  size_t n = first_word(input, &w);
+  if (n == 0) return *w == '@';
+  static const char *const kws[] = {"func", "async", "type", "trait", "impl", "import", "export", "test"};
+  for (size_t i = 0; i < sizeof kws / sizeof *kws; i++)
+    if (strlen(kws[i]) == n && strncmp(w, kws[i], n) == 0) return true;
+  return false;
+}
+
+/* A program: the definitions, then main returning `ret` with the replayed
+ * statements and `body`. *body_line is the program line where body starts. */
+static char *program(const Session *s, const char *ret, const char *body, int *body_line) {
+  size_t n = strlen(s->defs) + strlen(s->stmts) + strlen(body) + strlen(ret) + 64;
+  char *p = malloc(n);
+  if (!p) return NULL;
+  snprintf(p, n, "%s\nfunc main() -> %s\n%s", s->defs, ret, s->stmts);
+  int line = 1;
+  for (const char *c = p; *c; c++) line += *c == '\n';
+  *body_line = line;
+  size_t len = strlen(p);
+  snprintf(p + len, n - len, "%s\nend func\n", body);
+  return p;
+}
+
+static geno_result *check(const char *src) {
+  geno_config cfg;
+  geno_config_init(&cfg);
+  return geno_check(src, strlen(src), "<repl>", &cfg);
+}
+
+/* The type in "Return type mismatch: expected Unit, got T" (malloc'd), with
+ * unresolved type variables (an empty list's element) shown as Unit. */
+static char *returned_type(const geno_result *r) {
+  static const char marker[] = "Return type mismatch: expected Unit, got ";
+  for (size_t i = 0; i < geno_result_diagnostic_count(r); i++) {
+    const char *m = geno_result_diagnostic(r, i)->message;
+    const char *t = strstr(m, marker);
+    if (!t) continue;
+    t += strlen(marker);
+    size_t n = strlen(t);
+    char *out = malloc(n * 2 + 8);
+    if (!out) return NULL;
+    size_t o = 0;
+    for (size_t k = 0; k < n;) {
+      if (t[k] == '_' && t[k + 1] == '_') {
+        while (k < n && (t[k] == '_' || (t[k] >= 'a' && t[k] <= 'z') || (t[k] >= 'A' && t[k] <= 'Z') ||
+                         (t[k] >= '0' && t[k] <= '9')))
+          k++;
+        memcpy(out + o, "Unit", 4);
+        o += 4;
+      } else {
+        out[o++] = t[k++];
+      }
+    }
+    out[o] = '\0';
+    return out;
+  }
+  return NULL;
+}
+
+/* Diagnostics, with locations inside the input shown as <input>:L:C and a
+ * snippet of that input line. */
+static void show_errors(const geno_result *r, const char *input, int body_line, int col_offset) {
+  for (size_t i = 0; i < geno_result_diagnostic_count(r); i++) {
+    const geno_diagnostic *d = geno_result_diagnostic(r, i);
+    int l = d->line - body_line + 1;
+    const char *p = input;
+    for (int k = 1; p && k < l; k++) {
+      p = strchr(p, '\n');
+      if (p) p++;
+    }
+    if (d->line > 0 && l >= 1 && p && *p) {
+      int col = l == 1 && d->column > col_offset ? d->column - col_offset : d->column;
+      fprintf(stderr, "<input>:%d:%d: error[%s]: %s\n", l, col, d->code, d->message);
+      const char *e = strchr(p, '\n');
+      int len = e ? (int)(e - p) : (int)strlen(p);
+      fprintf(stderr, "  %.*s\n  %*s^\n", len, p, col > 1 ? col - 1 : 0, "");
+    } else {
+      fprintf(stderr, "error[%s]: %s\n", d->code, d->message);
+    }
+  }
+}
+
+static geno_result *run(const char *src) {
+  geno_config cfg;
+  geno_config_init(&cfg);
+  cfg.timeout_s = 10.0;
+  cfg.capabilities_set = true;
+  cfg.capabilities = GENO_CAP_PRINT | GENO_CAP_CLOCK | GENO_CAP_RANDOM;
+  return geno_run(src, strlen(src), "<repl>", &cfg);
+}
+
+static void eval_definition(Session *s, const char *input) {
+  char *defs = cat3(s->defs, input, "\n");
+  if (!defs) return;
+  Session trial = *s;
+  trial.defs = defs;
+  int body_line;
+  char *src = program(&trial, "Unit", "    return ()", &body_line);
+  geno_result *r = src ? check(src) : NULL;
+  if (r && geno_result_ok(r)) {
+    free(s->defs);
+    s->defs = defs;
+    defs = NULL;
+  } else if (r) {
+    /* locations in the definitions: the new input is their last part */
+    int def_line = 1;
+    for (const char *c = s->defs; *c; c++) def_line += *c == '\n';
+    show_errors(r, input, def_line, 0);
+  }
+  geno_result_free(r);
+  free(src);
+  free(defs);
+}
+
+static void eval_statement(Session *s, const char *input, bool type_only) {
+  /* as an expression first: main returns it */
+  char *body = cat3("    return (", input, ")");
+  int body_line;
+  char *src = body ? program(s, "Unit", body, &body_line) : NULL;
+  geno_result *r = src ? check(src) : NULL;
+  char *type = r && !geno_result_ok(r) ? returned_type(r) : NULL;
+  bool is_expr = r && (geno_result_ok(r) || type);
+  if (type_only) {
+    if (is_expr) printf("%s : %s\n", input, type ? type : "Unit");
+    else if (r) show_errors(r, input, body_line, 12);
+    geno_result_free(r);
+    free(src);
+    free(body);
+    free(type);
+    return;
+  }
+  if (type) {
+    free(src);
+    src = program(s, type, body, &body_line);
+  }
+  if (!is_expr) {
+    /* statements: run them, and keep them when they succeed */
+    free(src);
+    char *stmt_body = cat3("", input, "");
+    src = stmt_body ? program(s, "Unit", stmt_body, &body_line) : NULL;
+    free(stmt_body);
+  }
+  geno_result_free(r);
+  r = src ? run(src) : NULL;
+  if (!r) {
+    fprintf(stderr, "Error: out of memory\n");
+  } else {
+    size_t n;
+    const char *out = geno_result_output(r, &n);
+    if (n > s->stmts_output) fwrite(out + s->stmts_output, 1, n - s->stmts_output, stdout);
+    if (geno_result_ok(r)) {
+      const char *text = geno_result_value_text(r);
+      if (is_expr && text && type && strcmp(type, "Unit") != 0) printf("=> %s\n", text);
+      if (!is_expr) {
+        /* the statements stay for later inputs */
+        char *stmts = cat3(s->stmts, input, "\n");
+        if (stmts) {
+          free(s->stmts);
+          s->stmts = stmts;
+          s->stmts_output = n;
+        }
+      }
+    } else {
+      fflush(stdout);
+      /* an expression sits after "    return (" on its first line */
+      show_errors(r, input, body_line, is_expr ? 12 : 0);
+    }
+  }
+  fflush(stdout);
+  geno_result_free(r);
+  free(src);
+  free(body);
+  free(type);
+}
+
+/* Whether `text` needs more lines: it does not parse only because it ends
+ * too early (an open block, an unclosed bracket or string), which shows as
+ * an error at the end of the text or past it (main's own `end func` read
+ * as the end of the input's unfinished block). */
+static bool incomplete(const Session *s, const char *text) {
+  char *src;
+  int body_line = 1;
+  if (is_definition(text)) src = cat3(text, "\n", "");
+  else src = program(s, "Unit", text, &body_line);
+  if (!src) return false;
+  int last = body_line;
+  for (const char *c = text; *c; c++) last += *c == '\n';
+  geno_result *r = geno_parse(src, strlen(src), "<repl>", NULL);
+  bool more = false;
+  for (size_t i = 0; r && i < geno_result_diagnostic_count(r); i++) {
+    const geno_diagnostic *d = geno_result_diagnostic(r, i);
+    if (strstr(d->message, "end of file") || strstr(d->message, "Unterminated") || d->line > last) more = true;
+  }
+  geno_result_free(r);
+  free(src);
+  return more;
+}
+
+static char *read_line(const Session *s, const char *prompt) {
+  if (s->tty) return readline(prompt);
+  char *line = NULL;
+  size_t cap = 0;
+  ssize_t n = getline(&line, &cap, stdin);
+  if (n < 0) {
+    free(line);
+    return NULL;
+  }
+  if (n > 0 && line[n - 1] == '\n') line[n - 1] = '\0';
+  return line;
+}
+
+static char *history_path(void) {
+  const char *home = getenv("HOME");
+  return home && *home ? cat3(home, "/", ".geno_history") : NULL;
+}
+
+int cmd_repl(int argc, char **argv) {
+  for (int i = 0; i < argc; i++) {
+    if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+      fputs(repl_help, stdout);
+      return EXIT_OK;
+    }
+    return cli_usage_error("repl", "unexpected argument '%s'", argv[i]);
+  }
+  Session s = {strdup(""), strdup(""), 0, isatty(STDIN_FILENO) == 1};
+  if (!s.defs || !s.stmts) return EXIT_FAIL;
+  char *hist = s.tty ? history_path() : NULL;
+  if (s.tty) {
+    using_history();
+    if (hist) read_history(hist);
+    printf("geno-c %s (Geno %s) -- :help for help, :quit to leave\n", GENO_VERSION, GENO_LANGUAGE_VERSION);
+  }
+  char *pending = NULL;
+  for (;;) {
+    char *line = read_line(&s, pending ? "... " : ">>> ");
+    if (!line) {
+      if (pending) {
+        /* end of input ends the pending input too */
+        line = strdup("");
+      } else {
+        break;
+      }
+    }
+    if (s.tty && *line) add_history(line);
+    if (!pending) {
+      const char *p = line;
+      while (*p == ' ' || *p == '\t') p++;
+      if (*p == '\0') {
+        free(line);
+        continue;
+      }
+      if (*p == ':') {
+        const char *w;
+        size_t n = first_word(p + 1, &w);
+        const char *arg = w + n;
+        while (*arg == ' ') arg++;
+        if ((n == 4 && strncmp(w, "quit", 4) == 0) || (n == 1 && *w == 'q')) {
+          free(line);
+          break;
+        } else if (n == 4 && strncmp(w, "help", 4) == 0) {
+          fputs(repl_help, stdout);
+        } else if (n == 4 && strncmp(w, "type", 4) == 0 && *arg) {
+          eval_statement(&s, arg, true);
+        } else if (n == 5 && strncmp(w, "clear", 5) == 0) {
+          free(s.defs);
+          free(s.stmts);
+          s.defs = strdup("");
+          s.stmts = strdup("");
+          s.stmts_output = 0;
+          if (!s.defs || !s.stmts) break;
+          printf("Cleared.\n");
+        } else if (n == 4 && strncmp(w, "load", 4) == 0 && *arg) {
+          size_t len;
+          char *text = cli_read_file(arg, &len);
+          if (!text) fprintf(stderr, "Error: cannot read %s: %s\n", arg, strerror(errno));
+          else eval_definition(&s, text);
+          free(text);
+        } else {
+          fprintf(stderr, "Unknown command '%s' (:help lists the commands)\n", p);
+        }
+        fflush(stdout);
+        free(line);
+        continue;
+      }
+    }
+    char *text = pending ? cat3(pending, "\n", line) : strdup(line);
+    bool blank = *line == '\0';
+    free(line);
+    free(pending);
+    pending = NULL;
+    if (!text) break;
+    if (!blank && incomplete(&s, text)) {
+      pending = text;
+      continue;
+    }
+    if (is_definition(text)) eval_definition(&s, text);
+    else eval_statement(&s, text, false);
+    free(text);
+  }
+  free(pending);
+  if (s.tty) {
+    if (hist) write_history(hist);
+    printf("\n");
+  }
+  free(hist);
+  free(s.defs);
+  free(s.stmts);
+  return EXIT_OK;
+}
