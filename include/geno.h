@@ -479,6 +479,18 @@ GENO_API void geno_result_free(geno_result *r);
  * the source when the source was already formatted. Imports are not read.
  * Returns NULL only when out of memory (then *formatted is NULL). Thread-
  * safe. */
+/* [e] The outline of one source file, without checking it or reading its
+ * imports: on success *json (caller frees with geno_free) is
+ *   {"definitions": [{"kind": "func"|"type"|"alias"|"trait"|"impl"|
+ *     "import"|"test", "name": N, "line": L, "exported": B,
+ *     "signature": first source line of the declaration,
+ *     "doc": its `///` comment lines (without the slashes), "examples":
+ *     ["input -> output", ...], "untested": reason (when marked)}...]}
+ * in source order (an impl's name is its trait's). A source that does not
+ * parse gives a result that is not ok with its diagnostics, and *json
+ * NULL. NULL only when out of memory. Thread-safe. */
+GENO_API geno_result *geno_outline(const char *source, size_t len, const char *filename, char **json);
+
 GENO_API geno_result *geno_format(const char *source, size_t len, const char *filename, char **formatted,
                                   size_t *formatted_len);
 

@@ -3,6 +3,7 @@
  * with errors is the one reported), error recording and the fatal path. */
 #include <stdarg.h>
 #include <stdio.h>
+#include <time.h>
 
 #include "adts.h"
 #include "../syntax/parser.h"
@@ -12,6 +13,17 @@
 void chk_options_init(ChkOptions *o) {
   o->check_imported_bodies = true;
   o->target = CHK_TARGET_NONE;
+  o->deadline_ms = 0;
+  o->timeout_s = 0;
+}
+
+static bool past_deadline(const ChkOptions *o, DiagList *diags) {
+  if (o->deadline_ms <= 0) return false;
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  if ((double)ts.tv_sec * 1000.0 + (double)ts.tv_nsec / 1e6 <= o->deadline_ms) return false;
+  diag_add(diags, E_TIMEOUT, NULL, "Execution timed out after %g seconds (type checking)", o->timeout_s);
+  return true;
 }
 
 /* ---- errors ------------------------------------------------------------------------ */
@@ -188,27 +200,49 @@ static Module *module_named(Program *prog, const char *name) {
   return NULL;
 }
 
-/* Depth-first search; on a cycle, report it (E204, as the reference's
- * project resolution does) and return true. */
-static bool find_cycle(Program *prog, Module *m, Module **stack, int depth, DiagList *diags) {
-  for (int i = 0; i < depth; i++)
-    if (stack[i] == m) {
-      Buf b = BUF_INIT;
-      for (int k = i; k < depth; k++) buf_printf(&b, "%s -> ", stack[k]->name);
-      buf_puts(&b, m->name);
-      Span sp = {m->file, 1, 1, 1, 1};
-      diag_add(diags, E_PROJECT, &sp, "Circular import detected: %s", b.data ? b.data : "");
-      buf_free(&b);
-      return true;
-    }
-  if (depth >= 256) return false; /* deeper chains than any real project */
-  stack[depth] = m;
+/* Depth-first search for an import cycle; on one, report it (E204, as the
+ * reference's project resolution does) and return true. Each module is
+ * entered once (state[] is 0 unvisited, 1 on the current
+ * path, 2 done), so a diamond of modules 40 levels deep costs its size,
+ * not its 2^40 paths. The path is reported from the first module of the
+ * cycle. The module count is bounded by the front end (RT_MAX_MODULES), so
+ * the recursion is too. */
+typedef struct CycleSearch {
+  Program *prog;
+  unsigned char *state; /* by module index */
+  Module **stack;       /* the current path */
+  DiagList *diags;
+} CycleSearch;
+
+static int module_index(const Program *prog, const Module *m) {
+  for (int i = 0; i < prog->nmodules; i++)
+    if (prog->modules[i] == m) return i;
+  return -1;
+}
+
+static bool find_cycle(CycleSearch *s, Module *m, int depth) {
+  int at = module_index(s->prog, m);
+  if (at < 0 || s->state[at] == 2) return false;
+  if (s->state[at] == 1) {
+    int i = 0;
+    while (i < depth && s->stack[i] != m) i++;
+    Buf b = BUF_INIT;
+    for (int k = i; k < depth; k++) buf_printf(&b, "%s -> ", s->stack[k]->name);
+    buf_puts(&b, m->name);
+    Span sp = {m->file, 1, 1, 1, 1};
+    diag_add(s->diags, E_PROJECT, &sp, "Circular import detected: %s", b.data ? b.data : "");
+    buf_free(&b);
+    return true;
+  }
+  s->state[at] = 1;
+  s->stack[depth] = m;
   for (int i = 0; i < m->ndecls; i++) {
     Decl *d = m->decls[i];
     if (d->kind != D_IMPORT) continue;
-    Module *dep = module_named(prog, d->u.import.module);
-    if (dep && find_cycle(prog, dep, stack, depth + 1, diags)) return true;
+    Module *dep = module_named(s->prog, d->u.import.module);
+    if (dep && find_cycle(s, dep, depth + 1)) return true;
   }
+  s->state[at] = 2;
   return false;
 }
 
@@ -222,8 +256,9 @@ bool chk_program(Program *prog, const BuiltinTable *builtins, DiagList *diags, c
     opts = &defaults;
   }
   if (prog->nmodules == 0) return true;
-  Module *stack[257];
-  if (find_cycle(prog, prog->modules[0], stack, 0, diags)) return false;
+  CycleSearch cs = {prog, arena_array(&prog->arena, (size_t)prog->nmodules, 1),
+                    arena_array(&prog->arena, (size_t)prog->nmodules, sizeof(Module *)), diags};
+  if (!cs.state || !cs.stack || find_cycle(&cs, prog->modules[0], 0)) return false;
 
   int n = prog->nmodules;
   Module **others = arena_array(&prog->arena, (size_t)n, sizeof(Module *));
@@ -235,11 +270,11 @@ bool chk_program(Program *prog, const BuiltinTable *builtins, DiagList *diags, c
       int k = 0;
       for (int j = 1; j < n; j++)
         if (j != i) others[k++] = prog->modules[j];
-      if (!check_module(prog, builtins, m, others, k, opts->target, diags)) return false;
+      if (past_deadline(opts, diags) || !check_module(prog, builtins, m, others, k, opts->target, diags)) return false;
     }
   }
   for (int j = 1; j < n; j++) others[j - 1] = prog->modules[j];
-  if (!check_module(prog, builtins, prog->modules[0], others, n - 1, opts->target, diags)) return false;
+  if (past_deadline(opts, diags) || !check_module(prog, builtins, prog->modules[0], others, n - 1, opts->target, diags)) return false;
   /* The target's backend rules apply to a program that checked clean. */
   return chk_target_validate(prog, builtins, opts->target, diags);
 }

@@ -41,6 +41,10 @@ typedef struct ChkOptions {
   /* Target-aware checking; CHK_TARGET_NONE (the default) applies no
    * target rules. */
   ChkTarget target;
+  /* CLOCK_MONOTONIC time in ms after which checking stops with E501
+   * between modules (0, the default: none). */
+  double deadline_ms;
+  double timeout_s; /* for the message */
 } ChkOptions;
 
 /* Defaults for ChkOptions. */

@@ -52,3 +52,14 @@ bool lib_list_from(VM *vm, Value owner, size_t start, size_t n, Value *out) {
   memcpy(dst, src + start, n * sizeof(Value));
   return lib_charge_light(vm, n);
 }
+
+bool lib_count_new_keys(VM *vm, Value a, Value b, size_t *total) {
+  size_t pos = 0;
+  Value k;
+  while (vm_table_next(b, &pos, &k, NULL)) {
+    int found = vm_table_get(vm, a, k, NULL);
+    if (found < 0) return false;
+    *total += found == 0;
+  }
+  return true;
+}

@@ -21,6 +21,11 @@ Value *lib_array_slot(VM *vm, const char *fn, Value arr, Value index);
  * Array or Vec that the caller keeps rooted (an argument, say). */
 bool lib_list_from(VM *vm, Value owner, size_t start, size_t n, Value *out);
 
+/* *total += the number of keys of table `b` absent from table `a` (a size
+ * check before a union or merge is built). False with an error raised
+ * when comparing keys failed (vm_table_get). */
+bool lib_count_new_keys(VM *vm, Value a, Value b, size_t *total);
+
 /* Charge the step budget every this many elements of a builtin's loop
  * (vm_charge with the same amount): often enough that a hostile input hits
  * the deadline promptly, rarely enough to cost nothing measurable. */

@@ -218,7 +218,9 @@ static bool lib_csv_parse_with_headers(VM *vm, Value *args, int nargs, Value *ou
         Value key = vm_list_items(headers, &len)[i];
         Value val = i < nr ? vm_list_items(row, &len)[i] : empty;
         ok = lib_check_result(vm, fn, vm_str_len(key)) && lib_check_result(vm, fn, vm_str_len(val));
-        if (ok && !vm_table_get(vm, map, key, NULL)) ok = lib_check_count(vm, "Map", vm_table_len(map) + 1);
+        int found = ok ? vm_table_get(vm, map, key, NULL) : -1;
+        if (found == 0) ok = lib_check_count(vm, "Map", vm_table_len(map) + 1);
+        ok = ok && found >= 0;
         ok = ok && vm_table_set(vm, map, key, val);
       }
       ok = ok && vm_list_push(vm, out, map);

@@ -637,12 +637,21 @@ typedef struct Out {
   int64_t indent;    /* > 0: pretty with this many spaces per level */
   const char *fn;    /* builtin name for messages */
   size_t work;       /* for vm_charge */
+  size_t key_bytes;  /* bytes of the key text being built already reserved */
+  uint64_t bytes;    /* bytes so far (saturating), for the memory budget */
+  size_t reserved;   /* bytes charged with vm_reserve, released at the end */
 } Out;
+
+/* Work units per value visited: a walk of a shared value (a tree whose
+ * nodes are reused, with 2^80 paths) is charged per path it follows, so
+ * the step limit and the deadline stop it (VM_WORK_PER_STEP per step). */
+#define JSON_NODE_WORK 16
 
 static void out_add(Out *o, uint64_t cps) { o->cps = o->cps + cps < o->cps ? UINT64_MAX : o->cps + cps; }
 
 static void out_raw(Out *o, const char *s, size_t n) {
   out_add(o, lib_cp_count(s, n));
+  o->bytes = o->bytes + n < o->bytes ? UINT64_MAX : o->bytes + n;
   if (o->b) buf_append(o->b, s, n);
 }
 
@@ -653,6 +662,7 @@ static void out_newline(Out *o, int depth) {
   if (depth && spaces / (uint64_t)depth != (uint64_t)o->indent) spaces = UINT64_MAX - 1;
   out_add(o, 1);
   out_add(o, spaces);
+  o->bytes = o->bytes + spaces + 1 < o->bytes ? UINT64_MAX : o->bytes + spaces + 1;
   if (o->b) {
     buf_putc(o->b, '\n');
     for (uint64_t k = 0; k < spaces && !o->b->failed; k++) buf_putc(o->b, ' ');
@@ -721,7 +731,12 @@ static bool too_deep(Out *o, int depth) {
   return true;
 }
 
+/* Called once per value visited: charges it. (The counting pass finishes
+ * before the size check, so the error can give the full size as the
+ * reference does; a walk over a value built by sharing is stopped by
+ * these charges instead.) */
 static bool charge(Out *o) {
+  o->work += JSON_NODE_WORK;
   if (o->work < 4096) return true;
   size_t w = o->work;
   o->work = 0;
@@ -862,16 +877,22 @@ static bool check_json(Out *o, Value v, int depth) {
 
 typedef bool (*WriteFn)(Out *o, Value v, int depth);
 
-/* Count, check the result size, then write. */
-static bool emit(Out *o, WriteFn write, Value v, Value *out) {
+/* Count, check the result size, charge the text's buffer to the memory
+ * budget, then write it. Releases everything the walks reserved. */
+static bool emit_text(Out *o, WriteFn write, Value v, Value *out) {
   o->b = NULL;
   o->cps = 0;
+  o->bytes = 0;
   if (!write(o, v, 0)) return false;
   size_t limit = vm_max_size(o->vm);
   if (o->cps > limit)
     return vm_limit_error(o->vm, E_RESOURCE, "%s: String size exceeds limit (%llu > %zu)", o->fn,
                     (unsigned long long)o->cps, limit);
+  size_t need = (size_t)o->bytes + 1;
+  if (!vm_reserve(o->vm, need)) return false;
+  o->reserved += need;
   Buf b = BUF_INIT;
+  if (!buf_reserve(&b, need)) return vm_error(o->vm, E_RUNTIME, "out of memory in %s", o->fn);
   o->b = &b;
   o->cps = 0;
   bool ok = write(o, v, 0);
@@ -883,9 +904,16 @@ static bool emit(Out *o, WriteFn write, Value v, Value *out) {
   return lib_string_from_buf(o->vm, &b, out);
 }
 
+static bool emit(Out *o, WriteFn write, Value v, Value *out) {
+  bool ok = emit_text(o, write, v, out);
+  vm_release(o->vm, o->reserved);
+  o->reserved = 0;
+  return ok;
+}
+
 static bool lib_json_stringify(VM *vm, Value *args, int nargs, Value *out) {
   (void)nargs;
-  Out o = {vm, NULL, 0, true, 0, "json_stringify", 0};
+  Out o = {vm, NULL, 0, true, 0, "json_stringify", 0, 0, 0, 0};
   return check_json(&o, args[0], 0) && emit(&o, write_json, args[0], out);
 }
 
@@ -901,7 +929,7 @@ static bool lib_json_stringify_pretty(VM *vm, Value *args, int nargs, Value *out
     indent = mpz_sgn(z) < 0 ? -1 : INT64_MAX;
     mpz_clear(z);
   }
-  Out o = {vm, NULL, 0, false, indent, "json_stringify_pretty", 0};
+  Out o = {vm, NULL, 0, false, indent, "json_stringify_pretty", 0, 0, 0, 0};
   o.fn = "json_stringify";
   if (!check_json(&o, args[0], 0)) return false;
   o.fn = "json_stringify_pretty";
@@ -920,10 +948,33 @@ static bool is_json_ctor(const char *name) {
   return false;
 }
 
+/* Before py_text appends about `more` bytes to b: the key's text must fit
+ * the result (code points are at most bytes, so a text of more than four
+ * bytes per allowed code point cannot) and its bytes are charged to the
+ * memory budget; each call is one value visited. */
+static bool py_room(Out *o, Buf *b, size_t more) {
+  size_t limit = vm_max_size(o->vm), cap = limit > SIZE_MAX / 8 ? SIZE_MAX / 2 : 4 * limit + 64;
+  if (more > cap || b->len + more > cap)
+    return vm_limit_error(o->vm, E_RESOURCE, "%s: String size exceeds limit (more than %zu)", o->fn, limit);
+  if (!charge(o)) return false;
+  if (b->len + more > o->key_bytes) {
+    size_t grow = b->len + more - o->key_bytes;
+    if (!vm_reserve(o->vm, grow)) return false;
+    o->reserved += grow;
+    o->key_bytes += grow;
+  }
+  return true;
+}
+
 /* Python's str() of a Map key as the reference builds it (str(k), and
- * repr() for what is nested in a tuple or constructor). */
-static bool py_text(VM *vm, Value v, bool repr, Buf *b, int depth) {
+ * repr() for what is nested in a tuple or constructor). Bounded by the
+ * result size and charged per value (py_room). */
+static bool py_text(Out *o, Value v, bool repr, Buf *b, int depth) {
+  VM *vm = o->vm;
   if (depth > JSON_MAX_DEPTH) return vm_error(vm, E_RUNTIME, "json_to_string: value nested too deeply");
+  size_t sn = 0;
+  if (v.tag == T_STRING) (void)lib_str(v, &sn);
+  if (!py_room(o, b, repr ? 4 * sn + 64 : sn + 64)) return false;
   switch (v.tag) {
     case T_STRING: {
       size_t n;
@@ -949,7 +1000,7 @@ static bool py_text(VM *vm, Value v, bool repr, Buf *b, int depth) {
       for (size_t i = 0; i < n; i++) {
         size_t len;
         if (i) buf_puts(b, ", ");
-        if (!py_text(vm, vm_tuple_items(v, &len)[i], true, b, depth + 1)) return false;
+        if (!py_text(o, vm_tuple_items(v, &len)[i], true, b, depth + 1)) return false;
       }
       buf_puts(b, n == 1 ? ",)" : ")");
       return true;
@@ -961,7 +1012,7 @@ static bool py_text(VM *vm, Value v, bool repr, Buf *b, int depth) {
       for (size_t i = 0; i < n; i++) {
         size_t len;
         if (i) buf_puts(b, ", ");
-        if (!py_text(vm, vm_list_items(v, &len)[i], true, b, depth + 1)) return false;
+        if (!py_text(o, vm_list_items(v, &len)[i], true, b, depth + 1)) return false;
       }
       buf_putc(b, ']');
       return true;
@@ -974,9 +1025,9 @@ static bool py_text(VM *vm, Value v, bool repr, Buf *b, int depth) {
       while (vm_table_next(v, &pos, &k, &val)) {
         if (!first) buf_puts(b, ", ");
         first = false;
-        if (!py_text(vm, k, true, b, depth + 1)) return false;
+        if (!py_text(o, k, true, b, depth + 1)) return false;
         buf_puts(b, ": ");
-        if (!py_text(vm, val, true, b, depth + 1)) return false;
+        if (!py_text(o, val, true, b, depth + 1)) return false;
       }
       buf_putc(b, '}');
       return true;
@@ -990,14 +1041,14 @@ static bool py_text(VM *vm, Value v, bool repr, Buf *b, int depth) {
         if (i) buf_puts(b, ", ");
         buf_puts(b, vm_ctor_field_name(v, i));
         buf_puts(b, ": ");
-        if (!py_text(vm, vm_ctor_field(v, i), true, b, depth + 1)) return false;
+        if (!py_text(o, vm_ctor_field(v, i), true, b, depth + 1)) return false;
       }
       buf_putc(b, ')');
       return true;
     }
     default:
       /* functions and mutable containers: their canonical text */
-      return vm_render_text(vm, v, true, b, SIZE_MAX, "json_to_string");
+      return vm_render_text(vm, v, true, b, vm_max_size(vm), "json_to_string");
   }
 }
 
@@ -1055,10 +1106,15 @@ static bool write_any(Out *o, Value v, int depth);
  * string. */
 static bool write_text_of(Out *o, Value v, bool key_form) {
   Buf t = BUF_INIT;
-  bool ok = key_form ? py_text(o->vm, v, false, &t, 0) : vm_render_text(o->vm, v, true, &t, SIZE_MAX, "json_to_string");
+  size_t before = o->reserved;
+  o->key_bytes = 0;
+  bool ok = key_form ? py_text(o, v, false, &t, 0)
+                     : vm_render_text(o->vm, v, true, &t, vm_max_size(o->vm), "json_to_string");
   if (ok && t.failed) ok = vm_error(o->vm, E_RUNTIME, "out of memory in json_to_string");
   if (ok) out_string(o, t.data ? t.data : "", t.len);
   buf_free(&t);
+  vm_release(o->vm, o->reserved - before);
+  o->reserved = before;
   return ok;
 }
 
@@ -1111,10 +1167,12 @@ static bool write_any(Out *o, Value v, int depth) {
       Value *vals = malloc((n ? n : 1) * sizeof *vals);
       size_t *last = malloc((n ? n : 1) * sizeof *last);
       bool ok = keys && vals && last;
+      size_t before = o->reserved; /* the key texts' bytes, released below */
       Value k, val;
       while (ok && vm_table_next(v, &pos, &k, &val)) {
         Buf t = BUF_INIT;
-        ok = py_text(vm, k, false, &t, depth + 1);
+        o->key_bytes = 0;
+        ok = py_text(o, k, false, &t, depth + 1);
         if (ok && t.failed) ok = false;
         keys[i].n = t.len;
         keys[i].s = t.data ? buf_take(&t) : strdup("");
@@ -1139,6 +1197,8 @@ static bool write_any(Out *o, Value v, int depth) {
       free(keys);
       free(vals);
       free(last);
+      vm_release(vm, o->reserved - before);
+      o->reserved = before;
       return ok;
     }
     case T_LIST:
@@ -1174,7 +1234,7 @@ static bool write_any(Out *o, Value v, int depth) {
 
 static bool lib_json_to_string(VM *vm, Value *args, int nargs, Value *out) {
   (void)nargs;
-  Out o = {vm, NULL, 0, true, 0, "json_to_string", 0};
+  Out o = {vm, NULL, 0, true, 0, "json_to_string", 0, 0, 0, 0};
   return check_any(&o, args[0], 0) && emit(&o, write_any, args[0], out);
 }
 

@@ -158,15 +158,20 @@ static bool lib_tail(VM *vm, Value *args, int nargs, Value *out) {
 }
 
 /* contains(list, element) -> Bool: by `==` (so 1 and 1.0 match). Like
- * the reference's `in`, the comparisons cost no steps, only the scan's
- * light work. */
+ * the reference's `in`, the comparisons cost no steps, only light work
+ * per element and per node compared (vm_values_same). */
 static bool lib_contains(VM *vm, Value *args, int nargs, Value *out) {
   (void)nargs;
   size_t n, i;
   Value *items = vm_list_items(args[0], &n);
-  for (i = 0; i < n && !vm_values_same(items[i], args[1]); i++) {}
-  *out = v_bool(i < n);
-  return lib_charge_light(vm, i);
+  int r = 0;
+  for (i = 0; i < n; i++) {
+    if ((r = vm_values_same(vm, items[i], args[1])) != 0) break;
+    if ((i & 255) == 255 && !lib_charge_light(vm, 256)) return false;
+  }
+  if (r < 0) return false;
+  *out = v_bool(r > 0);
+  return lib_charge_light(vm, i & 255);
 }
 
 /* ---- building new lists ---------------------------------------------------- */

@@ -13,9 +13,10 @@
 static bool lib_map_get(VM *vm, Value *args, int nargs, Value *out) {
   (void)nargs;
   Value v;
-  if (!vm_table_get(vm, args[0], args[1], &v)) {
+  int found = vm_table_get(vm, args[0], args[1], &v);
+  if (found <= 0) {
     *out = vm_none(vm);
-    return true;
+    return found == 0;
   }
   return vm_some(vm, v, out);
 }
@@ -25,8 +26,8 @@ static bool lib_map_get(VM *vm, Value *args, int nargs, Value *out) {
  * inserted); a new key goes last and is size-checked before the copy. */
 static bool lib_map_insert(VM *vm, Value *args, int nargs, Value *out) {
   (void)nargs;
-  if (!vm_table_get(vm, args[0], args[1], NULL) && !vm_check_size(vm, "Map", vm_table_len(args[0]) + 1))
-    return false;
+  int found = vm_table_get(vm, args[0], args[1], NULL);
+  if (found < 0 || (found == 0 && !vm_check_size(vm, "Map", vm_table_len(args[0]) + 1))) return false;
   return vm_table_copy(vm, args[0], T_MAP, out) && lib_charge_light(vm, vm_table_len(*out)) &&
          vm_table_set(vm, *out, args[1], args[2]);
 }
@@ -71,7 +72,7 @@ static bool lib_map_merge(VM *vm, Value *args, int nargs, Value *out) {
   (void)nargs;
   size_t total = vm_table_len(args[0]), pos = 0;
   Value k, v;
-  while (vm_table_next(args[1], &pos, &k, NULL)) total += !vm_table_get(vm, args[0], k, NULL);
+  if (!lib_count_new_keys(vm, args[0], args[1], &total)) return false;
   if (!vm_check_size(vm, "Map", total) || !vm_table_copy(vm, args[0], T_MAP, out)) return false;
   pos = 0;
   while (vm_table_next(args[1], &pos, &k, &v))

@@ -28,9 +28,10 @@ static bool lib_mutable_map_set(VM *vm, Value *args, int nargs, Value *out) {
 static bool lib_mutable_map_get(VM *vm, Value *args, int nargs, Value *out) {
   (void)nargs;
   Value v;
-  if (!vm_table_get(vm, args[0], args[1], &v)) {
+  int found = vm_table_get(vm, args[0], args[1], &v);
+  if (found <= 0) {
     *out = vm_none(vm);
-    return true;
+    return found == 0;
   }
   return vm_some(vm, v, out);
 }
@@ -38,8 +39,9 @@ static bool lib_mutable_map_get(VM *vm, Value *args, int nargs, Value *out) {
 /* mutable_map_contains(map, key) -> Bool */
 static bool lib_mutable_map_contains(VM *vm, Value *args, int nargs, Value *out) {
   (void)nargs;
-  *out = v_bool(vm_table_get(vm, args[0], args[1], NULL));
-  return true;
+  int found = vm_table_get(vm, args[0], args[1], NULL);
+  *out = v_bool(found > 0);
+  return found >= 0;
 }
 
 /* mutable_map_delete(map, key) -> Unit: a missing key is ignored; a key
@@ -47,8 +49,7 @@ static bool lib_mutable_map_contains(VM *vm, Value *args, int nargs, Value *out)
 static bool lib_mutable_map_delete(VM *vm, Value *args, int nargs, Value *out) {
   (void)nargs;
   (void)out;
-  vm_table_delete(vm, args[0], args[1]);
-  return true;
+  return vm_table_delete(vm, args[0], args[1]);
 }
 
 /* mutable_map_size(map) -> Int */

@@ -38,15 +38,15 @@ static bool lib_set_add(VM *vm, Value *args, int nargs, Value *out) {
 static bool lib_set_remove(VM *vm, Value *args, int nargs, Value *out) {
   (void)nargs;
   (void)out;
-  vm_table_delete(vm, args[0], args[1]);
-  return true;
+  return vm_table_delete(vm, args[0], args[1]);
 }
 
 /* set_contains(set, item) -> Bool */
 static bool lib_set_contains(VM *vm, Value *args, int nargs, Value *out) {
   (void)nargs;
-  *out = v_bool(vm_table_get(vm, args[0], args[1], NULL));
-  return true;
+  int found = vm_table_get(vm, args[0], args[1], NULL);
+  *out = v_bool(found > 0);
+  return found >= 0;
 }
 
 /* set_size(set) -> Int */
@@ -74,7 +74,7 @@ static bool lib_set_union(VM *vm, Value *args, int nargs, Value *out) {
   (void)nargs;
   size_t total = vm_table_len(args[0]), pos = 0;
   Value k;
-  while (vm_table_next(args[1], &pos, &k, NULL)) total += !vm_table_get(vm, args[0], k, NULL);
+  if (!lib_count_new_keys(vm, args[0], args[1], &total)) return false;
   if (!vm_check_size(vm, "Set", total) || !vm_table_copy(vm, args[0], T_SET, out)) return false;
   pos = 0;
   while (vm_table_next(args[1], &pos, &k, NULL))
@@ -92,7 +92,8 @@ static bool lib_set_intersection(VM *vm, Value *args, int nargs, Value *out) {
   if (!vm_table(vm, T_SET, 0, out)) return false;
   size_t pos = 0, i = 0;
   while (vm_table_next(walked, &pos, &k, NULL)) {
-    if (vm_table_get(vm, other, k, NULL) && !vm_table_set(vm, *out, k, v_unit())) return false;
+    int found = vm_table_get(vm, other, k, NULL);
+    if (found < 0 || (found > 0 && !vm_table_set(vm, *out, k, v_unit()))) return false;
     if (!LIB_CHARGE(vm, i++)) return false;
   }
   return true;

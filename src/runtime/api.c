@@ -1,5 +1,6 @@
 /* Entry points of the public API: geno_parse, geno_check, geno_source_imports.
  * geno_run / geno_run_isolated live in run.c and sandbox/. */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <stdlib.h>
@@ -11,6 +12,7 @@
 #include "../base/utf8.h"
 #include "../syntax/lexer.h"
 #include "../syntax/format.h"
+#include "../syntax/outline.h"
 #include "../syntax/parser.h"
 #include "config.h"
 #include "frontend.h"
@@ -43,6 +45,34 @@ geno_result *geno_parse(const char *source, size_t len, const char *filename, co
   rt_frontend_free(&fe);
   r->timing.total_ms = rt_now_ms() - t0;
   monitor(cfg, r, "parse");
+  return r;
+}
+
+geno_result *geno_outline(const char *source, size_t len, const char *filename, char **json) {
+  if (json) *json = NULL;
+  geno_result *r = rt_result_new();
+  if (!r) return NULL;
+  if (!json || (!source && len)) {
+    rt_result_add(r, E_RUNTIME, NULL, !json ? "geno_outline: json must not be NULL"
+                                            : "geno_outline: source is NULL but len is not 0");
+    return r;
+  }
+  Program prog;
+  ast_program_init(&prog, 0);
+  DiagList diags;
+  diag_init(&diags);
+  Module *m = parse_module(&prog, "Main", filename ? filename : "<source>", source ? source : "", len, &diags);
+  rt_result_add_diags(r, &diags);
+  if (!m && diags.count == 0) rt_result_add(r, E_RESOURCE, NULL, "out of memory while parsing");
+  if (r->ok && m) {
+    Buf j = BUF_INIT;
+    outline_json(m, m->src, m->len, &j);
+    if (j.data) *json = buf_take(&j);
+    else rt_result_add(r, E_RESOURCE, NULL, "out of memory");
+    buf_free(&j);
+  }
+  diag_free(&diags);
+  ast_program_free(&prog);
   return r;
 }
 
@@ -154,6 +184,10 @@ static void check_once(geno_result *r, const char *source, size_t len, const cha
     ChkOptions opts;
     chk_options_init(&opts);
     opts.target = target;
+    if (cfg && cfg->timeout_s > 0 && isfinite(cfg->timeout_s)) {
+      opts.deadline_ms = t1 - fe.lex_ms - fe.parse_ms + cfg->timeout_s * 1000.0;
+      opts.timeout_s = cfg->timeout_s;
+    }
     chk_program(&fe.prog, lib_builtin_table(), &fe.diags, &opts);
     r->timing.typecheck_ms += rt_now_ms() - t1;
   }

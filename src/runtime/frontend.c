@@ -1,6 +1,7 @@
 /* Front end driver (see frontend.h). */
 #include "frontend.h"
 
+#include <math.h>
 #include <stdio.h>
 
 #include "../base/utf8.h"
@@ -67,6 +68,8 @@ void rt_frontend_run(FrontEnd *fe, const char *source, size_t len, const char *f
     }
   }
   double t0 = rt_now_ms();
+  double deadline = cfg->timeout_s > 0 && isfinite(cfg->timeout_s) ? t0 + cfg->timeout_s * 1000.0 : 0;
+  bool stopped = false;
   parse_module(&fe->prog, "Main", file, source, len, &fe->diags);
   /* Names the host's loader did not supply, with its explanation: asked
    * once, reported at every import of them. */
@@ -76,16 +79,29 @@ void rt_frontend_run(FrontEnd *fe, const char *source, size_t len, const char *f
   } *missing = NULL;
   int nmissing = 0;
   /* Breadth-first over imports; each module is parsed once. */
-  for (int mi = 0; mi < fe->prog.nmodules; mi++) {
+  for (int mi = 0; !stopped && mi < fe->prog.nmodules; mi++) {
     Module *m = fe->prog.modules[mi];
-    for (int di = 0; di < m->ndecls; di++) {
+    for (int di = 0; !stopped && di < m->ndecls; di++) {
       Decl *d = m->decls[di];
       if (d->kind != D_IMPORT) continue;
+      if (deadline > 0 && rt_now_ms() > deadline) {
+        diag_add(&fe->diags, E_TIMEOUT, NULL, "Execution timed out after %g seconds (loading modules)",
+                 cfg->timeout_s);
+        stopped = true;
+        break;
+      }
       const char *name = d->u.import.module;
       bool seen = false;
       for (int k = 1; k < fe->prog.nmodules; k++)
         if (fe->prog.modules[k]->name == name) seen = true;
       if (seen) continue;
+      if (fe->prog.nmodules >= RT_MAX_MODULES) {
+        Span sp = d->span;
+        diag_add(&fe->diags, E_PROJECT, &sp, "Too many modules: a program may have at most %d (importing '%s')",
+                 RT_MAX_MODULES, name);
+        stopped = true;
+        break;
+      }
       const geno_module *src = find_module(cfg, name);
       const char *text = src ? src->source : NULL;
       size_t text_len = src ? src->length : 0;

@@ -14,6 +14,12 @@ bool rt_is_std_module(const char *name);
 /* The built-in source of std module `name` (static), or NULL. */
 const char *rt_std_module_source(const char *name, size_t *len);
 
+/* Modules in one program, the entry and std modules included. Checking
+ * resolves each module's imports transitively, so its work grows with
+ * the square of an import chain's length; this bounds it (and stops a
+ * module loader that serves an endless chain early). */
+#define RT_MAX_MODULES 256
+
 typedef struct FrontEnd {
   Program prog;      /* modules[0] = entry */
   DiagList diags;
@@ -22,7 +28,9 @@ typedef struct FrontEnd {
 } FrontEnd;
 
 /* Parse everything; a missing module is an E204 error only when
- * report_missing (syntax-only checks skip it). Always initialises fe (free with rt_frontend_free). */
+ * report_missing (syntax-only checks skip it). Always initialises fe (free with rt_frontend_free).
+ * More than RT_MAX_MODULES modules is an E204 error; loading and parsing
+ * past cfg->timeout_s (from the call) is E501. */
 void rt_frontend_run(FrontEnd *fe, const char *source, size_t len, const char *filename,
                      const geno_config *cfg, bool report_missing);
 void rt_frontend_free(FrontEnd *fe);

@@ -24,8 +24,35 @@ static char *dupn(const char *s, size_t n) {
 
 static geno_value *to_host(VM *vm, Value v, int depth);
 
+/* A conversion copies every path of the value: 60 references to one 9 MB
+ * String become 540 MB of host strings, and a tree built by sharing has
+ * 2^80 paths. So each node is charged as work (the step limit and the
+ * deadline apply) and every byte it will allocate is taken from
+ * vm->host_room, the memory budget left, BEFORE it is allocated. */
+#define HOST_NODE_WORK 16
+
+static bool host_take(VM *vm, size_t bytes) {
+  if (bytes > vm->host_room) {
+    vm->host_too_big = true;
+    return false;
+  }
+  vm->host_room -= bytes;
+  uint64_t total = vm->work_carry + HOST_NODE_WORK;
+  vm->steps += total / VM_WORK_PER_STEP;
+  vm->work_carry = total % VM_WORK_PER_STEP;
+  if (vm->steps >= vm->step_check && !vm->err.active && !vm_step_slow(vm)) {
+    vm->host_too_big = true; /* an error is raised; the conversion stops */
+    return false;
+  }
+  return true;
+}
+
+/* Bytes a host node of `count` children takes, besides its text. */
+#define HOST_NODE_BYTES(count) (sizeof(geno_value) + 32 + (size_t)(count) * sizeof(geno_value *))
+
 static geno_value *seq(VM *vm, geno_value_kind kind, const char *container, const Value *items, size_t n,
                        int depth) {
+  if (!host_take(vm, HOST_NODE_BYTES(n))) return NULL;
   geno_value *hv = rt_hv_alloc(kind, n);
   if (!hv) return NULL;
   hv->container = container;
@@ -42,6 +69,7 @@ static geno_value *seq(VM *vm, geno_value_kind kind, const char *container, cons
 
 static geno_value *table(VM *vm, Value v, int depth) {
   HTable *t = &AS_MAP(v)->t;
+  if (!host_take(vm, HOST_NODE_BYTES(2 * t->live))) return NULL;
   geno_value *hv = rt_hv_alloc(GENO_MAP, t->live);
   if (!hv) return NULL;
   hv->container = v.tag == T_MMAP ? "MutableMap" : "Map";
@@ -72,6 +100,13 @@ static geno_value *to_host(VM *vm, Value v, int depth) {
     vm->host_too_deep = true;
     return NULL;
   }
+  size_t text = 0;
+  if (v.tag == T_STRING) text = AS_STR(v)->blen + 1;
+  else if (v.tag == T_BIGINT) text = mpz_sizeinbase(AS_BIG(v)->z, 10) + 2;
+  else if (v.tag == T_CTOR) text = 64 * (size_t)(AS_CTOR(v)->info->nfields + 1);
+  if (text && !host_take(vm, text)) return NULL;
+  if ((v.tag < T_FIRST_OBJ || v.tag == T_STRING || v.tag == T_BIGINT) && !host_take(vm, HOST_NODE_BYTES(0)))
+    return NULL;
   switch ((ValueTag)v.tag) {
     case T_UNIT: return geno_value_new_unit();
     case T_BOOL: return geno_value_new_bool(v.as.b);
@@ -156,10 +191,16 @@ static geno_value *to_host(VM *vm, Value v, int depth) {
   }
 }
 
-geno_value *rt_value_to_host(VM *vm, Value v, bool *too_deep) {
+void rt_host_room_start(VM *vm) {
+  vm->host_room = vm->heap_limit == 0 ? SIZE_MAX : vm->heap_limit > vm->bytes ? vm->heap_limit - vm->bytes : 0;
+}
+
+geno_value *rt_value_to_host(VM *vm, Value v, bool *too_deep, bool *too_big) {
   vm->host_too_deep = false;
+  vm->host_too_big = false;
   geno_value *hv = to_host(vm, v, 0);
   if (too_deep) *too_deep = !hv && vm->host_too_deep;
+  if (too_big) *too_big = !hv && vm->host_too_big;
   return hv;
 }
 
@@ -490,11 +531,18 @@ bool rt_host_call(VM *vm, const BuiltinDef *def, Value *args, int nargs, Value *
                     def->name);
   geno_value *hargs[16];
   int n = nargs < 16 ? nargs : 16;
+  rt_host_room_start(vm); /* one budget for all the arguments */
   for (int i = 0; i < n; i++) {
-    bool deep = false;
-    hargs[i] = rt_value_to_host(vm, args[i], &deep);
+    bool deep = false, big = false;
+    hargs[i] = rt_value_to_host(vm, args[i], &deep, &big);
     if (!hargs[i]) {
       for (int k = 0; k < i; k++) geno_value_free(hargs[k]);
+      if (vm->err.active) return false;
+      if (big)
+        return vm_raise_fatal(vm, E_RESOURCE, NULL,
+                              "Memory limit exceeded: the arguments of host callback '%s' need more than the %zu "
+                              "bytes left",
+                              def->name, vm->heap_limit > vm->bytes ? vm->heap_limit - vm->bytes : (size_t)0);
       if (deep)
         return vm_raise_fatal(vm, E_RECURSION, NULL,
                               "Value nested too deeply to pass to the host callback '%s' (more than %d levels)",

@@ -1,7 +1,11 @@
 /* Module preloading for isolated runs (see preload.h). */
 #include "preload.h"
 
+#include <math.h>
 #include <stdio.h>
+
+#include "frontend.h"
+#include "result.h"
 
 static const geno_module *config_module(const geno_config *cfg, const char *name) {
   for (size_t i = 0; i < cfg->nmodules; i++)
@@ -48,7 +52,14 @@ bool rt_preload_modules(RtPreload *p, const char *source, size_t len, const geno
     ntodo = 1;
   }
   uint64_t total = len;
-  for (size_t t = 0; ok && t < ntodo; t++) {
+  double deadline = cfg->timeout_s > 0 && isfinite(cfg->timeout_s) ? rt_now_ms() + cfg->timeout_s * 1000.0 : 0;
+  /* Stops at the module limit (the run then reports it, RT_MAX_MODULES)
+   * and at the deadline (reported as E501 by the caller). */
+  for (size_t t = 0; ok && t < ntodo && p->n <= RT_MAX_MODULES; t++) {
+    if (deadline > 0 && rt_now_ms() > deadline) {
+      p->timed_out = true;
+      break;
+    }
     char **names = NULL;
     int n = geno_source_imports(todo[t], todo_len[t], &names);
     for (int i = 0; ok && i < n; i++) {

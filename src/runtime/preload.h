@@ -26,6 +26,7 @@ typedef struct RtPreloaded {
 typedef struct RtPreload {
   RtPreloaded *items;
   size_t n, cap;
+  bool timed_out; /* the loader was still being asked at cfg->timeout_s */
 } RtPreload;
 
 /* Gather, with cfg->module_loader, every module the program imports that

@@ -2,6 +2,7 @@
  * geno_result (value, output, diagnostics, timing, steps). Test mode
  * (cfg->run_tests) runs every example and test block instead of main. */
 #include <fnmatch.h>
+#include <math.h>
 #include <stdio.h>
 
 #include <geno.h>
@@ -264,12 +265,18 @@ static void run_tests(VM *vm, geno_result *r, const geno_config *cfg) {
  * value that cannot be written (an Int over Python's 4300-digit text
  * limit, nesting too deep) fails the run with that error, as printing it
  * would, rather than coming back as a silent null. */
+/* Encoding the value is part of the run: every walk below is charged per
+ * node (the step limit and the deadline apply), and the JSON, the text and
+ * the host copy are charged to the memory budget before they are made and
+ * stay charged while the next is built (held is given back at the end). */
 static void set_value(geno_result *r, VM *vm, Value v) {
+  size_t held = 0;
   Buf j = BUF_INIT;
-  if (!vm_to_json(vm, v, &j)) {
+  if (!vm_to_json(vm, v, &j) || !gc_reserve(vm, j.len)) {
     buf_free(&j);
     return; /* the error stays raised; report_error puts it in the result */
   }
+  held += j.len;
   rt_result_set_value_json(r, buf_take(&j));
   buf_free(&j);
   if (v.tag != T_UNIT) {
@@ -279,16 +286,24 @@ static void set_value(geno_result *r, VM *vm, Value v) {
      * the memory budget does (shared sublists can make a small value's
      * text huge). */
     size_t cap = vm->heap_limit ? vm->heap_limit : SIZE_MAX / 8;
-    if (!vm_render(vm, v, RENDER_QUOTED, &t, cap, LIMIT_STRING, NULL)) {
+    if (!vm_render(vm, v, RENDER_QUOTED, &t, cap, LIMIT_STRING, NULL) || !gc_reserve(vm, t.len)) {
       buf_free(&t);
+      gc_charge(vm, -(ptrdiff_t)held);
       return;
     }
+    held += t.len;
     r->value_text = buf_take(&t);
     buf_free(&t);
   }
   /* NULL also when main's value nests deeper than GENO_VALUE_MAX_DEPTH
    * (its JSON and text above are still given) */
-  r->value = rt_value_to_host(vm, v, NULL);
+  bool big = false;
+  rt_host_room_start(vm);
+  r->value = rt_value_to_host(vm, v, NULL, &big);
+  if (big && !vm->err.active)
+    vm_raise_fatal(vm, E_RESOURCE, NULL, "Memory limit exceeded: main's value needs more than the %zu bytes left",
+                   vm->heap_limit > vm->bytes ? vm->heap_limit - vm->bytes : (size_t)0);
+  gc_charge(vm, -(ptrdiff_t)held);
 }
 
 /* What vm_new takes, from the run's configuration. */
@@ -366,7 +381,14 @@ geno_result *rt_run(const char *source, size_t len, const char *filename, const 
     return r;
   }
   double t1 = rt_now_ms();
-  bool checked = chk_program(&fe.prog, lib_builtin_table(), &fe.diags, NULL);
+  /* The deadline covers loading, parsing and checking too. */
+  ChkOptions copts;
+  chk_options_init(&copts);
+  if (cfg->timeout_s > 0 && isfinite(cfg->timeout_s)) {
+    copts.deadline_ms = t0 + cfg->timeout_s * 1000.0;
+    copts.timeout_s = cfg->timeout_s;
+  }
+  bool checked = chk_program(&fe.prog, lib_builtin_table(), &fe.diags, &copts);
   double t2 = rt_now_ms();
   r->timing.typecheck_ms = t2 - t1;
   if (!checked || diag_error_count(&fe.diags) > 0) {

@@ -509,6 +509,10 @@ static geno_result *isolated(const char *source, size_t len, const char *filenam
     if (!rt_preload_modules(&pre, source ? source : "", source ? len : 0, cfg)) {
       r = rt_result_new();
       if (r) add_diag(r, E_RESOURCE, "out of memory while loading modules");
+    } else if (pre.timed_out) {
+      r = rt_result_new();
+      if (r) add_diag(r, E_TIMEOUT, "Execution timed out while loading modules");
+      rt_preload_free(&pre);
     } else {
       geno_config served = *cfg;
       served.module_loader = rt_preloaded_loader;

@@ -68,27 +68,114 @@ static double num_to_double(Value v) {
 
 /* ---- equality ------------------------------------------------------------- */
 
-/* Equality walks both values in step. With a VM it is `==` in the program:
- * every node compared costs a step (the reference charges each recursive
- * comparison), so comparing huge values respects the limits. Without a VM
- * it is key equality inside hash tables: free, and never fails. Mutable
- * containers may be cyclic, so pairs already being compared on the current
- * path count as equal (the usual coinductive rule). */
+/* Equality walks both values in step, and every walk is bounded by the
+ * run's limits: each node compared is charged (one step for `==`, like the
+ * reference, which charges each recursive comparison; KEY_NODE_WORK work
+ * units for key equality inside hash tables, whose probes the reference
+ * does not count as steps) and the deadline is polled as in the dispatch
+ * loop, so both can fail with E503/E501; values nested past
+ * VM_MAX_VALUE_DEPTH fail with E502 rather than answer.
+ *
+ * Values built by sharing (`t = Node(t, t)` eighty times) have far more
+ * paths than nodes, so the walk never follows a path twice: the same
+ * object on both sides is equal at once, and once a walk has visited
+ * more than EQ_MEMO_AFTER nodes it remembers every pair of objects found
+ * equal (a hash set of pointer pairs) and answers a pair it meets again
+ * from there. Comparing two independently built isomorphic DAGs therefore
+ * costs their size, not their number of paths. (A pair found unequal ends
+ * the whole comparison, so only equal pairs need remembering.)
+ *
+ * Mutable containers may be cyclic, so pairs already being compared on the
+ * current path count as equal (the usual coinductive rule). */
+#define KEY_NODE_WORK 16
+/* The first nodes of each key comparison are free, so a lookup of a
+ * small compound key (a tuple) costs what it did; what an attack makes
+ * many of, comparisons of keys that hash alike but differ, is charged by
+ * the table itself (TBL_MISS_WORK in table.h). */
+#define KEY_FREE_NODES 32
+#define EQ_MEMO_AFTER 64
+/* The memo stops growing here (4 MiB); a comparison past it is still
+ * correct and charged, only no longer shortened by new entries. */
+#define EQ_MEMO_MAX ((size_t)1 << 18)
+
+typedef struct PairSet {
+  const Obj **slots; /* 2 pointers per slot, NULL = empty */
+  size_t cap, n;     /* cap: slots, a power of two */
+} PairSet;
+
 typedef struct EqCtx {
-  VM *vm;          /* NULL: key equality (no steps) */
+  VM *vm;
   bool approx;
+  bool key;      /* key equality: charged as work, not steps */
   bool failed;
+  size_t nodes;  /* nodes compared (key equality: the first KEY_FREE_NODES are free) */
+  size_t visited;
+  PairSet memo;
   const Obj *seen_a[64]; /* mutable containers on the current path */
   const Obj *seen_b[64];
   int nseen;
 } EqCtx;
 
+static size_t pair_slot(const PairSet *m, const Obj *a, const Obj *b) {
+  uint64_t h = (uint64_t)(uintptr_t)a * 0x9e3779b97f4a7c15ULL ^ (uint64_t)(uintptr_t)b * 0xc2b2ae3d27d4eb4fULL;
+  h ^= h >> 29;
+  return (size_t)h & (m->cap - 1);
+}
+
+static bool pair_known(const PairSet *m, const Obj *a, const Obj *b) {
+  if (!m->n) return false;
+  for (size_t i = pair_slot(m, a, b);; i = (i + 1) & (m->cap - 1)) {
+    const Obj **s = &m->slots[2 * i];
+    if (!s[0]) return false;
+    if (s[0] == a && s[1] == b) return true;
+  }
+}
+
+/* Remembers (a, b) as equal; silently does nothing when full or out of
+ * memory (the memo only saves work). */
+static void pair_add(PairSet *m, const Obj *a, const Obj *b) {
+  if (m->n >= EQ_MEMO_MAX) return;
+  if ((m->n + 1) * 2 > m->cap) {
+    size_t cap = m->cap ? m->cap * 2 : 256;
+    const Obj **slots = calloc(cap * 2, sizeof *slots);
+    if (!slots) return;
+    PairSet grown = {slots, cap, 0};
+    for (size_t i = 0; i < m->cap; i++)
+      if (m->slots[2 * i]) {
+        size_t j = pair_slot(&grown, m->slots[2 * i], m->slots[2 * i + 1]);
+        while (slots[2 * j]) j = (j + 1) & (cap - 1);
+        slots[2 * j] = m->slots[2 * i];
+        slots[2 * j + 1] = m->slots[2 * i + 1];
+      }
+    grown.n = m->n;
+    free(m->slots);
+    *m = grown;
+  }
+  size_t i = pair_slot(m, a, b);
+  while (m->slots[2 * i]) {
+    if (m->slots[2 * i] == a && m->slots[2 * i + 1] == b) return;
+    i = (i + 1) & (m->cap - 1);
+  }
+  m->slots[2 * i] = a;
+  m->slots[2 * i + 1] = b;
+  m->n++;
+}
+
 static bool eq(EqCtx *c, Value a, Value b, int depth);
 
-static bool charge(EqCtx *c) {
-  if (!c->vm) return true;
+/* Charges `units` nodes of work: a step each for `==`, KEY_NODE_WORK work
+ * units each for key equality; polls the deadline and the step limit. */
+static bool charge(EqCtx *c, size_t units) {
   VM *vm = c->vm;
-  if (++vm->steps >= vm->step_check && !vm_step_slow(vm)) {
+  if (c->key) {
+    if ((c->nodes += units) <= KEY_FREE_NODES) return true;
+    uint64_t total = vm->work_carry + (uint64_t)units * KEY_NODE_WORK;
+    vm->steps += total / VM_WORK_PER_STEP;
+    vm->work_carry = total % VM_WORK_PER_STEP;
+  } else {
+    vm->steps += units;
+  }
+  if (vm->steps >= vm->step_check && !vm_step_slow(vm)) {
     c->failed = true;
     return false;
   }
@@ -109,20 +196,69 @@ static bool eq_tables(EqCtx *c, ObjMap *x, ObjMap *y, int depth) {
   HEntry *e;
   while (tbl_next(&x->t, &pos, &e)) {
     HEntry *f = tbl_find(c->vm, &y->t, e->key);
-    if (!f) return false;
+    if (!f) {
+      if (c->vm->err.active) c->failed = true;
+      return false;
+    }
     if (x->hdr.kind != T_SET && !eq(c, e->val, f->val, depth + 1)) return false;
   }
   return true;
 }
 
-static bool eq(EqCtx *c, Value a, Value b, int depth) {
-  if (c->failed || !charge(c)) return false;
-  if (depth > VM_MAX_VALUE_DEPTH || (c->vm && vm_c_stack_low(c->vm))) {
-    if (c->vm) {
-      vm_raise_fatal(c->vm, E_RECURSION, NULL, "Value nested too deeply to compare (more than %d levels)",
-                     depth > VM_MAX_VALUE_DEPTH ? VM_MAX_VALUE_DEPTH : depth - 1);
-      c->failed = true;
+/* The composite kinds: compared element by element, with the memo. */
+static bool eq_composite(EqCtx *c, Value a, Value b, int depth) {
+  const Obj *oa = a.as.o, *ob = b.as.o;
+  if (oa == ob && !c->approx) return true;
+  bool memo = ++c->visited > EQ_MEMO_AFTER;
+  if (memo && pair_known(&c->memo, oa, ob)) return true;
+  bool r;
+  switch ((ValueTag)a.tag) {
+    case T_LIST: {
+      ObjList *x = AS_LIST(a), *y = AS_LIST(b);
+      r = x->len == y->len && eq_seq(c, list_items(x), list_items(y), x->len, depth);
+      break;
     }
+    case T_TUPLE: {
+      ObjTuple *x = AS_TUPLE(a), *y = AS_TUPLE(b);
+      r = x->n == y->n && eq_seq(c, x->items, y->items, x->n, depth);
+      break;
+    }
+    case T_CTOR: {
+      ObjCtor *x = AS_CTOR(a), *y = AS_CTOR(b);
+      r = (x->info == y->info || strcmp(x->info->name, y->info->name) == 0) &&
+          x->info->nfields == y->info->nfields && eq_seq(c, x->fields, y->fields, (size_t)x->info->nfields, depth);
+      break;
+    }
+    default: {
+      /* A pair already on the path compares equal (cycles). */
+      for (int i = 0; i < c->nseen; i++)
+        if (c->seen_a[i] == oa && c->seen_b[i] == ob) return true;
+      bool pushed = c->nseen < 64;
+      if (pushed) {
+        c->seen_a[c->nseen] = oa;
+        c->seen_b[c->nseen] = ob;
+        c->nseen++;
+      }
+      if (a.tag == T_ARRAY || a.tag == T_VEC) {
+        ObjArray *x = AS_ARRAY(a), *y = AS_ARRAY(b);
+        r = x->len == y->len && eq_seq(c, x->items, y->items, x->len, depth);
+      } else {
+        r = eq_tables(c, AS_MAP(a), AS_MAP(b), depth);
+      }
+      if (pushed) c->nseen--;
+      break;
+    }
+  }
+  if (r && memo) pair_add(&c->memo, oa, ob);
+  return r;
+}
+
+static bool eq(EqCtx *c, Value a, Value b, int depth) {
+  if (c->failed || !charge(c, 1)) return false;
+  if (depth > VM_MAX_VALUE_DEPTH || vm_c_stack_low(c->vm)) {
+    vm_raise_fatal(c->vm, E_RECURSION, NULL, "Value nested too deeply to compare (more than %d levels)",
+                   depth > VM_MAX_VALUE_DEPTH ? VM_MAX_VALUE_DEPTH : depth - 1);
+    c->failed = true;
     return false;
   }
   if (IS_NUM(a) && IS_NUM(b)) {
@@ -135,76 +271,49 @@ static bool eq(EqCtx *c, Value a, Value b, int depth) {
     case T_BOOL: return a.as.b == b.as.b;
     case T_STRING: {
       ObjString *x = AS_STR(a), *y = AS_STR(b);
-      return x == y || (x->blen == y->blen && memcmp(x->data, y->data, x->blen) == 0);
+      if (x == y) return true;
+      if (x->blen != y->blen) return false;
+      /* long strings cost what memcmp does */
+      if (x->blen > 4096 && !charge(c, x->blen / 4096)) return false;
+      return memcmp(x->data, y->data, x->blen) == 0;
     }
-    case T_LIST: {
-      ObjList *x = AS_LIST(a), *y = AS_LIST(b);
-      if (x->len != y->len) return false;
-      if (x == y && !c->approx) return true;
-      return eq_seq(c, list_items(x), list_items(y), x->len, depth);
-    }
-    case T_TUPLE: {
-      ObjTuple *x = AS_TUPLE(a), *y = AS_TUPLE(b);
-      return x->n == y->n && eq_seq(c, x->items, y->items, x->n, depth);
-    }
-    case T_CTOR: {
-      ObjCtor *x = AS_CTOR(a), *y = AS_CTOR(b);
-      if (x->info != y->info && strcmp(x->info->name, y->info->name) != 0) return false;
-      if (x->info->nfields != y->info->nfields) return false;
-      return eq_seq(c, x->fields, y->fields, (size_t)x->info->nfields, depth);
-    }
+    case T_LIST:
+    case T_TUPLE:
+    case T_CTOR:
     case T_ARRAY:
     case T_VEC:
     case T_MAP:
     case T_MMAP:
-    case T_SET: {
-      if (a.as.o == b.as.o && !c->approx) return true;
-      /* A pair already on the path compares equal (cycles). */
-      for (int i = 0; i < c->nseen; i++)
-        if (c->seen_a[i] == a.as.o && c->seen_b[i] == b.as.o) return true;
-      bool pushed = c->nseen < 64;
-      if (pushed) {
-        c->seen_a[c->nseen] = a.as.o;
-        c->seen_b[c->nseen] = b.as.o;
-        c->nseen++;
-      }
-      bool r;
-      if (a.tag == T_ARRAY || a.tag == T_VEC) {
-        ObjArray *x = AS_ARRAY(a), *y = AS_ARRAY(b);
-        r = x->len == y->len && eq_seq(c, x->items, y->items, x->len, depth);
-      } else {
-        r = eq_tables(c, AS_MAP(a), AS_MAP(b), depth);
-      }
-      if (pushed) c->nseen--;
-      return r;
-    }
+    case T_SET: return eq_composite(c, a, b, depth);
     default: return a.as.o == b.as.o;
   }
 }
 
-int vm_equal(VM *vm, Value a, Value b, bool approx) {
+static int equal_walk(VM *vm, Value a, Value b, bool approx, bool key) {
   EqCtx c;
   c.vm = vm;
   c.approx = approx;
+  c.key = key;
   c.failed = false;
+  c.nodes = 0;
+  c.visited = 0;
+  c.memo = (PairSet){NULL, 0, 0};
   c.nseen = 0;
   bool r = eq(&c, a, b, 0);
+  free(c.memo.slots);
   if (c.failed) return -1;
   return r ? 1 : 0;
 }
 
-bool vm_key_equal(Value a, Value b) {
+int vm_equal(VM *vm, Value a, Value b, bool approx) { return equal_walk(vm, a, b, approx, false); }
+
+int vm_key_equal(VM *vm, Value a, Value b) {
   if (a.tag == T_INT && b.tag == T_INT) return a.as.i == b.as.i;
-  if (a.tag == T_STRING && b.tag == T_STRING) {
+  if (a.tag == T_STRING && b.tag == T_STRING && AS_STR(a)->blen <= 4096) {
     ObjString *x = AS_STR(a), *y = AS_STR(b);
     return x == y || (x->blen == y->blen && memcmp(x->data, y->data, x->blen) == 0);
   }
-  EqCtx c;
-  c.vm = NULL;
-  c.approx = false;
-  c.failed = false;
-  c.nseen = 0;
-  return eq(&c, a, b, 0);
+  return equal_walk(vm, a, b, false, true);
 }
 
 /* ---- hashing ---------------------------------------------------------------- */
@@ -244,7 +353,7 @@ static uint32_t hash_mpz(const mpz_t z) {
  * so a Map contributes its size and, when small, the order-independent
  * sum of its keys' stored hashes, never a budget-dependent walk.
  * Coarser hashes only mean more equality checks, which are charged. */
-#define HASH_MAX_DEPTH 6
+#define HASH_MAX_DEPTH 24
 #define HASH_BUDGET 256
 #define HASH_MAP_KEYS 256
 
@@ -343,13 +452,22 @@ static int rank(Value v) {
   }
 }
 
+/* Ordering is bounded like equality: the same object on both sides is
+ * equal at once, pairs found equal are remembered once the walk is large
+ * (so shared structure is compared once), and past the first ORD_FREE
+ * nodes every node costs KEY_NODE_WORK work units, charged as it goes so
+ * the step limit and the deadline interrupt a large comparison. */
+#define ORD_FREE 64
+
 typedef struct OrdCtx {
   VM *vm;
   bool failed;
-  uint64_t work; /* nodes compared, charged by vm_order at the work rate */
+  uint64_t work; /* nodes compared */
+  PairSet memo;
 } OrdCtx;
 
 static int ord(OrdCtx *c, Value a, Value b, int depth);
+static int ord_composite(OrdCtx *c, Value a, Value b, int depth);
 
 static int ord_seq(OrdCtx *c, const Value *x, size_t nx, const Value *y, size_t ny, int depth) {
   size_t n = nx < ny ? nx : ny;
@@ -423,7 +541,10 @@ static Value *sorted_keys(OrdCtx *c, HTable *t, bool with_values, size_t *n) {
 
 static int ord(OrdCtx *c, Value a, Value b, int depth) {
   if (c->failed) return 0;
-  c->work++;
+  if (++c->work > ORD_FREE && (c->work & (ORD_FREE - 1)) == 0 && !vm_charge(c->vm, ORD_FREE * KEY_NODE_WORK)) {
+    c->failed = true;
+    return 0;
+  }
   if (depth > VM_MAX_VALUE_DEPTH || vm_c_stack_low(c->vm)) {
     vm_raise_fatal(c->vm, E_RECURSION, NULL, "Value nested too deeply to compare (more than %d levels)",
                    depth > VM_MAX_VALUE_DEPTH ? VM_MAX_VALUE_DEPTH : depth - 1);
@@ -432,6 +553,17 @@ static int ord(OrdCtx *c, Value a, Value b, int depth) {
   }
   int ra = rank(a), rb = rank(b);
   if (ra != rb) return ra < rb ? -1 : 1;
+  if (a.tag >= T_FIRST_OBJ && a.tag == b.tag && a.tag != T_STRING && a.tag != T_BIGINT) {
+    if (a.as.o == b.as.o) return 0;
+    if (c->work > EQ_MEMO_AFTER && pair_known(&c->memo, a.as.o, b.as.o)) return 0;
+    int r = ord_composite(c, a, b, depth);
+    if (r == 0 && !c->failed && c->work > EQ_MEMO_AFTER) pair_add(&c->memo, a.as.o, b.as.o);
+    return r;
+  }
+  return ord_composite(c, a, b, depth);
+}
+
+static int ord_composite(OrdCtx *c, Value a, Value b, int depth) {
   switch ((ValueTag)a.tag) {
     case T_UNIT: return 0;
     case T_BOOL: return (a.as.b > b.as.b) - (a.as.b < b.as.b);
@@ -486,13 +618,13 @@ static int ord(OrdCtx *c, Value a, Value b, int depth) {
 }
 
 /* Comparing two scalars is free; comparing big structures (long lists,
- * Sets) is charged as work, so sorting a list of huge values cannot run
- * unbounded between limit checks. */
+ * Sets) is charged as work while it runs (ord), so sorting a list of huge
+ * values cannot run unbounded between limit checks. */
 bool vm_order(VM *vm, Value a, Value b, int *cmp) {
-  OrdCtx c = {vm, false, 0};
+  OrdCtx c = {vm, false, 0, {NULL, 0, 0}};
   *cmp = ord(&c, a, b, 0);
-  if (c.failed) return false;
-  return c.work <= 64 || vm_charge(vm, c.work);
+  free(c.memo.slots);
+  return !c.failed;
 }
 
 /* Bottom-up merge sort: stable, O(n log n), one scratch array. */

@@ -19,12 +19,17 @@
 #define VM_MAX_VALUE_DEPTH 10000
 
 /* a == b as the `==` operator: charges one step per compared node (like
- * the reference) and may therefore fail with E503/E501. Returns 1 or 0, or
- * -1 with an error raised. approx: floats within rel 1e-9 / abs 1e-12
- * (example verification). */
+ * the reference) and may therefore fail with E503/E501, or E502 past
+ * VM_MAX_VALUE_DEPTH. Returns 1 or 0, or -1 with an error raised. approx:
+ * floats within rel 1e-9 / abs 1e-12 (example verification). Shared
+ * structure is compared once (equal.c), so the cost is bounded by the
+ * values' sizes, not their numbers of paths. */
 int vm_equal(VM *vm, Value a, Value b, bool approx);
-/* Equality for hash-table keys: no steps, never fails. */
-bool vm_key_equal(Value a, Value b);
+/* Equality for hash-table keys and `contains`: the same walk, charged as
+ * work (a fraction of a step per node) and failing like vm_equal: 1, 0,
+ * or -1 with an error raised (never "not equal" for values it could not
+ * compare). */
+int vm_key_equal(VM *vm, Value a, Value b);
 uint32_t vm_hash(Value v);
 /* Exact numeric comparison of Int/Float values: -1, 0, 1, or 2 if
  * unordered (NaN). */

@@ -159,6 +159,12 @@ void gc_free_aux(VM *vm, void *ptr, size_t bytes) {
   vm->bytes -= bytes < vm->bytes ? bytes : vm->bytes;
 }
 
+bool gc_reserve(VM *vm, size_t bytes) {
+  if (!make_room(vm, bytes)) return false;
+  vm->bytes += bytes;
+  return true;
+}
+
 void gc_charge(VM *vm, ptrdiff_t bytes) {
   if (bytes < 0 && (size_t)-bytes > vm->bytes) vm->bytes = 0;
   else vm->bytes = (size_t)((ptrdiff_t)vm->bytes + bytes);

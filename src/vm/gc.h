@@ -32,6 +32,11 @@ void *gc_realloc_aux(VM *vm, void *ptr, size_t old_bytes, size_t new_bytes);
 void gc_free_aux(VM *vm, void *ptr, size_t bytes);
 /* Charge (or refund, negative) bytes allocated outside gc (GMP limbs). */
 void gc_charge(VM *vm, ptrdiff_t bytes);
+/* Charge `bytes` the caller is about to allocate outside the heap (a
+ * temporary C buffer whose size the program controls) BEFORE allocating
+ * them: collects first if that makes room, else E504 and false. Give them
+ * back with gc_charge(vm, -bytes) when the buffer is freed. */
+bool gc_reserve(VM *vm, size_t bytes);
 
 void gc_collect(VM *vm);
 /* Free every object, perm ones included (VM teardown). */

@@ -87,8 +87,11 @@ bool fmt_int(VM *vm, Value v, Buf *out) {
   const mpz_t *z = &AS_BIG(v)->z;
   size_t digits = mpz_sizeinbase(*z, 10);
   if (digits > FMT_MAX_INT_DIGITS) {
-    /* mpz_sizeinbase may overestimate by one: count exactly near the edge */
-    char *s = mpz_get_str(NULL, 10, *z);
+    /* mpz_sizeinbase may overestimate by one: count exactly for the
+     * message, but only where that is cheap. A huge Int (`1 << 4000000000`
+     * under a large max_integer_bits) would take minutes to convert just
+     * to be refused, so past a million digits the estimate stands. */
+    char *s = digits <= 1000000 ? mpz_get_str(NULL, 10, *z) : NULL;
     size_t len = s ? strlen(s) - (s[0] == '-') : digits;
     void (*freefn)(void *, size_t);
     mp_get_memory_functions(NULL, NULL, &freefn);

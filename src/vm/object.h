@@ -62,7 +62,8 @@ bool obj_int_from_text(VM *vm, const char *digits, size_t len, bool perm, Value 
 
 /* ---- hash tables (table.c): Map, MutableMap, Set ---- */
 bool obj_map(VM *vm, ValueTag kind, size_t cap, Value *out);
-/* Find key; returns the entry or NULL. May charge steps for deep keys. */
+/* Find key; returns the entry or NULL. Charges the key comparisons; NULL
+ * with vm->err.active when they failed (see tbl_lookup in table.h). */
 HEntry *tbl_find(VM *vm, HTable *t, Value key);
 /* Insert or update (an updated key keeps its position). `map` is the
  * owning object (rooted); key and val must be rooted. */
@@ -70,8 +71,9 @@ bool tbl_set(VM *vm, Value map, Value key, Value val);
 /* The insertion half of tbl_set, for a key known to be absent (a lookup
  * just missed): size check, growth, a new last entry. */
 bool tbl_add(VM *vm, Value map, Value key, Value val);
-/* Remove a key (no-op when absent). */
-void tbl_delete(VM *vm, HTable *t, Value key);
+/* Remove a key (no-op when absent). False with an error raised when
+ * comparing keys failed. */
+bool tbl_delete(VM *vm, HTable *t, Value key);
 /* Copy of a table object (same kind unless `kind` says otherwise). */
 bool obj_map_copy(VM *vm, Value src, ValueTag kind, Value *out);
 /* Iterate live entries: for (size_t i = 0; tbl_next(t, &i, &e);) */

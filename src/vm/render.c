@@ -6,7 +6,34 @@
 
 #include "../base/utf8.h"
 #include "equal.h"
+#include "gc.h"
 #include "object.h"
+#include "vmapi.h"
+
+/* Work units per value rendered or encoded: a walk over a value built by
+ * sharing follows every path, so it is charged per node visited (the step
+ * limit and the deadline stop it), besides the size limits on the text. */
+#define RENDER_NODE_WORK 2
+
+static bool node_charge(VM *vm) {
+  uint64_t total = vm->work_carry + RENDER_NODE_WORK;
+  vm->steps += total / VM_WORK_PER_STEP;
+  vm->work_carry = total % VM_WORK_PER_STEP;
+  return vm->steps < vm->step_check || vm_step_slow(vm);
+}
+
+/* The text a walk builds is charged to the run's memory budget before it
+ * is written: *reserved (bytes charged so far) is kept at least twice the
+ * text's length after `more` bytes, growing through gc_reserve (E504 when
+ * the budget cannot hold it). The caller gives *reserved back at the end. */
+static bool text_room(VM *vm, size_t *reserved, size_t used, size_t more) {
+  if (used + more <= *reserved) return true;
+  size_t want = (used + more) * 2;
+  if (want < 4096) want = 4096;
+  if (!gc_reserve(vm, want - *reserved)) return false;
+  *reserved = want;
+  return true;
+}
 
 /* Rendering is one recursive walk writing into a Buf. It stops early once
  * the text passes byte_cap (the caller's limit, in bytes): a program
@@ -27,6 +54,8 @@ typedef struct RCtx {
   int in_tok;        /* > 0 while writing the pieces of one token */
   const Obj *path[64]; /* mutable containers being rendered (cycle check) */
   int npath;
+  size_t reserved;   /* bytes charged to the memory budget (text_room) */
+  bool failed;       /* a limit ended the walk (error raised) */
 } RCtx;
 
 static bool render(RCtx *c, Value v, bool top, int depth);
@@ -44,6 +73,10 @@ static void tok_end(RCtx *c) {
 
 static void put(RCtx *c, const char *s, size_t n) {
   if (c->over) return;
+  if (!text_room(c->vm, &c->reserved, c->out->len - c->start, n)) {
+    c->over = c->failed = true;
+    return;
+  }
   buf_append(c->out, s, n);
   for (size_t i = 0; i < n; i++) c->cp += ((unsigned char)s[i] & 0xC0) != 0x80;
   if (c->in_tok) return; /* a token's pieces: checked at its end (it is bounded by the value's own size) */
@@ -206,6 +239,10 @@ static bool on_path(RCtx *c, const Obj *o) {
  * text). Floats always print in shortest round-trip form (fmt_float). */
 static bool render(RCtx *c, Value v, bool top, int depth) {
   if (c->over) return true;
+  if (!node_charge(c->vm)) {
+    c->over = c->failed = true;
+    return false;
+  }
   if (depth > VM_MAX_VALUE_DEPTH || vm_c_stack_low(c->vm))
     return vm_raise_fatal(c->vm, E_RECURSION, NULL, "Value nested too deeply to render (more than %d levels)",
                           depth > VM_MAX_VALUE_DEPTH ? VM_MAX_VALUE_DEPTH : depth - 1);
@@ -352,7 +389,11 @@ bool vm_render(VM *vm, Value v, RenderMode mode, Buf *out, size_t max_cp, Render
   c.over_at = 0;
   c.in_tok = 0;
   c.npath = 0;
-  if (!render(&c, v, true, 0)) return false;
+  c.reserved = 0;
+  c.failed = false;
+  bool ok = render(&c, v, true, 0);
+  gc_charge(vm, -(ptrdiff_t)c.reserved);
+  if (!ok || c.failed) return false;
   if (out->failed) return vm_raise_oom(vm);
   size_t cp = utf8_length(out->data ? out->data + c.start : "", out->len - c.start);
   if (c.over || cp > max_cp) {
@@ -378,7 +419,13 @@ typedef struct JCtx {
   Buf *out;
   const Obj *path[64];
   int npath;
+  size_t *reserved; /* bytes charged to the memory budget (text_room), shared by sub-walks */
 } JCtx;
+
+/* Before a JSON node appends about `more` bytes. */
+static bool json_room(JCtx *c, size_t more) {
+  return node_charge(c->vm) && text_room(c->vm, c->reserved, c->out->len, more);
+}
 
 static bool json(JCtx *c, Value v, int depth);
 
@@ -402,6 +449,7 @@ static bool json_key(JCtx *c, Value k) {
   Buf tmp = BUF_INIT;
   bool ok = vm_render(c->vm, k, k.tag == T_STRING ? RENDER_RAW : RENDER_REPR, &tmp, SIZE_MAX / 8,
                       LIMIT_STRING, NULL);
+  ok = ok && text_room(c->vm, c->reserved, c->out->len, tmp.len * 6 + 8);
   if (ok) buf_json_string(c->out, tmp.data ? tmp.data : "", tmp.len);
   buf_free(&tmp);
   return ok;
@@ -425,6 +473,12 @@ static bool json(JCtx *c, Value v, int depth) {
   if (depth > VM_MAX_VALUE_DEPTH || vm_c_stack_low(c->vm))
     return vm_raise_fatal(c->vm, E_RECURSION, NULL, "Value nested too deeply to encode (more than %d levels)",
                           depth > VM_MAX_VALUE_DEPTH ? VM_MAX_VALUE_DEPTH : depth - 1);
+  /* a String's escapes take at most 6 bytes per byte; a node's own
+   * punctuation and scalars fit in 128 */
+  size_t more = 128;
+  if (v.tag == T_STRING) more += (size_t)AS_STR(v)->blen * 6;
+  else if (v.tag == T_CTOR) more += strlen(AS_CTOR(v)->info->name) * 6;
+  if (!json_room(c, more)) return false;
   Buf *o = c->out;
   char tmp[64];
   switch ((ValueTag)v.tag) {
@@ -536,10 +590,14 @@ static bool json(JCtx *c, Value v, int depth) {
 
 bool vm_to_json(VM *vm, Value v, Buf *out) {
   JCtx c;
+  size_t reserved = 0;
   c.vm = vm;
   c.out = out;
   c.npath = 0;
-  if (!json(&c, v, 0)) return false;
+  c.reserved = &reserved;
+  bool ok = json(&c, v, 0);
+  gc_charge(vm, -(ptrdiff_t)reserved);
+  if (!ok) return false;
   if (out->failed) return vm_raise_oom(vm);
   return true;
 }

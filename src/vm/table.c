@@ -71,6 +71,13 @@ void tbl_charge_probes(VM *vm, size_t probes) {
   vm->work_carry = total % VM_WORK_PER_STEP;
 }
 
+bool tbl_charge_miss(VM *vm) {
+  uint64_t total = vm->work_carry + TBL_MISS_WORK;
+  vm->steps += total / VM_WORK_PER_STEP;
+  vm->work_carry = total % VM_WORK_PER_STEP;
+  return vm->steps < vm->step_check || vm_step_slow(vm);
+}
+
 HEntry *tbl_find(VM *vm, HTable *t, Value key) { return tbl_lookup(vm, t, key); }
 
 /* Tables of up to this many entries are searched linearly (no index). */
@@ -82,6 +89,7 @@ bool tbl_set(VM *vm, Value map, Value key, Value val) {
     e->val = val;
     return true;
   }
+  if (vm->err.active) return false;
   return tbl_add(vm, map, key, val);
 }
 
@@ -130,9 +138,9 @@ bool tbl_add(VM *vm, Value map, Value key, Value val) {
   return true;
 }
 
-void tbl_delete(VM *vm, HTable *t, Value key) {
+bool tbl_delete(VM *vm, HTable *t, Value key) {
   HEntry *e = tbl_find(vm, t, key);
-  if (!e) return;
+  if (!e) return !vm->err.active;
   e->key = v_missing();
   e->val = v_unit();
   t->live--;
@@ -140,6 +148,7 @@ void tbl_delete(VM *vm, HTable *t, Value key) {
     t->nentries = 0;
     if (t->icap) memset(t->index, 0, t->icap * sizeof(HIndex));
   }
+  return true;
 }
 
 bool obj_map_copy(VM *vm, Value src, ValueTag kind, Value *out) {

@@ -12,12 +12,20 @@
  * probe one or two slots, and only keys crafted to collide make chains
  * long enough to matter. */
 #define TBL_FREE_PROBES 8
+/* Work units for comparing a key that hashes like the one looked up but
+ * differs: rare by chance, and what keys crafted to collide are made of
+ * (a quarter of a step, beside the nodes compared past the free ones). */
+#define TBL_MISS_WORK 64
+
+/* Adds TBL_MISS_WORK to the step count and checks the limits: false with
+ * an error raised (table.c). */
+bool tbl_charge_miss(VM *vm);
 
 /* Adds a long probe chain's work to the step count (table.c). */
 void tbl_charge_probes(VM *vm, size_t probes);
 
 static inline void tbl_charge(VM *vm, size_t probes) {
-  if (GENO_UNLIKELY(probes > TBL_FREE_PROBES) && vm) tbl_charge_probes(vm, probes);
+  if (GENO_UNLIKELY(probes > TBL_FREE_PROBES)) tbl_charge_probes(vm, probes);
 }
 
 /* The hash of a key, with the common String case inline. */
@@ -29,8 +37,10 @@ static inline uint32_t tbl_key_hash(Value key) {
   return vm_hash(key);
 }
 
-/* The entry holding key, or NULL; charges long probe chains (vm may be
- * NULL: nothing charged).
+/* The entry holding key, or NULL; charges long probe chains and the key
+ * comparisons. NULL with vm->err.active when comparing keys failed (a
+ * limit, or keys nested too deeply to compare): callers check that
+ * before treating NULL as "absent".
  *
  * The last lookup's entry (t->hint) is tried first when it holds this
  * very key: the same object (or the same small value), which the
@@ -52,7 +62,10 @@ static inline GENO_ALWAYS_INLINE HEntry *tbl_lookup(VM *vm, HTable *t, Value key
   if (t->icap == 0) {
     for (size_t i = 0; i < t->nentries; i++) {
       HEntry *e = &t->entries[i];
-      if (e->key.tag != T_MISSING && e->hash == h && vm_key_equal(e->key, key)) {
+      if (e->key.tag != T_MISSING && e->hash == h) {
+        int r = vm_key_equal(vm, e->key, key);
+        if (r < 0 || (r == 0 && !tbl_charge_miss(vm))) return NULL;
+        if (!r) continue;
         t->hint = (uint32_t)i + 1;
         t->hint_probes = 0; /* the linear search charges nothing */
         return e;
@@ -70,8 +83,10 @@ static inline GENO_ALWAYS_INLINE HEntry *tbl_lookup(VM *vm, HTable *t, Value key
     if (ix.hash == h) {
       HEntry *e = &t->entries[ix.pos - 1];
       /* the same object (or the same small value) is equal at once */
-      if ((e->key.tag == key.tag && e->key.as.i == key.as.i) ||
-          (e->key.tag != T_MISSING && vm_key_equal(e->key, key))) {
+      int r = e->key.tag == key.tag && e->key.as.i == key.as.i;
+      if (!r && e->key.tag != T_MISSING && ((r = vm_key_equal(vm, e->key, key)) < 0 || (r == 0 && !tbl_charge_miss(vm))))
+        return NULL;
+      if (r) {
         tbl_charge(vm, probes);
         t->hint = ix.pos;
         t->hint_probes = (uint32_t)probes;

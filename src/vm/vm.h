@@ -175,6 +175,8 @@ typedef struct VM {
   int native_depth;      /* nested dispatch loops */
   const char *c_stack_limit; /* lowest safe C stack address (vm_c_stack_low) */
   bool host_too_deep;    /* the last conversion to a host value hit GENO_VALUE_MAX_DEPTH */
+  bool host_too_big;     /* ... or would have passed the memory budget (host_room) */
+  size_t host_room;      /* bytes the conversion in progress may still allocate */
   /* The result slot of the CALLBO in progress, or NULL. vm_some(v, out)
    * with out == opt_out stores v itself there instead of allocating a
    * Some, and clears opt_out to say so: the match that follows only needs

@@ -707,6 +707,7 @@ L_MMGETO: {
   CHARGE();
   SAVE();
   HEntry *e = tbl_lookup(vm, &AS_MAP(R[i.b])->t, R[i.c]);
+  if (GENO_UNLIKELY(!e) && vm->err.active) goto error;
   R[i.a] = e ? e->val : v_missing();
   DISPATCH();
 }
@@ -718,7 +719,7 @@ L_MMSET: {
     e->val = R[i.c];
     DISPATCH();
   }
-  if (GENO_UNLIKELY(!tbl_add(vm, R[i.a], R[i.b], R[i.c]))) {
+  if (GENO_UNLIKELY(vm->err.active) || GENO_UNLIKELY(!tbl_add(vm, R[i.a], R[i.b], R[i.c]))) {
     if (!vm->err.active) vm_raise(vm, E_RUNTIME, NULL, "mutable_map_set failed");
     goto error;
   }

@@ -510,7 +510,7 @@ bool vm_index(VM *vm, Value t, Value index, Value *out) {
       return obj_string_char(vm, t, i, out);
     case T_MAP: {
       HEntry *e = tbl_find(vm, &AS_MAP(t)->t, index);
-      if (!e) return key_not_found(vm, index);
+      if (!e) return vm->err.active ? false : key_not_found(vm, index);
       *out = e->val;
       return true;
     }

@@ -37,6 +37,8 @@ bool vm_charge(VM *vm, size_t work) {
 }
 
 void vm_push_root(VM *vm, Value *slot) { gc_push_root(vm, slot); }
+bool vm_reserve(VM *vm, size_t bytes) { return gc_reserve(vm, bytes); }
+void vm_release(VM *vm, size_t bytes) { gc_charge(vm, -(ptrdiff_t)bytes); }
 void vm_pop_roots(VM *vm, int n) { gc_pop_roots(vm, n); }
 
 /* ---- Ints ---- */
@@ -162,14 +164,14 @@ bool vm_is_ctor(Value v, const char *name) { return v.tag == T_CTOR && strcmp(AS
 bool vm_table(VM *vm, ValueTag kind, size_t cap, Value *out) { return obj_map(vm, kind, cap, out); }
 bool vm_table_set(VM *vm, Value table, Value key, Value val) { return tbl_set(vm, table, key, val); }
 
-bool vm_table_get(VM *vm, Value table, Value key, Value *val) {
+int vm_table_get(VM *vm, Value table, Value key, Value *val) {
   HEntry *e = tbl_find(vm, &AS_MAP(table)->t, key);
-  if (!e) return false;
+  if (!e) return vm->err.active ? -1 : 0;
   if (val) *val = e->val;
-  return true;
+  return 1;
 }
 
-void vm_table_delete(VM *vm, Value table, Value key) { tbl_delete(vm, &AS_MAP(table)->t, key); }
+bool vm_table_delete(VM *vm, Value table, Value key) { return tbl_delete(vm, &AS_MAP(table)->t, key); }
 size_t vm_table_len(Value table) { return AS_MAP(table)->t.live; }
 
 bool vm_table_next(Value table, size_t *pos, Value *key, Value *val) {
@@ -209,7 +211,7 @@ bool vm_call(VM *vm, Value fn, const Value *args, int nargs, Value *out) {
 /* ---- equality, order, text ---- */
 
 int vm_values_equal(VM *vm, Value a, Value b) { return vm_equal(vm, a, b, false); }
-bool vm_values_same(Value a, Value b) { return vm_key_equal(a, b); }
+int vm_values_same(VM *vm, Value a, Value b) { return vm_key_equal(vm, a, b); }
 bool vm_values_order(VM *vm, Value a, Value b, int *cmp) { return vm_order(vm, a, b, cmp); }
 bool vm_values_sort(VM *vm, Value *items, size_t n) { return vm_sort_values(vm, items, n); }
 

@@ -72,6 +72,13 @@ bool vm_charge(VM *vm, size_t work);
 
 /* ---- GC rooting ------------------------------------------------------------------ */
 
+/* Memory a builtin allocates outside the VM heap (a C buffer whose size
+ * the program controls) is charged to the run's memory budget before it
+ * is allocated: vm_reserve is false with E504 raised when the budget
+ * cannot hold it; vm_release gives it back once the buffer is freed. */
+bool vm_reserve(VM *vm, size_t bytes);
+void vm_release(VM *vm, size_t bytes);
+
 void vm_push_root(VM *vm, Value *slot);
 void vm_pop_roots(VM *vm, int n);
 
@@ -147,9 +154,12 @@ bool vm_table(VM *vm, ValueTag kind, size_t cap, Value *out);
 /* Insert or update (an existing key keeps its position; E504 when a new
  * key would pass the size limit). For a Set pass v_unit() as val. */
 bool vm_table_set(VM *vm, Value table, Value key, Value val);
-/* Lookup; false when absent (no error). */
-bool vm_table_get(VM *vm, Value table, Value key, Value *val);
-void vm_table_delete(VM *vm, Value table, Value key);
+/* Lookup: 1 found (*val set when val is not NULL), 0 absent, -1 with an
+ * error raised (comparing keys is charged and bounded like `==`: a limit,
+ * or keys nested too deeply to compare, E502). */
+int vm_table_get(VM *vm, Value table, Value key, Value *val);
+/* Remove key (nothing when absent); false with an error raised. */
+bool vm_table_delete(VM *vm, Value table, Value key);
 size_t vm_table_len(Value table);
 /* Iterate in insertion order: size_t pos = 0; while (vm_table_next(t, &pos, &k, &v)) ... */
 bool vm_table_next(Value table, size_t *pos, Value *key, Value *val);
@@ -176,10 +186,10 @@ bool vm_call(VM *vm, Value fn, const Value *args, int nargs, Value *out);
 
 /* Structural equality as `==` (1 == 1.0): 1 or 0, -1 after an error. */
 int vm_values_equal(VM *vm, Value a, Value b);
-/* The same equality without charging steps, as the reference's own
- * Python-level comparisons do (`x in list`, dict and set lookups): for
- * builtins that compare many elements per call (contains). */
-bool vm_values_same(Value a, Value b);
+/* The same equality charged as light work (a fraction of a step per node
+ * compared), as hash-table keys are: for builtins that compare many
+ * elements per call (contains). 1, 0, or -1 with an error raised. */
+int vm_values_same(VM *vm, Value a, Value b);
 /* The total "sort key" order (sort_by, Sets): *cmp < 0, 0, > 0. */
 bool vm_values_order(VM *vm, Value a, Value b, int *cmp);
 /* Stable sort of values by that order. */

@@ -94,6 +94,12 @@ PROGRAMS = {
         "while true do\nend while\n\n"
         "func nocheck(a: Int) -> Int\n    return a\nend func\n"
         ":clear\nf(1)\n:nonsense\n:quit\nprint(\"after quit\")\n"),
+    "docproj/Shapes.geno": ("/// A shape <with> markup & more.\ntype Shape = Circle(r: Float) | Square(s: Float)\n\n"
+                            "/// The area of a shape.\n/// Squares too.\nexport func area(s: Shape) -> Float\n"
+                            "    example Square(2.0) -> 4.0\n    match s with\n        | Circle(r) -> return 3.0 * r * r\n"
+                            "        | Square(x) -> return x * x\n    end match\nend func\n"),
+    "docproj/Main.geno": ("import Shapes\n@untested(\"prints\")\nfunc show(x: Float) -> Unit\n    print(x)\nend func\n"
+                          "func main() -> Unit\n    show(1.0)\nend func\n"),
     "browser/envy.geno": 'func main() -> Unit\n    print(env_get("HOME"))\nend func\n',
 }
 
@@ -150,6 +156,22 @@ def bundle_check(out, entry, modules):
         return f"modules: {sorted(doc.get('modules', {}))}"
     if PROGRAMS["proj/Util.geno"] != doc["modules"]["Util"]:
         return "Util's source differs"
+    return None
+
+
+def doc_check(out):
+    try:
+        doc = json.loads(out)
+    except ValueError as e:
+        return f"stdout is not JSON: {e}"
+    defs = doc["modules"][0]["definitions"]
+    got = [(d["kind"], d["name"]) for d in defs]
+    if got != [("type", "Shape"), ("func", "area")]:
+        return f"definitions {got}"
+    if defs[1]["doc"] != "The area of a shape.\nSquares too." or defs[1]["examples"] != ["Square(2.0) -> 4.0"]:
+        return f"area: {defs[1]}"
+    if defs[0]["doc"] != "A shape <with> markup & more." or defs[1]["exported"] is not True:
+        return f"shape: {defs[0]}"
     return None
 
 
@@ -363,6 +385,13 @@ CASES = [
          no_out=["after quit", "printed\nprinted"]),
     Case("repl --help", ["repl", "--help"], 0, out=[":type EXPR", ":quit"]),
     Case("no command, stdin not a terminal: usage", [], 2, stdin="/dev/null", err=["usage: geno <command>"]),
+    Case("doc: a project's HTML, escaped, with doc comments and examples",
+         ["doc", "{d}/docproj", "-o", "{d}/docs.html", "--title", "API <b>&"], 0,
+         out=["Documentation generated: {d}/docs.html\n", "  2 module(s), 2 function(s), 1 type(s), 0 trait(s)\n"]),
+    Case("doc --json: the outline", ["doc", "--json", "{d}/docproj/Shapes.geno"], 0,
+         check=lambda out: doc_check(out)),
+    Case("doc: a file that does not parse", ["doc", "{d}/fmtbad/broken.geno"], 1, err=["Error parsing", "error[E20"]),
+    Case("doc: a missing file", ["doc", "{d}/nothere.geno"], 1, err=["File not found"]),
     Case("run --target: a builtin the target lacks", ["run", "--target", "browser", "{d}/browser/envy.geno"], 1,
          err=["'env_get' is not available on the 'browser' target"]),
     Case("run --target: an unknown target", ["run", "--target", "mars", "{d}/hi.geno"], 2, err=["invalid --target 'mars'"]),

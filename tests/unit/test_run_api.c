@@ -319,9 +319,10 @@ static void test_steps_used_at_the_limit(void **state) {
   }
 }
 
-/* geno_run on a thread with a small stack: a legal 9,990-deep value
- * compared, printed and returned ends with E502 instead of overflowing the
- * thread's stack (the depth limits alone assumed about 8 MiB). */
+/* geno_run on a thread with a small stack: two legal 9,990-deep values
+ * compared (two, since a value is equal to itself at once), printed and
+ * returned ends with E502 instead of overflowing the thread's stack (the
+ * depth limits alone assumed about 8 MiB). */
 typedef struct DeepRun {
   bool isolated;
   geno_result *r;
@@ -332,13 +333,15 @@ static void *deep_on_small_stack(void *arg) {
       "type C = Link(next: C) | End\n"
       "func main() -> Unit\n"
       "    var c: C = End\n"
+      "    var d: C = End\n"
       "    var i: Int = 0\n"
       "    while i < 9990 do\n"
       "        c = Link(c)\n"
+      "        d = Link(d)\n"
       "        i = i + 1\n"
       "    end while\n"
       "    print(\"built\")\n"
-      "    print(c == c)\n"
+      "    print(c == d)\n"
       "end func\n";
   geno_config cfg;
   geno_config_init(&cfg);
