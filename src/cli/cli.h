@@ -134,6 +134,7 @@ int cmd_fmt(int argc, char **argv);
 int cmd_init(int argc, char **argv);
 int cmd_repl(int argc, char **argv);
 int cmd_doc(int argc, char **argv);
+int cmd_watch(int argc, char **argv);
 int cmd_bundle(int argc, char **argv);
 
 #endif

@@ -45,6 +45,15 @@ static const char run_help[] =
     "  --max-collection-size N  elements per collection (default 10000000;\n"
     "                           0: no elements allowed)\n"
     "  --max-integer-bits N     bits per Int (default 33219)\n"
+    "  --max-memory-bytes N     memory of the program's values; isolated runs\n"
+    "                           also cap the child's address space (default\n"
+    "                           268435456; 0: no limit)\n"
+    "  --max-cpu-time S         CPU seconds of the sandboxed child (default:\n"
+    "                           one second past --timeout)\n"
+    "  --max-file-size-bytes N  bytes one fs_write_text may write (default 0:\n"
+    "                           no limit; needs --cap fs)\n"
+    "  --max-processes N        processes exec/spawn may start in the run\n"
+    "                           (default: no limit; needs --cap process)\n"
     "  -h, --help               show this help\n"
     "\n"
     "exit status: 0 success, 1 program or check error, 2 usage error\n";
@@ -91,6 +100,9 @@ typedef struct RunOpts {
   int nprog_args;
   const char *targets[8]; /* --target (repeatable) */
   size_t ntargets;
+  uint64_t max_file_bytes; /* --max-file-size-bytes (0: no limit) */
+  bool limit_processes;    /* --max-processes given */
+  uint64_t max_processes;
 } RunOpts;
 
 static bool parse_u64(const char *s, uint64_t *out) {
@@ -105,7 +117,8 @@ static bool parse_u64(const char *s, uint64_t *out) {
 
 static const char *const limit_flags[] = {"--timeout", "--max-steps", "--max-recursion-depth",
                                           "--max-output-length", "--max-collection-size", "--max-integer-bits",
-                                          "--filter", "--target"};
+                                          "--filter", "--target", "--max-memory-bytes", "--max-cpu-time",
+                                          "--max-file-size-bytes", "--max-processes"};
 
 static const char *const target_names[] = {"python-cli", "node-cli", "browser", "python-hosted"};
 
@@ -215,6 +228,21 @@ static int parse_opts(const char *cmd, int argc, char **argv, RunOpts *o, const 
       if (!parse_u64(val, &n) || n == 0 || n > 100000000)
         return cli_usage_error(cmd, "--max-integer-bits must be a positive integer");
       o->cfg.max_integer_bits = (uint32_t)n;
+    } else if (strcmp(a, "--max-memory-bytes") == 0) {
+      if (!parse_u64(val, &n)) return cli_usage_error(cmd, "--max-memory-bytes must be a non-negative integer (0: no limit)");
+      o->cfg.memory_bytes = n;
+    } else if (strcmp(a, "--max-cpu-time") == 0) {
+      char *end;
+      double t = strtod(val, &end);
+      if (*end || !(t > 0) || t > 1e9) return cli_usage_error(cmd, "--max-cpu-time must be a positive number of seconds");
+      o->cfg.cpu_seconds = t;
+    } else if (strcmp(a, "--max-file-size-bytes") == 0) {
+      if (!parse_u64(val, &n)) return cli_usage_error(cmd, "--max-file-size-bytes must be a non-negative integer (0: no limit)");
+      o->max_file_bytes = n;
+    } else if (strcmp(a, "--max-processes") == 0) {
+      if (!parse_u64(val, &n)) return cli_usage_error(cmd, "--max-processes must be a non-negative integer");
+      o->limit_processes = true;
+      o->max_processes = n;
     } else if (strcmp(a, "--filter") == 0) {
       if (!testing) return cli_usage_error(cmd, "--filter is an option of geno test, not of geno run");
       o->cfg.test_filter = val;
@@ -256,6 +284,9 @@ static bool setup_host(const char *cmd, RunOpts *o, const char *path, Host *host
       .caps = o->caps_given ? o->cfg.capabilities : 0,
       .timeout_s = o->cfg.timeout_s,
       .max_collection = o->cfg.max_collection_size,
+      .max_file_bytes = o->max_file_bytes,
+      .limit_processes = o->limit_processes,
+      .max_processes = o->max_processes,
       .program_path = path,
       .args = o->prog_args,
       .nargs = (size_t)o->nprog_args,

@@ -22,6 +22,7 @@ static const char main_help[] =
     "               (also `geno` alone at a terminal)\n"
     "  bundle       write a project's modules as one JSON artifact\n"
     "  doc PATH     HTML documentation from declarations and /// comments\n"
+    "  watch [PATH] run (or test, -t) again whenever a source file changes\n"
     "  serve        the hosted execution service (HTTP: /run, /check, /test, ...)\n"
     "\n"
     "options:\n"
@@ -81,6 +82,7 @@ static int dispatch(int argc, char **argv) {
   if (strcmp(cmd, "init") == 0) return cmd_init(argc - 2, argv + 2);
   if (strcmp(cmd, "repl") == 0) return cmd_repl(argc - 2, argv + 2);
   if (strcmp(cmd, "doc") == 0) return cmd_doc(argc - 2, argv + 2);
+  if (strcmp(cmd, "watch") == 0) return cmd_watch(argc - 2, argv + 2);
   if (strcmp(cmd, "bundle") == 0) return cmd_bundle(argc - 2, argv + 2);
   if (strcmp(cmd, "serve") == 0) return srv_main(argc - 1, argv + 1);
   if (cmd[0] == '-') return cli_usage_error(NULL, "unrecognized option '%s' (expected --help or --version)", cmd);

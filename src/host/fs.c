@@ -24,6 +24,7 @@
 #include <fcntl.h>
 #include <linux/openat2.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -467,6 +468,10 @@ static geno_value *fs_write_text(const char *name, const geno_value *const *args
   if (!p || !content) return host_fail(error, "fs_write_text: path and content must be String");
   if (host_env_truthy("GENO_FS_READ_ONLY"))
     return host_fail(error, "fs_write_text: filesystem writes are not allowed");
+  if (h->max_file_bytes && clen > h->max_file_bytes) {
+    return host_fail(error, "fs_write_text: %zu bytes exceed the file size limit of %llu bytes (--max-file-size-bytes)",
+                     clen, (unsigned long long)h->max_file_bytes);
+  }
   HostStr why = {0};
   char *path = scope(h, "fs_write_text", p, plen, false, &why);
   if (!path) return why.len ? host_fail_str(error, &why) : host_fail(error, "out of memory");

@@ -320,6 +320,10 @@ bool host_init(Host *h, const HostOptions *o, char **err) {
   h->caps = o->caps;
   h->timeout_s = o->timeout_s;
   h->max_collection = o->max_collection;
+  h->max_file_bytes = o->max_file_bytes;
+  h->limit_processes = o->limit_processes;
+  h->max_processes = o->max_processes;
+  h->processes_started = 0;
   bool ok = true;
   if (ok && (o->caps & GENO_CAP_FS)) ok = host_fs_install(h, o, err);
   if (ok && (o->caps & GENO_CAP_HTTP)) ok = host_http_install(h, err);

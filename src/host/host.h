@@ -46,6 +46,9 @@ typedef struct HostOptions {
   unsigned caps;               /* capabilities granted with --cap (0 = none) */
   double timeout_s;            /* the run's timeout (0 = none) */
   uint64_t max_collection;     /* max_collection_size: bounds what callbacks return */
+  uint64_t max_file_bytes;     /* bytes one fs write may leave in a file (0: no limit) */
+  bool limit_processes;        /* max_processes applies */
+  uint64_t max_processes;      /* processes exec may start in one run */
   const char *program_path;    /* the entry file, for the fs roots */
   const char *const *args;     /* program arguments, for the fs roots */
   size_t nargs;
@@ -56,6 +59,10 @@ typedef struct Host {
   double timeout_s;           /* as given */
   double deadline;            /* monotonic seconds; 0 = no deadline */
   uint64_t max_collection;    /* code points / elements a result may hold */
+  uint64_t max_file_bytes;    /* as given (0: no limit) */
+  bool limit_processes;       /* as given */
+  uint64_t max_processes;
+  uint64_t processes_started; /* by exec / exec_with_input so far */
   /* fs */
   char **roots;               /* real paths of the directories fs may reach */
   size_t nroots;

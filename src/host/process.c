@@ -24,6 +24,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -409,6 +410,15 @@ close_all:
 /* Check the policy, then run. Takes ownership of argv. */
 static geno_value *run_argv(Host *h, char **argv, size_t argc, const char *input, size_t inlen, bool has_input,
                             char **error) {
+  /* --max-processes: the processes one run may start */
+  if (h->limit_processes && h->processes_started >= h->max_processes) {
+    host_strv_free(argv);
+    char lim[160];
+    snprintf(lim, sizeof lim, "process limit: this run may start at most %llu process%s (--max-processes)",
+             (unsigned long long)h->max_processes, h->max_processes == 1 ? "" : "es");
+    return host_fail(error, "%s", lim);
+  }
+  h->processes_started++;
   HostStr msg = {0};
   const char *why = check_argv(h, argv, argc, &msg);
   geno_value *r;

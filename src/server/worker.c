@@ -143,7 +143,10 @@ void srv_execute(const SrvConfig *cfg, geno_metrics *metrics, const SrvRequest *
   bool have_host = false;
   unsigned host_caps = req->caps & (GENO_CAP_FS | GENO_CAP_HTTP | GENO_CAP_PROCESS | GENO_CAP_CLOCK);
   if (host_caps && req->endpoint != SRV_CHECK) {
-    HostOptions ho = {host_caps, req->timeout_s, c.max_collection_size, "./server.geno", NULL, 0};
+    HostOptions ho = {.caps = host_caps,
+                      .timeout_s = req->timeout_s,
+                      .max_collection = c.max_collection_size,
+                      .program_path = "./server.geno"};
     char *err = NULL;
     if (!host_init(&host, &ho, &err)) {
       srv_log(SRV_LOG_ERROR, "host callbacks could not be set up: %s", err ? err : "out of memory");

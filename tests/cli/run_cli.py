@@ -100,6 +100,10 @@ PROGRAMS = {
                             "        | Square(x) -> return x * x\n    end match\nend func\n"),
     "docproj/Main.geno": ("import Shapes\n@untested(\"prints\")\nfunc show(x: Float) -> Unit\n    print(x)\nend func\n"
                           "func main() -> Unit\n    show(1.0)\nend func\n"),
+    "limits/procs.geno": 'func main() -> Unit\n    print(exec("/bin/echo one"))\n    print(exec("/bin/echo two"))\nend func\n',
+    "limits/write.geno": 'func main() -> Unit\n    print(fs_write_text("out.txt", "0123456789"))\nend func\n',
+    "limits/grow.geno": ("func main() -> Unit\n    var xs: List[Int] = []\n    for i: Int in range(0, 2000000) do\n"
+                         "        xs = append(xs, i)\n    end for\nend func\n"),
     "browser/envy.geno": 'func main() -> Unit\n    print(env_get("HOME"))\nend func\n',
 }
 
@@ -392,6 +396,20 @@ CASES = [
          check=lambda out: doc_check(out)),
     Case("doc: a file that does not parse", ["doc", "{d}/fmtbad/broken.geno"], 1, err=["Error parsing", "error[E20"]),
     Case("doc: a missing file", ["doc", "{d}/nothere.geno"], 1, err=["File not found"]),
+    Case("run --max-processes: the second exec is refused", ["run", "--cap", "print,process", "--max-processes", "1",
+         "{d}/limits/procs.geno"], 1, out=["stdout: \"one\\n\""], err=["this run may start at most 1 process"]),
+    Case("run --unsafe --max-processes 0", ["run", "--unsafe", "--cap", "print,process", "--max-processes", "0",
+         "{d}/limits/procs.geno"], 1, no_out=["one"], err=["at most 0 processes"]),
+    Case("run --max-file-size-bytes: a larger write is refused", ["run", "--cap", "print,fs", "--max-file-size-bytes", "5",
+         "{d}/limits/write.geno"], 1, err=["10 bytes exceed the file size limit of 5 bytes"], cwd="{d}/limits"),
+    Case("run --max-file-size-bytes: a write within it", ["run", "--cap", "print,fs", "--max-file-size-bytes", "10",
+         "{d}/limits/write.geno"], 0, out=["()\n"], cwd="{d}/limits"),
+    Case("run --max-memory-bytes", ["run", "--max-steps", "0", "--max-memory-bytes", "1000000", "{d}/limits/grow.geno"], 1,
+         err=["E504"]),
+    Case("run --max-cpu-time must be positive", ["run", "--max-cpu-time", "0", "{d}/hi.geno"], 2,
+         err=["--max-cpu-time must be a positive number"]),
+    Case("watch: a missing path", ["watch", "{d}/nowhere.geno"], 1, err=["Error: '{d}/nowhere.geno' not found"]),
+    Case("watch: --filter without --test", ["watch", "-f", "x", "{d}/hi.geno"], 2, err=["apply to --test"]),
     Case("run --target: a builtin the target lacks", ["run", "--target", "browser", "{d}/browser/envy.geno"], 1,
          err=["'env_get' is not available on the 'browser' target"]),
     Case("run --target: an unknown target", ["run", "--target", "mars", "{d}/hi.geno"], 2, err=["invalid --target 'mars'"]),
@@ -438,6 +456,68 @@ def run_case(geno, d, case):
     return True
 
 
+def watch_scenario(geno, d):
+    """geno watch: a first run, a run after each change, a failing run
+    reported, nothing for a file that is not a program, Ctrl-C stops it."""
+    import signal
+    import time
+    wd = os.path.join(d, "watchdir")
+    os.makedirs(wd, exist_ok=True)
+    prog = os.path.join(wd, "w.geno")
+
+    def write(path, text):
+        with open(path, "w") as f:
+            f.write(text)
+
+    write(prog, "func main() -> Int\n    return 1\nend func\n")
+    p = subprocess.Popen([geno, "watch", prog], stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+
+    def wait_for(text, limit=10.0):
+        end = time.time() + limit
+        while time.time() < end:
+            time.sleep(0.1)
+            if text in seen[0]:
+                return True
+        return False
+    seen = [""]
+    import threading
+
+    def reader():
+        for chunk in iter(lambda: p.stdout.read1(4096), b""):
+            seen[0] += chunk.decode("utf-8", "replace")
+    t = threading.Thread(target=reader, daemon=True)
+    t.start()
+    problems = []
+    try:
+        if not wait_for("=> 1\n"):
+            problems.append("no first run")
+        write(os.path.join(wd, "notes.txt"), "not a program\n")
+        write(prog, "func main() -> Int\n    return 2\nend func\n")
+        if not wait_for("=> 2\n"):
+            problems.append("no run after a change")
+        write(prog, 'func main() -> Int\n    return "x"\nend func\n')
+        if not wait_for("Process exited with status 1"):
+            problems.append("a failing run not reported")
+    finally:
+        p.send_signal(signal.SIGINT)
+        try:
+            rc = p.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            rc = None
+        t.join(timeout=5)
+    if rc != 0:
+        problems.append(f"exit {rc} after Ctrl-C")
+    if "Watch mode stopped." not in seen[0]:
+        problems.append("no stop message")
+    if seen[0].count("--- File change detected, re-running ---") != 2:
+        problems.append(f"{seen[0].count('--- File change detected')} re-runs, expected 2")
+    if problems:
+        print(f"FAIL geno watch: {'; '.join(problems)}\n  output: {seen[0][:600]!r}")
+        return False
+    return True
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--geno", required=True)
@@ -457,6 +537,10 @@ def main():
                 passed += 1
             else:
                 failed += 1
+        if watch_scenario(geno, d):
+            passed += 1
+        else:
+            failed += 1
     print(f"{passed} passed, {failed} failed")
     return 1 if failed else 0
 
