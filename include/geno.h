@@ -668,6 +668,93 @@ GENO_API char *geno_metrics_health_json(geno_metrics *m, const geno_health_check
  * was recorded. Caller frees with geno_free. */
 GENO_API char *geno_metrics_prometheus(geno_metrics *m);
 
+/* ------------------------------------------------------------------------ */
+/* Constrained decoding                                                       */
+/* ------------------------------------------------------------------------ */
+/* A prefix of a program is *valid* when some continuation makes a program
+ * that parses (the parser of geno_parse/geno_check defines parsing; the one
+ * exception is the after-parse tree-depth bound of 1000, see
+ * docs/constrain.md). A prefix may end anywhere: inside a string, f-string,
+ * comment, name, number or operator, or inside a UTF-8 sequence.
+ * Everything here is syntax only: no names or types are checked.
+ * Threading: a session or vocabulary is used by one thread at a time;
+ * distinct sessions are independent, and one vocabulary may be shared by
+ * sessions on several threads as long as nobody frees it. */
+
+/* The reference's report on a prefix (geno-lang's ConstraintResult, its
+ * fields and JSON form; see docs/constrain.md). `valid` and `error` are
+ * this library's exact answer; `allowed_next` is the reference's coarse
+ * category guess (keywords, identifier, literals, punctuation, blocks to
+ * close), computed from the complete tokens of the prefix. All strings are
+ * owned by the result. */
+typedef struct geno_constraint_result {
+  bool valid;
+  char *error;              /* NULL when valid */
+  char **unclosed_blocks;   /* innermost first, e.g. "if", "func" */
+  size_t n_unclosed_blocks;
+  char **keywords;          /* allowed_next.keywords (sorted) */
+  size_t n_keywords;
+  bool allow_identifier, allow_type_identifier, allow_int, allow_float, allow_string, allow_bool;
+  char **allow_punct;       /* sorted */
+  size_t n_allow_punct;
+  char **expected_end_stack; /* same as unclosed_blocks */
+  size_t n_expected_end_stack;
+} geno_constraint_result;
+
+/* Analyse source[0..len) (UTF-8; need not be NUL-terminated) into *out,
+ * which the caller frees with geno_constraint_result_free. Returns false
+ * only when out of memory (then *out is empty). */
+GENO_API bool geno_constrain_prefix(const char *source, size_t len, geno_constraint_result *out);
+GENO_API void geno_constraint_result_free(geno_constraint_result *r);
+/* [m] The result as the reference's JSON object {"valid", "error",
+ * "unclosed_blocks", "allowed_next": {...}}: indented by `indent` spaces
+ * per level (0 = compact, as the server sends it). Caller frees. */
+GENO_API char *geno_constraint_result_json(const geno_constraint_result *r, int indent);
+/* [m] allowed_next as the reference prints it: "AllowedNext(IDENT,
+ * need_to_close=['func'])". Caller frees. */
+GENO_API char *geno_constraint_result_text(const geno_constraint_result *r);
+
+/* An incremental session: text is appended with geno_constrain_feed and
+ * the answer is read at any time. Feeding costs time proportional to the
+ * bytes fed (the lexer and recognizer resume; nothing is re-read), plus
+ * the recognizer work of the tokens they finish. */
+typedef struct geno_constrain geno_constrain;
+typedef enum geno_constrain_status {
+  GENO_CONSTRAIN_INVALID = 0,  /* no continuation parses (stays so) */
+  GENO_CONSTRAIN_VALID = 1,    /* some continuation parses */
+  GENO_CONSTRAIN_COMPLETE = 2  /* valid, and the text as it is parses */
+} geno_constrain_status;
+
+/* [m] A session on the empty text; NULL when out of memory. Free with
+ * geno_constrain_free (NULL is accepted). */
+GENO_API geno_constrain *geno_constrain_new(void);
+GENO_API void geno_constrain_free(geno_constrain *s);
+/* [m] An independent copy (e.g. to try a continuation); NULL on OOM. */
+GENO_API geno_constrain *geno_constrain_clone(const geno_constrain *s);
+/* Append n bytes. Returns whether the text is still valid; once invalid
+ * the session stays invalid and ignores further bytes. */
+GENO_API bool geno_constrain_feed(geno_constrain *s, const char *bytes, size_t n);
+/* The current answer (COMPLETE is found by trying the end of text). */
+GENO_API geno_constrain_status geno_constrain_state(geno_constrain *s);
+/* Why the text became invalid (borrowed, valid until the session is
+ * freed), or NULL while it is valid. */
+GENO_API const char *geno_constrain_error(const geno_constrain *s);
+
+/* A model's vocabulary: token i is the byte string tokens[i] of lens[i]
+ * bytes (any bytes; not NUL-terminated). Built once (a trie and per-mode
+ * tables, a few seconds at most for 200,000 tokens), then shared. The
+ * bytes are copied. NULL when out of memory. */
+typedef struct geno_constrain_vocab geno_constrain_vocab;
+GENO_API geno_constrain_vocab *geno_constrain_vocab_new(const char *const *tokens, const size_t *lens, size_t n);
+GENO_API void geno_constrain_vocab_free(geno_constrain_vocab *v);
+GENO_API size_t geno_constrain_vocab_size(const geno_constrain_vocab *v);
+/* Fill bitset (ceil(n/64) words; bit i of word i/64 is token i) with
+ * exactly the tokens whose bytes, appended to the session's text now,
+ * leave it valid. Returns how many are set (0 for an invalid session).
+ * The session is not changed. End of text is allowed exactly when
+ * geno_constrain_state(s) == GENO_CONSTRAIN_COMPLETE. */
+GENO_API size_t geno_constrain_mask(geno_constrain *s, const geno_constrain_vocab *v, uint64_t *bitset);
+
 #ifdef __cplusplus
 }
 #endif

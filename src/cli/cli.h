@@ -130,6 +130,7 @@ bool cli_find_sources(const char *dir, char ***paths, size_t *n);
 int cmd_check(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_test(int argc, char **argv);
+int cmd_constrain(int argc, char **argv);
 int cmd_fmt(int argc, char **argv);
 int cmd_init(int argc, char **argv);
 int cmd_repl(int argc, char **argv);

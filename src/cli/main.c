@@ -23,6 +23,7 @@ static const char main_help[] =
     "  bundle       write a project's modules as one JSON artifact\n"
     "  doc PATH     HTML documentation from declarations and /// comments\n"
     "  watch [PATH] run (or test, -t) again whenever a source file changes\n"
+    "  constrain [PREFIX]  can PREFIX (or stdin) still become a program that parses?\n"
     "  serve        the hosted execution service (HTTP: /run, /check, /test, ...)\n"
     "\n"
     "options:\n"
@@ -84,6 +85,7 @@ static int dispatch(int argc, char **argv) {
   if (strcmp(cmd, "doc") == 0) return cmd_doc(argc - 2, argv + 2);
   if (strcmp(cmd, "watch") == 0) return cmd_watch(argc - 2, argv + 2);
   if (strcmp(cmd, "bundle") == 0) return cmd_bundle(argc - 2, argv + 2);
+  if (strcmp(cmd, "constrain") == 0) return cmd_constrain(argc - 2, argv + 2);
   if (strcmp(cmd, "serve") == 0) return srv_main(argc - 1, argv + 1);
   if (cmd[0] == '-') return cli_usage_error(NULL, "unrecognized option '%s' (expected --help or --version)", cmd);
   return cli_usage_error(NULL, "unknown command '%s' (see geno --help)", cmd);

@@ -48,30 +48,42 @@ geno_result *geno_parse(const char *source, size_t len, const char *filename, co
   return r;
 }
 
+/* Parse one source as a lone module for the tools (format, outline):
+ * *out is NULL and a not-ok result says why when the arguments are bad;
+ * the diagnostics of a source that does not parse go to r. Returns the
+ * module (NULL when it did not parse); free prog with ast_program_free. */
+static Module *tool_parse(const char *fn, const char *source, size_t len, const char *filename, void *out,
+                          geno_result *r, Program *prog) {
+  ast_program_init(prog, 0);
+  if (!out || (!source && len)) {
+    Buf b = BUF_INIT;
+    buf_printf(&b, !out ? "%s: the output pointer must not be NULL" : "%s: source is NULL but len is not 0", fn);
+    rt_result_add(r, E_RUNTIME, NULL, b.data ? b.data : fn);
+    buf_free(&b);
+    return NULL;
+  }
+  DiagList diags;
+  diag_init(&diags);
+  Module *m = parse_module(prog, "Main", filename ? filename : "<source>", source ? source : "", len, &diags);
+  rt_result_add_diags(r, &diags);
+  if (!m && diags.count == 0) rt_result_add(r, E_RESOURCE, NULL, "out of memory while parsing");
+  diag_free(&diags);
+  return r->ok ? m : NULL;
+}
+
 geno_result *geno_outline(const char *source, size_t len, const char *filename, char **json) {
   if (json) *json = NULL;
   geno_result *r = rt_result_new();
   if (!r) return NULL;
-  if (!json || (!source && len)) {
-    rt_result_add(r, E_RUNTIME, NULL, !json ? "geno_outline: json must not be NULL"
-                                            : "geno_outline: source is NULL but len is not 0");
-    return r;
-  }
   Program prog;
-  ast_program_init(&prog, 0);
-  DiagList diags;
-  diag_init(&diags);
-  Module *m = parse_module(&prog, "Main", filename ? filename : "<source>", source ? source : "", len, &diags);
-  rt_result_add_diags(r, &diags);
-  if (!m && diags.count == 0) rt_result_add(r, E_RESOURCE, NULL, "out of memory while parsing");
-  if (r->ok && m) {
+  Module *m = tool_parse("geno_outline", source, len, filename, json, r, &prog);
+  if (m) {
     Buf j = BUF_INIT;
     outline_json(m, m->src, m->len, &j);
     if (j.data) *json = buf_take(&j);
     else rt_result_add(r, E_RESOURCE, NULL, "out of memory");
     buf_free(&j);
   }
-  diag_free(&diags);
   ast_program_free(&prog);
   return r;
 }
@@ -83,23 +95,11 @@ geno_result *geno_format(const char *source, size_t len, const char *filename, c
   double t0 = rt_now_ms();
   geno_result *r = rt_result_new();
   if (!r) return NULL;
-  if (!formatted || (!source && len)) {
-    rt_result_add(r, E_RUNTIME, NULL, !formatted ? "geno_format: formatted must not be NULL"
-                                                 : "geno_format: source is NULL but len is not 0");
-    return r;
-  }
-  if (!source) source = "";
-  /* only a program that parses is formatted */
   Program prog;
-  ast_program_init(&prog, 0);
-  DiagList diags;
-  diag_init(&diags);
-  Module *m = parse_module(&prog, "Main", filename ? filename : "<source>", source, len, &diags);
-  rt_result_add_diags(r, &diags);
-  if (!m && diags.count == 0) rt_result_add(r, E_RESOURCE, NULL, "out of memory while parsing");
-  if (r->ok) {
+  /* only a program that parses is formatted */
+  if (tool_parse("geno_format", source, len, filename, formatted, r, &prog)) {
     Buf out = BUF_INIT;
-    if (fmt_source(source, len, &out)) {
+    if (fmt_source(source ? source : "", len, &out)) {
       if (formatted_len) *formatted_len = out.len;
       *formatted = buf_take(&out);
     } else {
@@ -107,7 +107,6 @@ geno_result *geno_format(const char *source, size_t len, const char *filename, c
     }
     buf_free(&out);
   }
-  diag_free(&diags);
   ast_program_free(&prog);
   r->timing.total_ms = rt_now_ms() - t0;
   return r;

@@ -226,6 +226,38 @@ static void test_refuses_what_does_not_parse(void **state) {
   geno_result_free(r);
 }
 
+static void test_outline_api(void **state) {
+  (void)state;
+  const char *src = "/// Twice x.\nexport func twice(x: Int) -> Int\n    example 2 -> 4\n    return x * 2\nend func\n";
+  char *json = NULL;
+  geno_result *r = geno_outline(src, strlen(src), "o.geno", &json);
+  assert_true(geno_result_ok(r));
+  assert_non_null(json);
+  assert_non_null(strstr(json, "\"kind\": \"func\", \"name\": \"twice\", \"line\": 2, \"exported\": true"));
+  assert_non_null(strstr(json, "\"doc\": \"Twice x.\""));
+  assert_non_null(strstr(json, "\"examples\": [\"2 -> 4\"]"));
+  geno_free(json);
+  geno_result_free(r);
+  /* refused, never crashing: NULL output, NULL source with a length */
+  r = geno_outline(src, strlen(src), NULL, NULL);
+  assert_false(geno_result_ok(r));
+  geno_result_free(r);
+  r = geno_outline(NULL, 5, NULL, &json);
+  assert_false(geno_result_ok(r));
+  assert_null(json);
+  geno_result_free(r);
+  /* geno_check reports the modules it parsed and their definitions */
+  geno_config cfg;
+  geno_config_init(&cfg);
+  r = geno_check(src, strlen(src), "o.geno", &cfg);
+  size_t defs = 0;
+  assert_string_equal(geno_result_module(r, 0, &defs), "o.geno");
+  assert_int_equal(defs, 1);
+  assert_null(geno_result_module(r, 1, NULL));
+  geno_result_free(r);
+  assert_null(geno_result_module(NULL, 0, &defs));
+}
+
 /* ---- properties over the corpus ---------------------------------------- */
 
 typedef struct Toks {
@@ -356,6 +388,7 @@ int main(void) {
       cmocka_unit_test(test_match_lambda_try_variants),
       cmocka_unit_test(test_strings_and_line_ends),
       cmocka_unit_test(test_refuses_what_does_not_parse),
+      cmocka_unit_test(test_outline_api),
       cmocka_unit_test(test_corpus_idempotent_and_meaning_preserving),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
