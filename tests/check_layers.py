@@ -88,8 +88,9 @@ def check_includes(src):
     return bad
 
 
-def objects(build):
-    """(folder, path) of every object built from src/<folder>/."""
+def objects(build, src=None):
+    """(folder, path) of every object built from src/<folder>/ (with src:
+    only from a source file that still exists, not a stale object)."""
     found = []
     for root, _, files in os.walk(build):
         for f in files:
@@ -100,39 +101,41 @@ def objects(build):
             if "src" in parts:
                 i = len(parts) - 1 - parts[::-1].index("src")
                 if i + 2 < len(parts) and parts[i + 1] in RANK and parts[i - 1].endswith(".dir"):
-                    found.append((parts[i + 1], path))
+                    source = os.path.join(*parts[i + 1:])[: -len(".o")]
+                    if src is None or os.path.exists(os.path.join(src, source)):
+                        found.append((parts[i + 1], path))
     return found
 
 
-def nm(path):
-    out = subprocess.run(["nm", "-P", path], capture_output=True, text=True, check=True).stdout
-    defined, used = set(), set()
+def nm_all(paths):
+    """{path: (defined, used)} for every object, from one nm run."""
+    out = subprocess.run(["nm", "-P", "-A"] + paths, capture_output=True, text=True, check=True).stdout
+    tables = {p: (set(), set()) for p in paths}
     for line in out.splitlines():
-        fields = line.split()
-        if len(fields) < 2:
+        head, _, rest = line.partition(": ")
+        fields = rest.split()
+        if head not in tables or len(fields) < 2:
             continue
         sym, kind = fields[0], fields[1]
         if kind == "U":
-            used.add(sym)
+            tables[head][1].add(sym)
         elif kind.isupper():
-            defined.add(sym)
-    return defined, used
+            tables[head][0].add(sym)
+    return tables
 
 
-def check_symbols(build):
-    objs = objects(build)
+def check_symbols(build, src=None):
+    objs = objects(build, src)
     if not objs:
         return [f"{build}: no objects built from src/ (build first)"], 0
+    syms = nm_all([path for _, path in objs])
     owner = {}
-    tables = []
     for folder, path in objs:
-        defined, used = nm(path)
-        for s in defined:
+        for s in syms[path][0]:
             owner.setdefault(s, folder)
-        tables.append((folder, path, used))
     bad = []
-    for folder, path, used in sorted(tables):
-        for s in sorted(used):
+    for folder, path in sorted(objs):
+        for s in sorted(syms[path][1]):
             there = owner.get(s)
             if there and there != folder and RANK[there] >= RANK[folder]:
                 bad.append(f"{os.path.basename(path)} ({folder}) uses {s}, defined in {there}")
@@ -156,7 +159,7 @@ def self_test():
             subprocess.run(["cc", "-c", os.path.join(src, d, name + ".c"), "-o",
                             os.path.join(build, d, name + ".c.o")], check=True)
         inc = check_includes(src)
-        sym, _ = check_symbols(os.path.join(tmp, "build"))
+        sym, _ = check_symbols(os.path.join(tmp, "build"), src)
         ok = any("base includes ../vm/up.h" in b for b in inc) and any("uses vm_up" in b for b in sym)
         if not ok:
             print("self-test: a planted back edge was not found", inc, sym)
@@ -174,7 +177,7 @@ def main():
     bad = check_folders(a.src) + check_includes(a.src)
     nobj = 0
     if a.build:
-        sym, nobj = check_symbols(a.build)
+        sym, nobj = check_symbols(a.build, a.src)
         bad += sym
     for b in bad:
         print(b)

@@ -305,7 +305,6 @@ static const char *entry_module_name(Tv *v, Module *m, Buf *b) {
   const char *dot = strrchr(base, '.');
   size_t n = dot && dot != base ? (size_t)(dot - base) : strlen(base);
   buf_append(b, base, n);
-  (void)v;
   return b->data ? b->data : "";
 }
 

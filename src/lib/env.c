@@ -48,7 +48,6 @@ static const char *env_lookup(Value name) {
 
 /* env_get(name) -> Option[String]. */
 static bool lib_env_get(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   const char *v = env_lookup(args[0]);
   if (!v) {
     *out = vm_none(vm);
@@ -59,7 +58,6 @@ static bool lib_env_get(VM *vm, Value *args, int nargs, Value *out) {
 
 /* env_get_or(name, default) -> String. */
 static bool lib_env_get_or(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   const char *v = env_lookup(args[0]);
   if (!v) {
     *out = args[1];
@@ -71,7 +69,6 @@ static bool lib_env_get_or(VM *vm, Value *args, int nargs, Value *out) {
 /* cli_args() -> List[String]: the program arguments the host gave
  * (geno_config.cli_args; the CLI passes what follows `--`). */
 static bool lib_cli_args(VM *vm, Value *args, int nargs, Value *out) {
-  (void)args, (void)nargs;
   size_t n;
   const char *const *argv = vm_program_args(vm, &n);
   Value item = v_unit();

@@ -614,7 +614,7 @@ static int call_common(FuncState *fs, Span sp, Expr *callee, CallArg *args, int 
     for (int i = 0; i < 3; i++) reg[slot[i]] = args[i].value ? cg_expr(fs, args[i].value, -1) : args[i].reg;
     fs->span = sp;
     fs->pending++; /* a builtin call is one more step */
-    cg_emit_w(fs, BC_MMSET, reg[0], reg[1], reg[2]);
+    cg_emit(fs, BC_MMSET, reg[0], reg[1], reg[2]);
     fs->freereg = save;
     return target(fs, dst); /* unused: the statement discards it */
   }
@@ -652,12 +652,12 @@ static int call_common(FuncState *fs, Span sp, Expr *callee, CallArg *args, int 
   for (int i = 0; i < nslots; i++)
     if (!filled[i]) cg_emit(fs, BC_LOADMISS, base + 1 + i, 0, 0);
   switch (kind) {
-    case CK_VALUE: cg_emit_w(fs, BC_CALL, base, nslots, 0); break;
-    case CK_FUNC: cg_emit_w(fs, BC_CALLG, base, nslots, idx); break;
-    case CK_TRAIT: cg_emit_w(fs, BC_TCALL, base, nslots, idx); break;
+    case CK_VALUE: cg_emit(fs, BC_CALL, base, nslots, 0); break;
+    case CK_FUNC: cg_emit(fs, BC_CALLG, base, nslots, idx); break;
+    case CK_TRAIT: cg_emit(fs, BC_TCALL, base, nslots, idx); break;
     case CK_BUILTIN:
       fs->pending++; /* a builtin call is one more step */
-      cg_emit_w(fs, BC_CALLB, base, nslots, idx);
+      cg_emit(fs, BC_CALLB, base, nslots, idx);
       break;
     case CK_UNDEF: cg_emit_bx(fs, BC_UNDEF, base, cg_name(cg, undef_name)); break;
   }
@@ -1044,7 +1044,7 @@ int cg_expr(FuncState *fs, Expr *e, int dst) {
       fs->freereg = save;
       int d = target(fs, dst);
       at(fs, e);
-      cg_emit_w(fs, BC_AWAIT, d, r, 0);
+      cg_emit(fs, BC_AWAIT, d, r, 0);
       return d;
     }
     case EX_BINARY: return binary(fs, e, dst);

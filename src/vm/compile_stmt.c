@@ -44,7 +44,7 @@ void cg_return_reg(FuncState *fs, int r, bool promote) {
     cg_jl_add(fs, &fs->to_epilogue, cg_emit_jump(fs, BC_JMP, 0, 0, 0));
     return;
   }
-  cg_emit_w(fs, BC_RET, r, 0, 0);
+  cg_emit(fs, BC_RET, r, 0, 0);
 }
 
 /* Set by the checker on let/var/assign/return statements that convert Int to Float. */
@@ -443,8 +443,7 @@ void cg_match(FuncState *fs, Expr *scrutinee, MatchArm *arms, int narms, bool is
     if (arm->guard) cg_cond_jump(fs, arm->guard, false, &fail);
     if (is_expr) {
       fs->pending++; /* the reference runs an arm value as a return statement */
-      int r = cg_expr(fs, arm->value, dst);
-      (void)r;
+      cg_expr(fs, arm->value, dst);
       if (promote) cg_emit(fs, BC_PROMOTE, dst, 0, 0);
     } else {
       cg_enter(fs);
@@ -622,7 +621,7 @@ void cg_stmt(FuncState *fs, Stmt *s) {
           cg_emit(fs, BC_LOADU, fs->result_reg, 0, 0);
           cg_jl_add(fs, &fs->to_epilogue, cg_emit_jump(fs, BC_JMP, 0, 0, 0));
         } else {
-          cg_emit_w(fs, BC_RETU, 0, 0, 0);
+          cg_emit(fs, BC_RETU, 0, 0, 0);
         }
       } else {
         int r = cg_expr(fs, s->u.ret.value, -1);

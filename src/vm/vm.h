@@ -238,7 +238,7 @@ typedef struct VM {
 /* [m] A VM with these limits and host. Both are copied (with the
  * callback array and the program arguments); host->builtins must be
  * static. NULL when out of memory. */
-VM *vm_new(const VmLimits *limits, const VmHost *host);
+VM *vm_new(const VmLimits *limits, const VmHost *host) GENO_MUST_CHECK;
 void vm_free(VM *vm);
 
 /* ---- errors (vm_error.c) ------------------------------------------------ */
@@ -289,18 +289,18 @@ bool vm_unwind(VM *vm, int entry);
 int vm_code_for_message(const char *msg);
 /* Call a function value with arguments (copied first); result in *out
  * (which must be a rooted slot or a C local the caller roots after). */
-bool vm_call_value(VM *vm, Value fn, const Value *args, int nargs, Value *out);
+bool vm_call_value(VM *vm, Value fn, const Value *args, int nargs, Value *out) GENO_MUST_CHECK;
 /* Call a top-level function prototype directly. */
-bool vm_call_proto(VM *vm, const Proto *p, const Value *args, int nargs, Value *out);
+bool vm_call_proto(VM *vm, const Proto *p, const Value *args, int nargs, Value *out) GENO_MUST_CHECK;
 /* Invoke builtin number `index` on args (rooted); gate by capability. */
-bool vm_call_builtin(VM *vm, int index, Value *args, int nargs, Value *out);
+bool vm_call_builtin(VM *vm, int index, Value *args, int nargs, Value *out) GENO_MUST_CHECK;
 /* Raise "'float' object cannot be interpreted as an integer" when an
  * argument the builtin declares `Int` is a Float (`Int ** negative Int` is
  * typed Int but is a Float at run time, as in the reference); the library
  * code behind an Int parameter can then rely on an Int. */
 bool vm_builtin_int_args(VM *vm, int index, const Value *args, int nargs);
 /* Run an async value synchronously (await). Non-async values are returned. */
-bool vm_await(VM *vm, Value v, Value *out);
+bool vm_await(VM *vm, Value v, Value *out) GENO_MUST_CHECK;
 /* The function value of top-level proto p (allocated once). */
 bool vm_fn_value(VM *vm, Proto *p, Value *out);
 bool vm_builtin_value(VM *vm, int index, Value *out);
