@@ -1536,7 +1536,6 @@ static bool lvl_char(Sess *S, Level *L, unsigned c, bool inner) {
       continue;
     }
     default: /* LX_INTERP is handled by lex_char */
-      (void)inner;
       return failf(S, "internal error: lexer mode %d", L->mode);
     }
   }

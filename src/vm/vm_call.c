@@ -3,7 +3,7 @@
  * handlers (see vm.h for the call model). */
 #include <stdio.h>
 
-#include "../lib/builtins.h"
+#include "../check/builtin_table.h"
 #include "object.h"
 #include "render.h"
 
