@@ -5,7 +5,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps build run test asan fuzz bench clean
+.PHONY: all deps build run test asan fuzz bench python clean
 
 all: build
 
@@ -38,6 +38,11 @@ fuzz: deps
 	@CC=clang cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=Debug -DGENO_FUZZ=ON >/dev/null
 	@cmake --build build-fuzz -j $(JOBS) $(addprefix --target ,$(FUZZ_TARGETS))
 	@FUZZ_TARGETS="$(FUZZ_TARGETS)" fuzz/run.sh build-fuzz $(FUZZ_SECONDS)
+
+# The Python package into $(BUILD)/venv (offline; see python/README.md):
+#   $(BUILD)/venv/bin/python -c 'import geno; print(geno.run(...))'
+python: deps build
+	@scripts/python-venv.sh $(BUILD)
 
 bench: build
 	@bench/run.sh

@@ -387,6 +387,10 @@ typedef struct geno_config {
    * + 0.5 s, or never when timeout_s is 0. A kill at this deadline reports
    * E501 and geno_result_isolation gives GENO_ISOLATION_DEADLINE. */
   double wall_clock_s;
+  /* Isolated runs only: fork the sandboxed child from this spawner (see
+   * geno_spawner_start) instead of from the calling process. NULL
+   * (default): fork from the caller. Ignored when module_loader is set. */
+  struct geno_spawner *spawner;
 } geno_config;
 
 /* The smallest struct_size this library accepts: the size of geno_config
@@ -554,6 +558,27 @@ typedef enum geno_isolation_end {
                                   all) ran (E500 / E504) */
 } geno_isolation_end;
 
+/* A spawner: a small single-threaded process forked from the host once,
+ * from which isolated runs fork their sandboxed children (set
+ * geno_config.spawner). A host that runs many isolated runs from many
+ * threads (a server) should use one: forking the host itself makes every
+ * page the host writes while a child lives a copy-on-write fault that, in
+ * a multi-threaded process, also flushes the other CPUs' TLBs; the
+ * spawner writes almost nothing, and the host never shares a page with a
+ * child. The child is still the caller's child (CLONE_PARENT): the caller
+ * supervises, kills and reaps it as before, and results are identical.
+ * The spawner holds a copy of the host as it was when started (start it
+ * before creating threads, after loading what children should inherit)
+ * and dies with the host. */
+typedef struct geno_spawner geno_spawner;
+
+/* [m] Fork a spawner now. NULL with errno set on failure. Thread-safe to
+ * use from any number of threads once started; call from the main thread
+ * before starting others. */
+GENO_API geno_spawner *geno_spawner_start(void);
+/* [-] Stop and reap the spawner (NULL is fine). No run may still use it. */
+GENO_API void geno_spawner_free(geno_spawner *s);
+
 /* [-] How the isolated child behind r ended (NULL: FINISHED). */
 GENO_API geno_isolation_end geno_result_isolation(const geno_result *r);
 
@@ -595,6 +620,10 @@ typedef enum geno_outcome {
 
 /* [-] The outcome of a finished run (NULL counts as RUNTIME_ERROR). */
 GENO_API geno_outcome geno_result_outcome(const geno_result *r);
+/* [-] The same classification for a run known only by whether it
+ * succeeded and its [ncodes] diagnostic [codes] ("E412"; others ignored),
+ * for hosts that hold no geno_result. */
+GENO_API geno_outcome geno_outcome_from_codes(bool ok, const char *const *codes, size_t ncodes);
 /* [-] The reference's name of an outcome ("success", "syntax_error",
  * "capability_denied" ...), or NULL. Static string. */
 GENO_API const char *geno_outcome_name(geno_outcome outcome);
@@ -626,6 +655,15 @@ GENO_API void geno_metrics_monitor(const geno_result *result, const char *operat
  * timing.total_ms, steps, phase times, output bytes, diagnostic codes);
  * every operation is counted by name. NULL result or collector: ignored. */
 GENO_API void geno_metrics_record(geno_metrics *m, const geno_result *result, const char *operation);
+/* [-] Record one run from its summary alone, for hosts that hold no
+ * geno_result (such as a metrics record built by hand, or received from
+ * another process): the run counts toward [outcome] (SUCCESS counts as a
+ * success), wall time [wall_ms], [steps], and each of the [ncodes]
+ * diagnostic [codes] ("E412"; others ignored); the operation is "run".
+ * Phase times and output bytes are not known and stay unchanged. An
+ * outcome out of range is ignored. */
+GENO_API void geno_metrics_record_run(geno_metrics *m, geno_outcome outcome, double wall_ms, uint64_t steps,
+                                      const char *const *codes, size_t ncodes);
 /* [-] Server side: one handled POST request to [endpoint] with HTTP
  * [status] (100-599) and the server's [outcome] label ("ok", "run_error",
  * "bad_request" ...). */

@@ -36,14 +36,20 @@ const char *geno_outcome_name(geno_outcome o) {
   return (unsigned)o < GENO_OUTCOME_COUNT ? outcome_names[o] : NULL;
 }
 
-geno_outcome geno_result_outcome(const geno_result *r) {
-  if (!r) return GENO_OUTCOME_RUNTIME_ERROR;
-  if (r->ok) return GENO_OUTCOME_SUCCESS;
-  bool has[1000] = {false};
-  for (size_t i = 0; i < r->ndiags; i++) {
-    int c = r->diags[i].code_number;
-    if (c >= 0 && c < 1000) has[c] = true;
+/* A code such as "E412" as its number, or -1. */
+static int code_number(const char *code) {
+  if (!code || code[0] != 'E' || !code[1] || strlen(code) > 4) return -1;
+  int n = 0;
+  for (const char *p = code + 1; *p; p++) {
+    if (*p < '0' || *p > '9') return -1;
+    n = n * 10 + (*p - '0');
   }
+  return n;
+}
+
+/* The classification rule of geno.h, given which codes occurred. */
+static geno_outcome outcome_of(bool ok, const bool has[1000]) {
+  if (ok) return GENO_OUTCOME_SUCCESS;
   if (has[501]) return GENO_OUTCOME_TIMEOUT;
   if (has[412]) return GENO_OUTCOME_CAPABILITY_DENIED;
   if (has[413]) return GENO_OUTCOME_HOST_CALLBACK_MISSING;
@@ -54,6 +60,25 @@ geno_outcome geno_result_outcome(const geno_result *r) {
   for (int c = 300; c <= 309; c++)
     if (has[c]) return GENO_OUTCOME_TYPE_ERROR;
   return GENO_OUTCOME_RUNTIME_ERROR;
+}
+
+geno_outcome geno_result_outcome(const geno_result *r) {
+  if (!r) return GENO_OUTCOME_RUNTIME_ERROR;
+  bool has[1000] = {false};
+  for (size_t i = 0; i < r->ndiags; i++) {
+    int c = r->diags[i].code_number;
+    if (c >= 0 && c < 1000) has[c] = true;
+  }
+  return outcome_of(r->ok, has);
+}
+
+geno_outcome geno_outcome_from_codes(bool ok, const char *const *codes, size_t ncodes) {
+  bool has[1000] = {false};
+  for (size_t i = 0; codes && i < ncodes; i++) {
+    int c = code_number(codes[i]);
+    if (c >= 0 && c < 1000) has[c] = true;
+  }
+  return outcome_of(ok, has);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -226,6 +251,23 @@ void geno_metrics_record(geno_metrics *m, const geno_result *r, const char *oper
       int c = r->diags[i].code_number;
       if (c >= 0 && c < 1000) m->codes[c]++;
     }
+  }
+  pthread_mutex_unlock(&m->lock);
+}
+
+void geno_metrics_record_run(geno_metrics *m, geno_outcome outcome, double wall_ms, uint64_t steps,
+                             const char *const *codes, size_t ncodes) {
+  if (!m || (unsigned)outcome >= GENO_OUTCOME_COUNT) return;
+  pthread_mutex_lock(&m->lock);
+  label_add(&m->operations, "run");
+  m->runs++;
+  if (outcome == GENO_OUTCOME_SUCCESS) m->successes++;
+  m->by_outcome[outcome]++;
+  m->wall_ms += finite_or_zero(wall_ms);
+  m->steps += steps;
+  for (size_t i = 0; codes && i < ncodes; i++) {
+    int c = code_number(codes[i]);
+    if (c >= 0 && c < 1000) m->codes[c]++;
   }
   pthread_mutex_unlock(&m->lock);
 }

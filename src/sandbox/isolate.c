@@ -362,6 +362,27 @@ static void partial_output(geno_result *r, const SbxOutput *out, size_t cap) {
   rt_result_set_output(r, out->data, n);
 }
 
+/* The pid the spawner writes first into a spawned child's channel; 0
+ * when it does not come within 10 seconds (the spawner is gone). */
+static pid_t read_spawned_pid(int sock) {
+  uint32_t pid = 0;
+  size_t got = 0;
+  double until = rt_now_ms() + 10000.0;
+  while (got < sizeof pid) {
+    int left = (int)(until - rt_now_ms());
+    if (left <= 0) return 0;
+    struct pollfd p = {sock, POLLIN, 0};
+    int n = poll(&p, 1, left);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return 0;
+    ssize_t k = recv(sock, (char *)&pid + got, sizeof pid - got, 0);
+    if (k < 0 && errno == EINTR) continue;
+    if (k <= 0) return 0;
+    got += (size_t)k;
+  }
+  return pid > 0 && pid < (1u << 30) ? (pid_t)pid : 0;
+}
+
 geno_result *sbx_run(const char *source, size_t len, const char *filename, const geno_config *cfg,
                      SbxChildFn fn, void *arg) {
   Sup s;
@@ -381,38 +402,56 @@ geno_result *sbx_run(const char *source, size_t len, const char *filename, const
   size_t out_cap = output_cap(cfg);
   if (out_cap > SBX_MAX_SHARED_OUTPUT) out_cap = SBX_MAX_SHARED_OUTPUT;
   size_t map_len = sizeof(SbxOutput) + out_cap;
-  SbxOutput *out = mmap(NULL, map_len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  if (out == MAP_FAILED) {
-    close(sv[0]);
-    close(sv[1]);
-    r = rt_result_new();
-    if (r) {
-      r->isolation = GENO_ISOLATION_SETUP_FAILED;
-      add_diag(r, E_RESOURCE, "Sandbox setup failed, nothing was run: no memory for the output region");
-    }
-    return r;
-  }
-  out->len = 0;
-  SbxChildCtx ctx = {getpid(), sv[1], out, out_cap, cfg, source, len, filename, fn, arg};
+  SbxOutput *out = NULL;
   double start = rt_now_ms();
-  /* The child inherits this thread's stack bounds (it cannot read /proc
-   * for them once its descriptors are closed and its filter is on). */
-  vm_prepare_thread();
-  char ferr[160];
-  (void)sbx_filter_prepare(ferr, sizeof ferr); /* a failure shows in the child's setup */
-  s.pid = fork();
-  if (s.pid == 0) sbx_child_main(&ctx); /* never returns */
-  close(sv[1]);
-  if (s.pid < 0) {
-    int e = errno;
-    close(sv[0]);
-    munmap(out, map_len);
-    r = rt_result_new();
-    if (r) {
-      r->isolation = GENO_ISOLATION_SETUP_FAILED;
-      add_diag(r, E_RESOURCE, "Sandbox setup failed, nothing was run: fork: %s", strerror(e));
+  if (cfg->spawner && !cfg->module_loader &&
+      sbx_spawner_launch(cfg->spawner, sv[1], source, len, filename, cfg, fn, arg, out_cap, &out, &map_len) == 0) {
+    close(sv[1]);
+    s.pid = read_spawned_pid(sv[0]);
+    if (s.pid <= 0) {
+      close(sv[0]);
+      munmap(out, map_len);
+      r = rt_result_new();
+      if (r) {
+        r->isolation = GENO_ISOLATION_SETUP_FAILED;
+        add_diag(r, E_SECURITY, "Sandbox setup failed, nothing was run: the spawner did not start the child");
+      }
+      return r;
     }
-    return r;
+  } else {
+    /* A spawner that is gone (or none): fork from here. */
+    out = mmap(NULL, map_len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (out == MAP_FAILED) {
+      close(sv[0]);
+      close(sv[1]);
+      r = rt_result_new();
+      if (r) {
+        r->isolation = GENO_ISOLATION_SETUP_FAILED;
+        add_diag(r, E_RESOURCE, "Sandbox setup failed, nothing was run: no memory for the output region");
+      }
+      return r;
+    }
+    out->len = 0;
+    SbxChildCtx ctx = {getpid(), sv[1], out, out_cap, cfg, source, len, filename, fn, arg};
+    /* The child inherits this thread's stack bounds (it cannot read /proc
+     * for them once its descriptors are closed and its filter is on). */
+    vm_prepare_thread();
+    char ferr[160];
+    (void)sbx_filter_prepare(ferr, sizeof ferr); /* a failure shows in the child's setup */
+    s.pid = fork();
+    if (s.pid == 0) sbx_child_main(&ctx); /* never returns */
+    close(sv[1]);
+    if (s.pid < 0) {
+      int e = errno;
+      close(sv[0]);
+      munmap(out, map_len);
+      r = rt_result_new();
+      if (r) {
+        r->isolation = GENO_ISOLATION_SETUP_FAILED;
+        add_diag(r, E_RESOURCE, "Sandbox setup failed, nothing was run: fork: %s", strerror(e));
+      }
+      return r;
+    }
   }
   s.sock = sv[0];
   fcntl(s.sock, F_SETFL, fcntl(s.sock, F_GETFL) | O_NONBLOCK);

@@ -57,6 +57,18 @@ typedef geno_result *(*SbxChildFn)(const char *source, size_t len, const char *f
 geno_result *sbx_run(const char *source, size_t len, const char *filename, const geno_config *cfg,
                      SbxChildFn fn, void *arg);
 
+struct SbxOutput;
+
+/* Host side of the spawner (spawner.c): encode the run into a new memfd
+ * (output region first, then the request) and send the memfd and the
+ * child's channel end to the spawner, which forks the child as our child
+ * and writes its pid (u32) first into the channel. On success returns 0
+ * with *out mapping the whole memfd (*map_len bytes; munmap when done);
+ * otherwise -errno and nothing is left open. */
+int sbx_spawner_launch(const geno_spawner *sp, int chan_child_end, const char *source, size_t len,
+                       const char *filename, const geno_config *cfg, SbxChildFn fn, void *arg, size_t out_cap,
+                       struct SbxOutput **out, size_t *map_len);
+
 /* ---- child side (child.c, filter.c, broker.c) ---- */
 
 /* Everything the child needs, set up by the parent before fork. */

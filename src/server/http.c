@@ -536,7 +536,12 @@ int srv_main(int argc, char **argv) {
   }
   srv_filter_environment(cfg);
   signal(SIGPIPE, SIG_IGN);
-  char *fail = srv_self_test(cfg);
+  char *fail = srv_warm_up();
+  /* Children fork from a spawner started now, single-threaded and warm,
+   * rather than from this process once its connection threads run. */
+  cfg->spawner = geno_spawner_start();
+  if (!cfg->spawner) srv_log(SRV_LOG_WARNING, "spawner unavailable (%s): workers fork from the server", strerror(errno));
+  if (!fail) fail = srv_self_test(cfg);
   if (fail) {
     srv_log(SRV_LOG_ERROR, "Startup check failed: %s", fail);
     const char *errs[1] = {fail};
@@ -597,6 +602,7 @@ int srv_main(int argc, char **argv) {
     nanosleep(&t, NULL);
   }
   MHD_stop_daemon(d);
+  geno_spawner_free(cfg->spawner);
   srv_rate_free(s->rate);
   geno_metrics_free(s->metrics);
   srv_config_free(cfg);

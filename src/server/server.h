@@ -68,6 +68,8 @@ typedef struct SrvConfig {
   bool skip_startup_checks;
   int log_level;
   bool sandbox_debug;
+  /* runtime */
+  geno_spawner *spawner;       /* children fork from here (NULL: from the server) */
 } SrvConfig;
 
 /* Parse `geno serve` arguments (argv[0] is "serve") and the GENO_*
@@ -149,7 +151,12 @@ void srv_error_reply(SrvReply *out, int status, const char *outcome, const char 
 /* The indented JSON of geno_result_to_json made compact (whitespace
  * outside strings removed). In place; returns the new length. */
 size_t srv_json_compact(char *json);
-/* Run the startup self-test; returns NULL or a malloc'd error text. */
+/* Check and run the server's own fixed self-test program in this process
+ * (never a request's), so the library's lazily built tables exist before
+ * the spawner is forked and every child inherits them. NULL or a malloc'd
+ * error text. */
+char *srv_warm_up(void);
+/* Run the self-test program in a sandboxed child; NULL or an error text. */
 char *srv_self_test(const SrvConfig *cfg);
 /* Keep in this process's environment only what the env capability may
  * read (GENO_ALLOWED_ENV_NAMES / _PREFIXES, sensitive names only when

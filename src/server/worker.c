@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../host/host.h"
@@ -115,8 +116,33 @@ static const char *endpoint_path(SrvEndpoint e) {
 void srv_execute(const SrvConfig *cfg, geno_metrics *metrics, const SrvRequest *req, SrvReply *out) {
   memset(out, 0, sizeof *out);
   if (req->endpoint == SRV_CONSTRAIN) {
-    srv_error_reply(out, 501, "not_implemented",
-                    "/constrain is not available in this build (constrained decoding is not built in yet)");
+    /* Syntax only: a recognizer over the prefix's bytes, linear in its
+     * length, that runs no program; so it runs here, on this thread. */
+    struct timespec a, b;
+    clock_gettime(CLOCK_MONOTONIC, &a);
+    geno_constraint_result cr;
+    if (!geno_constrain_prefix(req->source, req->source_len, &cr)) {
+      srv_error_reply(out, 500, "internal_error", "internal server error");
+      return;
+    }
+    char *json = geno_constraint_result_json(&cr, 0);
+    clock_gettime(CLOCK_MONOTONIC, &b);
+    double ms = (double)(b.tv_sec - a.tv_sec) * 1e3 + (double)(b.tv_nsec - a.tv_nsec) / 1e6;
+    geno_metrics_record_constrain(metrics, cr.valid ? 1 : 0, ms);
+    bool valid = cr.valid;
+    geno_constraint_result_free(&cr);
+    if (!json) {
+      srv_error_reply(out, 500, "internal_error", "internal server error");
+    } else if (strlen(json) > cfg->max_response) {
+      free(json);
+      srv_log(SRV_LOG_WARNING, "Response exceeded configured limit path=/constrain");
+      srv_error_reply(out, 413, "response_too_large", "response too large");
+    } else {
+      out->status = 200;
+      out->outcome = valid ? "constrain_ok" : "constrain_invalid";
+      out->body = json;
+      out->len = strlen(json);
+    }
     return;
   }
   geno_config c;
@@ -135,6 +161,7 @@ void srv_execute(const SrvConfig *cfg, geno_metrics *metrics, const SrvRequest *
   c.max_source_bytes = cfg->max_body > cfg->max_module_bytes ? cfg->max_body : cfg->max_module_bytes;
   c.max_total_source_bytes = 0; /* the body bound covers every module */
   c.run_tests = req->endpoint == SRV_TEST;
+  c.spawner = cfg->spawner;
   c.monitor = geno_metrics_monitor;
   c.monitor_userdata = metrics;
   /* Effects that need the machine, under the CLI's policies. stdin is
@@ -202,27 +229,37 @@ void srv_execute(const SrvConfig *cfg, geno_metrics *metrics, const SrvRequest *
   geno_result_free(r);
 }
 
+static const char self_test_program[] =
+    "func id(x: Int) -> Int\n"
+    "    example 1 -> 1\n"
+    "    return x\n"
+    "end func\n"
+    "\n"
+    "func main() -> Int\n"
+    "    return id(42)\n"
+    "end func\n";
+
+char *srv_warm_up(void) {
+  /* Our own fixed program, never a request's: checking and running it
+   * here once makes every lazily built table (builtins, checker, VM) part
+   * of what the spawner and so every child inherits. */
+  geno_result *r = geno_check(self_test_program, sizeof self_test_program - 1, "<startup>", NULL);
+  bool ok = r && geno_result_ok(r);
+  geno_result_free(r);
+  if (!ok) return strdup("the type checker rejected the self-test program");
+  r = geno_run(self_test_program, sizeof self_test_program - 1, "<startup>", NULL);
+  ok = r && geno_result_ok(r);
+  geno_result_free(r);
+  return ok ? NULL : strdup("the self-test program failed in process");
+}
+
 char *srv_self_test(const SrvConfig *cfg) {
-  static const char prog[] =
-      "func id(x: Int) -> Int\n"
-      "    example 1 -> 1\n"
-      "    return x\n"
-      "end func\n"
-      "\n"
-      "func main() -> Int\n"
-      "    return id(42)\n"
-      "end func\n";
   geno_config c;
   geno_config_init(&c);
   c.timeout_s = 5.0;
   c.memory_bytes = cfg->worker_memory;
-  /* In this process first (no user code runs in a check): it builds the
-   * library's tables once, so every forked child inherits them warm. */
-  geno_result *r = geno_check(prog, sizeof prog - 1, "<startup>", &c);
-  bool ok = r && geno_result_ok(r);
-  geno_result_free(r);
-  if (!ok) return strdup("the type checker rejected the self-test program");
-  r = geno_run_isolated(prog, sizeof prog - 1, "<startup>", &c);
+  c.spawner = cfg->spawner;
+  geno_result *r = geno_run_isolated(self_test_program, sizeof self_test_program - 1, "<startup>", &c);
   char *err = NULL;
   if (!r) err = strdup("out of memory");
   else if (!geno_result_ok(r) || strcmp(geno_result_value_json(r), "42") != 0) {

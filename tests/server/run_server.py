@@ -61,12 +61,20 @@ class Server:
             raise RuntimeError("server did not start: " + "".join(self.log_lines))
         self.reader = threading.Thread(target=self._read, daemon=True)
         self.reader.start()
+        # the spawner (a helper process the workers fork from) is a child
+        # from the start; workers are the children that come and go
+        self.base = set(self._all_children())
 
     def _read(self):
         for line in self.proc.stderr:
             self.log_lines.append(line)
 
-    def log(self):
+    def log(self, wait_for=None):
+        """The log so far; with wait_for, first wait (up to 5 s) until it holds that text
+        (the log is read by another thread)."""
+        deadline = time.time() + 5
+        while wait_for is not None and wait_for not in "".join(self.log_lines) and time.time() < deadline:
+            time.sleep(0.02)
         return "".join(self.log_lines)
 
     def host(self):
@@ -119,6 +127,9 @@ class Server:
         return out
 
     def children(self):
+        return sorted(set(self._all_children()) - self.base)
+
+    def _all_children(self):
         try:
             with open("/proc/%d/task/%d/children" % (self.proc.pid, self.proc.pid)) as f:
                 kids = f.read().split()
@@ -130,7 +141,7 @@ class Server:
                     kids += f.read().split()
             except OSError:
                 pass
-        return sorted(set(int(k) for k in kids))
+        return [int(k) for k in kids]
 
     def stop(self):
         if self.proc.poll() is None:
@@ -177,8 +188,14 @@ def test_basics(s):
     src = "func sq(x: Int) -> Int\n    example 3 -> 9\n    example 2 -> 5\n    return x * x\nend func\n"
     st, h, b = s.post("/test", {"source": src})
     check(st == 400 and b["value"]["total"] == 2 and b["value"]["failed"] == 1, "/test report: %r" % b)
-    st, h, b = s.post("/constrain", {"prefix": "func main"})
-    check(st == 501 and "error" in b, "/constrain is 501 until constrained decoding lands: %r %r" % (st, b))
+    st, h, b = s.post("/constrain", {"prefix": "func main() -> Int\n    return "})
+    check(st == 200 and b["valid"] is True and b["error"] is None and b["unclosed_blocks"] == ["func"] and
+          "allowed_next" in b, "/constrain of a valid prefix: %r %r" % (st, b))
+    st, h, b = s.post("/constrain", {"prefix": "func main() -> Int\n    return )"})
+    check(st == 200 and b["valid"] is False and isinstance(b["error"], str), "/constrain of an invalid prefix: %r" % b)
+    st, h, b = s.request("GET", "/metrics")
+    check(re.search(rb"geno_constrain_valid_total 1\b", b) is not None and
+          re.search(rb"geno_constrain_invalid_total 1\b", b) is not None, "constrain metrics counted")
     st, h, b = s.post("/constrain", {"prefix": 3})
     check(st == 400 and err(b) == "'prefix' must be a string", "/constrain prefix validated: %r" % b)
     # modules
@@ -380,7 +397,7 @@ def test_wall_timeout_and_crash():
         src = "func main() -> String\n    return repeat_string(\"ab\", 5000)\nend func\n"
         st, h, b = s.post("/run", {"source": src})
         check(st == 413 and b == {"error": "response too large"}, "response cap 413: %r %r" % (st, b))
-        check("Response exceeded configured limit" in s.log(), "413 logged")
+        check("Response exceeded configured limit" in s.log("Response exceeded"), "413 logged")
         st, h, b = s.post("/run", {"source": OK42, "capabilities": ["env"]})
         check(st == 400 and err(b) == "env capability requires GENO_ALLOWED_ENV_NAMES or GENO_ALLOWED_ENV_PREFIXES",
               "env needs an allow-list: %r" % b)
@@ -414,7 +431,7 @@ def test_auth_and_rate():
     try:
         st, h, b = s.post("/run", {"source": OK42})
         check(st == 401 and b == {"error": "authentication required"} and "x-request-id" in h, "no key: 401")
-        check("auth_failed request_id=" in s.log(), "auth failure logged")
+        check("auth_failed request_id=" in s.log("auth_failed"), "auth failure logged")
         st, h, b = s.post("/run", {"source": OK42}, {"Authorization": "Bearer s3cret"})
         check(st == 200, "Bearer key: %r" % st)
         st, h, b = s.post("/run", {"source": OK42}, {"Authorization": "bearer s3cret"})
@@ -428,7 +445,7 @@ def test_auth_and_rate():
         # the 7th POST in the window from this client (X-Forwarded-For ignored: no trusted proxy)
         st, h, b = s.post("/run", {"source": OK42}, {"X-API-Key": "s3cret", "X-Forwarded-For": "9.9.9.9"})
         check(st == 429 and b == {"error": "rate limit exceeded"}, "rate limit: %r %r" % (st, b))
-        check("rate_limited request_id=" in s.log(), "rate limit logged")
+        check("rate_limited request_id=" in s.log("rate_limited"), "rate limit logged")
         st, h, b = s.request("GET", "/healthz")
         check(json.loads(b) == {"status": "ok"}, "healthz without credentials is terse")
         st, h, b = s.request("GET", "/healthz", headers={"X-API-Key": "s3cret"})
@@ -438,7 +455,7 @@ def test_auth_and_rate():
         st, h, b = s.request("GET", "/metrics", headers={"Authorization": "Bearer s3cret"})
         check(st == 200, "metrics with the key")
         check(re.search(r"request_id=\S+ client_ip=127\.0\.0\.1 status=200 duration_ms=[0-9.]+ "
-                        r"source_bytes=\d+ outcome=ok", s.log()) is not None, "access log line")
+                        r"source_bytes=\d+ outcome=ok", s.log("outcome=ok")) is not None, "access log line")
     finally:
         s.stop()
     s = Server({"GENO_RATE_LIMIT_REQUESTS": "2", "GENO_TRUSTED_PROXY": "127.0.0.1"})
@@ -448,7 +465,7 @@ def test_auth_and_rate():
             check(st == 200, "XFF client under the limit")
         st, h, b = s.post("/run", {"source": OK42}, {"X-Forwarded-For": "1.2.3.4, garbage, 127.0.0.1"})
         check(st == 429, "XFF scanned right to left past garbage and the proxy: %r" % st)
-        check("client_ip=1.2.3.4" in s.log(), "client address from XFF logged")
+        check("client_ip=1.2.3.4" in s.log("client_ip=1.2.3.4"), "client address from XFF logged")
         st, h, b = s.post("/run", {"source": OK42}, {"X-Forwarded-For": "5.6.7.8"})
         check(st == 200, "another XFF client has its own bucket")
         st, h, b = s.post("/run", {"source": OK42}, {"X-Forwarded-For": "garbage"})
@@ -479,7 +496,7 @@ def test_concurrency():
         st, h, b = result.get("r", (0, {}, None))
         check(st == 400 and b["diagnostics"][0]["code"] == "E501", "in-flight request drained: %r %r" % (st, b))
         check(s.proc.wait(timeout=15) == 0, "drained server exits 0")
-        check("Received SIGTERM, shutting down gracefully" in s.log(), "SIGTERM logged")
+        check("Received SIGTERM, shutting down gracefully" in s.log("Received SIGTERM"), "SIGTERM logged")
     finally:
         s.stop()
 

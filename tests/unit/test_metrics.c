@@ -292,10 +292,12 @@ static void concurrent_recording_loses_nothing(void **state) {
 #endif
 #endif
 
+#ifndef UNIT_ASAN
 static void oom_count(const geno_result *r, const char *op, void *ud) {
   (void)r;
   if (strcmp(op, "run") == 0) ++*(int *)ud;
 }
+#endif
 
 static void out_of_memory_run_is_monitored_once(void **state) {
   (void)state;
@@ -330,6 +332,34 @@ static void out_of_memory_run_is_monitored_once(void **state) {
 #endif
 }
 
+/* Runs known only by their summary (geno_metrics_record_run) count like
+ * recorded results, and geno_outcome_from_codes classifies as
+ * geno_result_outcome does. */
+static void runs_recorded_from_a_summary(void **state) {
+  (void)state;
+  const char *timeout[] = {"E501", "E503"};
+  const char *typing[] = {"E300"};
+  const char *odd[] = {"E4", "X300", "E1000", NULL};
+  assert_int_equal(geno_outcome_from_codes(true, timeout, 2), GENO_OUTCOME_SUCCESS);
+  assert_int_equal(geno_outcome_from_codes(false, timeout, 2), GENO_OUTCOME_TIMEOUT);
+  assert_int_equal(geno_outcome_from_codes(false, typing, 1), GENO_OUTCOME_TYPE_ERROR);
+  assert_int_equal(geno_outcome_from_codes(false, odd, 4), GENO_OUTCOME_RUNTIME_ERROR);
+  assert_int_equal(geno_outcome_from_codes(false, NULL, 0), GENO_OUTCOME_RUNTIME_ERROR);
+  geno_metrics *m = geno_metrics_new(NULL, NULL);
+  geno_metrics_record_run(m, GENO_OUTCOME_TIMEOUT, 12.5, 7, timeout, 2);
+  geno_metrics_record_run(m, GENO_OUTCOME_SUCCESS, 0.5, 3, NULL, 0);
+  geno_metrics_record_run(m, (geno_outcome)99, 1.0, 1, NULL, 0); /* ignored */
+  geno_metrics_record_run(NULL, GENO_OUTCOME_SUCCESS, 1.0, 1, NULL, 0);
+  char *j = geno_metrics_snapshot_json(m);
+  assert_non_null(strstr(j, "\"total_runs\":2,\"successful_runs\":1,"));
+  assert_non_null(strstr(j, "\"timeout_runs\":1,"));
+  assert_non_null(strstr(j, "\"total_wall_time_ms\":13.0,"));
+  assert_non_null(strstr(j, "\"total_steps\":10,"));
+  assert_non_null(strstr(j, "\"E501\":1"));
+  geno_free(j);
+  geno_metrics_free(m);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       /* first: before other tests leave freed memory in the heap, which
@@ -342,6 +372,7 @@ int main(void) {
       cmocka_unit_test(constrain_and_benchmark),
       cmocka_unit_test(health_report),
       cmocka_unit_test(concurrent_recording_loses_nothing),
+      cmocka_unit_test(runs_recorded_from_a_summary),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

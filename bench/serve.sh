@@ -1,0 +1,143 @@
+#!/bin/sh
+# Load test of `geno serve` with wrk: isolated /run requests per second,
+# latency, failed and mixed-up responses, server memory over a long run,
+# the fork floor, workers killed under load, and the reference's server
+# for the ratio.
+#
+#   bench/serve.sh [GENO_BINARY]          (default: build/geno)
+#
+# Environment (defaults): DURATION=10 seconds per wrk run, CONNS="1 16 64",
+# MEM_REQUESTS=100000 requests for the memory check (0 skips it),
+# KILL_SECONDS=10 (0 skips the kill test), REF_RUNS=5 requests against the
+# reference (0 skips; needs GENO_REF, default /work/ref).
+#
+# Workloads: "small" (main returns a number) and "fib" (fib(20), 21,891
+# calls, plus its example). Every request carries its own number and every
+# response is checked against it (bench/serve/check.lua). The server runs
+# on 127.0.0.1 on a free port with the rate limit off and the concurrency
+# cap above the largest connection count, and is stopped by its PID.
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+geno=${1:-$here/../build/geno}
+duration=${DURATION:-10}
+conns=${CONNS:-"1 16 64"}
+mem_requests=${MEM_REQUESTS:-100000}
+kill_seconds=${KILL_SECONDS:-10}
+ref_runs=${REF_RUNS:-5}
+ref=${GENO_REF:-/work/ref}
+command -v wrk >/dev/null 2>&1 || { echo "serve.sh: needs wrk (apt-get install wrk)" >&2; exit 2; }
+[ -x "$geno" ] || { echo "serve.sh: no geno binary at $geno" >&2; exit 2; }
+tmp=$(mktemp -d)
+pid=""
+refpid=""
+cleanup() {
+  [ -n "$pid" ] && kill "$pid" 2>/dev/null || true
+  [ -n "$refpid" ] && kill "$refpid" 2>/dev/null || true
+  rm -rf "$tmp"
+}
+trap cleanup EXIT INT TERM
+
+echo "# bench/serve.sh  $(date -u +%Y-%m-%dT%H:%M:%SZ)  $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+
+# ---- the floor: fork + exit + wait of a process holding 1 MB -------------
+cc -O2 -o "$tmp/fork_floor" "$here/serve/fork_floor.c"
+floor=$("$tmp/fork_floor" 2000)
+echo "fork+exit+wait (1 MB process): ${floor} us  (one core: $(awk "BEGIN{printf \"%.0f\", 1e6/$floor}")/s)"
+
+# ---- start the server ------------------------------------------------------
+GENO_RATE_LIMIT_REQUESTS=0 GENO_MAX_CONCURRENT_REQUESTS=256 GENO_MAX_CONNECTIONS=512 \
+  "$geno" serve --port 0 2>"$tmp/server.log" &
+pid=$!
+port=""
+for _ in $(seq 100); do
+  port=$(sed -n 's/.*Serving Geno runtime on http:\/\/127\.0\.0\.1:\([0-9]*\).*/\1/p' "$tmp/server.log")
+  [ -n "$port" ] && break
+  sleep 0.1
+done
+[ -n "$port" ] || { echo "serve.sh: the server did not start:" >&2; cat "$tmp/server.log" >&2; exit 1; }
+url="http://127.0.0.1:$port"
+rss() { awk '/VmRSS/{print $2}' "/proc/$pid/status"; }
+children() { cat /proc/"$pid"/task/*/children 2>/dev/null | tr ' ' '\n' | grep . || true; }
+spawner=$(children | head -1) # the helper the workers fork from (a child from the start)
+cpu_ticks() { awk '{print $14 + $15 + $16 + $17}' "/proc/$pid/stat"; }
+
+# run_wrk WORKLOAD CONNECTIONS SECONDS [extra env]: prints one result row
+run_wrk() {
+  w=$1 c=$2 d=$3
+  t0=$(cpu_ticks)
+  WORKLOAD=$w wrk -t "$c" -c "$c" -d "${d}s" --latency -s "$here/serve/check.lua" "$url" >"$tmp/wrk.out" 2>&1 || true
+  t1=$(cpu_ticks)
+  rps=$(awk '/^Requests\/sec/{print $2}' "$tmp/wrk.out")
+  line=$(grep '^checked=' "$tmp/wrk.out" || echo "checked=0 mismatched=? non200=? p50_ms=? p99_ms=?")
+  sock=$(awk '/Socket errors/{print $0}' "$tmp/wrk.out")
+  n=$(echo "$line" | sed 's/checked=\([0-9]*\).*/\1/')
+  cpu_ms=$(awk "BEGIN{ if ($n > 0) printf \"%.2f\", ($t1 - $t0) * 1000 / $(getconf CLK_TCK) / $n; else print \"?\" }")
+  printf '%-6s c=%-3s %8s req/s  %s  cpu_ms/req=%s %s\n' "$w" "$c" "${rps:-?}" "$line" "$cpu_ms" "${sock:+ [$sock]}"
+}
+
+echo "server pid $pid on $url, RSS $(rss) kB"
+WORKLOAD=small wrk -t 2 -c 2 -d 2s -s "$here/serve/check.lua" "$url" >/dev/null 2>&1 || true # warm-up
+for w in small fib; do
+  for c in $conns; do run_wrk "$w" "$c" "$duration"; done
+done
+
+# ---- memory over many requests ------------------------------------------------
+if [ "$mem_requests" -gt 0 ]; then
+  before=$(rss)
+  max=$before
+  total=0 bad=0
+  # wrk stops on time only: runs of 10 s until enough requests were answered
+  while [ "$total" -lt "$mem_requests" ]; do
+    WORKLOAD=small wrk -t 16 -c 16 -d 10s -s "$here/serve/check.lua" "$url" >"$tmp/mem.out" 2>&1 || true
+    n=$(sed -n 's/^checked=\([0-9]*\) mismatched=\([0-9]*\) non200=\([0-9]*\).*/\1/p' "$tmp/mem.out")
+    e=$(sed -n 's/^checked=\([0-9]*\) mismatched=\([0-9]*\) non200=\([0-9]*\).*/\2 + \3/p' "$tmp/mem.out")
+    [ -n "$n" ] && [ "$n" -gt 0 ] || break
+    total=$((total + n))
+    bad=$((bad + e))
+    r=$(rss)
+    [ "$r" -gt "$max" ] && max=$r
+  done
+  echo "memory: $total requests ($bad failed or mismatched): RSS ${before} kB before, ${max} kB peak," \
+    "$(rss) kB after"
+fi
+
+# ---- workers killed at random under load ------------------------------------------
+if [ "$kill_seconds" -gt 0 ]; then
+  kills=0
+  WORKLOAD=small wrk -t 16 -c 16 -d "${kill_seconds}s" -s "$here/serve/check.lua" "$url" >"$tmp/kill.out" 2>&1 &
+  wrkpid=$!
+  while kill -0 "$wrkpid" 2>/dev/null; do
+    victims=$(children | grep -vx "$spawner" | shuf -n 1 || true)
+    for v in $victims; do kill -9 "$v" 2>/dev/null && kills=$((kills + 1)); done
+    sleep 0.02
+  done
+  wait "$wrkpid" || true
+  health=$(curl -s -o /dev/null -w '%{http_code}' "$url/healthz")
+  echo "kill test: $kills workers killed; $(grep '^checked=' "$tmp/kill.out")" \
+    "$(awk '/Socket errors/{print "["$0"]"}' "$tmp/kill.out"); /healthz afterwards: $health"
+fi
+
+# ---- the reference's server, for the ratio -----------------------------------------
+if [ "$ref_runs" -gt 0 ] && [ -d "$ref/geno" ]; then
+  rport=$((port + 1))
+  (cd "$ref" && GENO_RATE_LIMIT_REQUESTS=0 exec python3 -m geno serve --port "$rport" 2>"$tmp/ref.log") &
+  refpid=$!
+  for _ in $(seq 300); do grep -q "Serving Geno runtime" "$tmp/ref.log" 2>/dev/null && break; sleep 0.1; done
+  body='{"source":"func main() -> Int\n    return 42\nend func\n"}'
+  timeit() {
+    total=0
+    for i in $(seq "$ref_runs"); do
+      t=$(curl -s -o "$tmp/resp" -w '%{time_total}' -H 'Content-Type: application/json' -d "$body" "$1/run")
+      grep -q '"value":42' "$tmp/resp" || echo "serve.sh: unexpected answer from $1: $(cat "$tmp/resp")" >&2
+      total=$(awk "BEGIN{print $total + $t}")
+    done
+    awk "BEGIN{printf \"%.2f\", $total * 1000 / $ref_runs}"
+  }
+  ours=$(timeit "$url")
+  theirs=$(timeit "http://127.0.0.1:$rport")
+  echo "reference: $ref_runs sequential /run: reference ${theirs} ms, geno-c ${ours} ms per request" \
+    "(ratio $(awk "BEGIN{printf \"%.0f\", $theirs / $ours}")x)"
+fi
+kill "$pid"
+wait "$pid" 2>/dev/null || true
+pid=""

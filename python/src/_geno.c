@@ -1,0 +1,1040 @@
+/* _geno.c -- the CPython extension behind the `geno` package: runs, checks
+ * and metrics over libgeno, through include/geno.h only.
+ *
+ * The pure-Python layer (geno/api.py) validates RunConfig and shapes the
+ * results the reference's users expect; this file converts values between
+ * Geno and Python, carries host callbacks across, and owns the C objects.
+ *
+ * Threads: the GIL is released while a program is checked and runs, so
+ * runs on several threads proceed in parallel. A host callback takes the
+ * GIL back for the time of the Python call (PyGILState_Ensure works
+ * because the running thread keeps its thread state). An isolated run's
+ * callbacks run here in the parent, on the calling thread, the same way;
+ * the sandboxed child never runs Python. */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include <stdint.h>
+#include <string.h>
+
+#include <geno.h>
+
+/* Python classes of geno/values.py, registered once by the package
+ * (register_types): what Geno's constructor values, Arrays, Vecs, Sets,
+ * MutableMaps, functions and opaque values become in Python. */
+static PyObject *T_ctor, *T_array, *T_vec, *T_set, *T_mmap, *T_func, *T_opaque;
+
+/* ------------------------------------------------------------------------ */
+/* Geno -> Python                                                            */
+/* ------------------------------------------------------------------------ */
+
+static PyObject *to_py(const geno_value *v);
+
+/* A Python key for a dict or set: lists (unhashable) become tuples, one
+ * level deep, which is all Geno's hashable keys need (a List key). */
+static PyObject *hashable(PyObject *k) {
+  if (PyList_Check(k)) {
+    PyObject *t = PyList_AsTuple(k);
+    Py_DECREF(k);
+    return t;
+  }
+  return k;
+}
+
+static PyObject *items_list(const geno_value *v, bool keys_hashable) {
+  size_t n = geno_value_count(v);
+  PyObject *list = PyList_New((Py_ssize_t)n);
+  if (!list) return NULL;
+  for (size_t i = 0; i < n; i++) {
+    PyObject *item = to_py(geno_value_item(v, i));
+    if (item && keys_hashable) item = hashable(item);
+    if (!item) {
+      Py_DECREF(list);
+      return NULL;
+    }
+    PyList_SET_ITEM(list, (Py_ssize_t)i, item);
+  }
+  return list;
+}
+
+static PyObject *wrap(PyObject *type, PyObject *data) {
+  if (!data) return NULL;
+  PyObject *r = type ? PyObject_CallOneArg(type, data) : Py_NewRef(data);
+  Py_DECREF(data);
+  return r;
+}
+
+static PyObject *map_dict(const geno_value *v) {
+  PyObject *d = PyDict_New();
+  if (!d) return NULL;
+  for (size_t i = 0, n = geno_value_count(v); i < n; i++) {
+    PyObject *k = to_py(geno_value_key(v, i));
+    if (k) k = hashable(k);
+    PyObject *val = k ? to_py(geno_value_item(v, i)) : NULL;
+    int bad = !val || PyDict_SetItem(d, k, val) < 0;
+    Py_XDECREF(k);
+    Py_XDECREF(val);
+    if (bad) {
+      Py_DECREF(d);
+      return NULL;
+    }
+  }
+  return d;
+}
+
+static PyObject *ctor_value(const geno_value *v) {
+  PyObject *fields = PyDict_New();
+  if (!fields) return NULL;
+  for (size_t i = 0, n = geno_value_count(v); i < n; i++) {
+    PyObject *val = to_py(geno_value_item(v, i));
+    const char *fname = geno_value_field_name(v, i);
+    if (!val || PyDict_SetItemString(fields, fname ? fname : "", val) < 0) {
+      Py_XDECREF(val);
+      Py_DECREF(fields);
+      return NULL;
+    }
+    Py_DECREF(val);
+  }
+  PyObject *r = T_ctor ? PyObject_CallFunction(T_ctor, "sO", geno_value_name(v), fields) : Py_NewRef(fields);
+  Py_DECREF(fields);
+  return r;
+}
+
+/* A Geno value as the reference's raw Python value (its `value_raw`). */
+static PyObject *to_py(const geno_value *v) {
+  if (Py_EnterRecursiveCall(" converting a Geno value")) return NULL;
+  PyObject *r = NULL;
+  switch (geno_value_type(v)) {
+  case GENO_UNIT: r = Py_NewRef(Py_None); break;
+  case GENO_BOOL: r = PyBool_FromLong(geno_value_bool(v)); break;
+  case GENO_INT: {
+    int64_t i;
+    r = geno_value_int(v, &i) ? PyLong_FromLongLong(i) : PyLong_FromString(geno_value_int_text(v), NULL, 10);
+    break;
+  }
+  case GENO_FLOAT: r = PyFloat_FromDouble(geno_value_float(v)); break;
+  case GENO_STRING: {
+    size_t n;
+    const char *s = geno_value_string(v, &n);
+    r = PyUnicode_DecodeUTF8(s ? s : "", (Py_ssize_t)n, "replace");
+    break;
+  }
+  case GENO_LIST: {
+    const char *c = geno_value_container(v);
+    PyObject *list = items_list(v, false);
+    if (c && strcmp(c, "Array") == 0) r = wrap(T_array, list);
+    else if (c && strcmp(c, "Vec") == 0) r = wrap(T_vec, list);
+    else r = list;
+    break;
+  }
+  case GENO_TUPLE: {
+    PyObject *list = items_list(v, false);
+    r = list ? PyList_AsTuple(list) : NULL;
+    Py_XDECREF(list);
+    break;
+  }
+  case GENO_MAP: {
+    const char *c = geno_value_container(v);
+    PyObject *d = map_dict(v);
+    r = c && strcmp(c, "MutableMap") == 0 ? wrap(T_mmap, d) : d;
+    break;
+  }
+  case GENO_SET: r = wrap(T_set, items_list(v, true)); break;
+  case GENO_CTOR: r = ctor_value(v); break;
+  case GENO_FUNCTION: {
+    const char *name = geno_value_name(v);
+    r = wrap(T_func, PyUnicode_FromString(name ? name : "anonymous"));
+    break;
+  }
+  default: {
+    char *text = geno_value_to_string(v);
+    r = wrap(T_opaque, PyUnicode_DecodeUTF8(text ? text : "", text ? (Py_ssize_t)strlen(text) : 0, "replace"));
+    geno_free(text);
+    break;
+  }
+  }
+  Py_LeaveRecursiveCall();
+  return r;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Python -> Geno (host-callback results)                                    */
+/* ------------------------------------------------------------------------ */
+
+static geno_value *from_py(PyObject *o, int depth);
+
+static geno_value *from_seq(PyObject *o, int depth, bool tuple) {
+  PyObject *fast = PySequence_Fast(o, "not a sequence");
+  if (!fast) return NULL;
+  Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
+  geno_value **items = PyMem_Calloc((size_t)n + 1, sizeof *items);
+  if (!items) {
+    Py_DECREF(fast);
+    PyErr_NoMemory();
+    return NULL;
+  }
+  Py_ssize_t i = 0;
+  for (; i < n; i++)
+    if (!(items[i] = from_py(PySequence_Fast_GET_ITEM(fast, i), depth + 1))) break;
+  Py_DECREF(fast);
+  if (i < n) {
+    for (Py_ssize_t k = 0; k < i; k++) geno_value_free(items[k]);
+    PyMem_Free(items);
+    return NULL;
+  }
+  geno_value *v = tuple ? geno_value_new_tuple(items, (size_t)n) : geno_value_new_list(items, (size_t)n);
+  PyMem_Free(items);
+  if (!v) PyErr_SetString(PyExc_ValueError, "value could not be built (out of memory or nested too deeply)");
+  return v;
+}
+
+static geno_value *from_ctor(PyObject *o, int depth) {
+  PyObject *name = PyObject_GetAttrString(o, "constructor");
+  PyObject *fields = name ? PyObject_GetAttrString(o, "fields") : NULL;
+  PyObject *pairs = fields ? PyMapping_Items(fields) : NULL;
+  Py_XDECREF(fields);
+  if (!pairs || !PyUnicode_Check(name)) {
+    if (pairs) PyErr_SetString(PyExc_TypeError, "ConstructorValue.constructor must be a str");
+    Py_XDECREF(name);
+    Py_XDECREF(pairs);
+    return NULL;
+  }
+  Py_ssize_t n = PyList_GET_SIZE(pairs);
+  geno_value **vals = PyMem_Calloc((size_t)n + 1, sizeof *vals);
+  const char **names = PyMem_Calloc((size_t)n + 1, sizeof *names);
+  geno_value *v = NULL;
+  Py_ssize_t i = 0;
+  if (!vals || !names) {
+    PyErr_NoMemory();
+    goto done;
+  }
+  for (; i < n; i++) {
+    PyObject *pair = PyList_GET_ITEM(pairs, i);
+    PyObject *key = PyTuple_GET_ITEM(pair, 0);
+    if (!PyUnicode_Check(key)) {
+      PyErr_SetString(PyExc_TypeError, "ConstructorValue field names must be str");
+      break;
+    }
+    if (!(names[i] = PyUnicode_AsUTF8(key))) break;
+    if (!(vals[i] = from_py(PyTuple_GET_ITEM(pair, 1), depth + 1))) break;
+  }
+  if (i < n) {
+    for (Py_ssize_t k = 0; k < i; k++) geno_value_free(vals[k]);
+    goto done;
+  }
+  const char *cname = PyUnicode_AsUTF8(name);
+  if (cname) {
+    v = geno_value_new_ctor(cname, names, vals, (size_t)n);
+    if (!v) PyErr_SetString(PyExc_ValueError, "constructor value could not be built");
+  }
+done:
+  PyMem_Free(vals);
+  PyMem_Free(names);
+  Py_DECREF(pairs);
+  Py_DECREF(name);
+  return v;
+}
+
+/* A Python value as a Geno value, or NULL with a Python exception set. */
+static geno_value *from_py(PyObject *o, int depth) {
+  if (depth > GENO_VALUE_MAX_DEPTH) {
+    PyErr_Format(PyExc_ValueError, "value nests deeper than %d levels", GENO_VALUE_MAX_DEPTH);
+    return NULL;
+  }
+  geno_value *v = NULL;
+  if (o == Py_None) {
+    v = geno_value_new_unit();
+  } else if (PyBool_Check(o)) {
+    v = geno_value_new_bool(o == Py_True);
+  } else if (PyLong_Check(o)) {
+    int overflow = 0;
+    long long i = PyLong_AsLongLongAndOverflow(o, &overflow);
+    if (!overflow) {
+      if (i == -1 && PyErr_Occurred()) return NULL;
+      v = geno_value_new_int(i);
+    } else {
+      PyObject *text = PyObject_Str(o);
+      const char *digits = text ? PyUnicode_AsUTF8(text) : NULL;
+      v = digits ? geno_value_new_int_text(digits) : NULL;
+      Py_XDECREF(text);
+      if (!digits) return NULL;
+    }
+  } else if (PyFloat_Check(o)) {
+    v = geno_value_new_float(PyFloat_AS_DOUBLE(o));
+  } else if (PyUnicode_Check(o)) {
+    Py_ssize_t n;
+    const char *s = PyUnicode_AsUTF8AndSize(o, &n);
+    if (!s) return NULL;
+    v = geno_value_new_string(s, (size_t)n);
+  } else if (PyList_Check(o) || PyTuple_Check(o)) {
+    return from_seq(o, depth, PyTuple_Check(o));
+  } else if (T_ctor && PyObject_TypeCheck(o, (PyTypeObject *)T_ctor)) {
+    return from_ctor(o, depth);
+  } else {
+    PyErr_Format(PyExc_TypeError, "a Python %.100s has no Geno value here", Py_TYPE(o)->tp_name);
+    return NULL;
+  }
+  if (!v) PyErr_NoMemory();
+  return v;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Host callbacks                                                            */
+/* ------------------------------------------------------------------------ */
+
+/* One run's callbacks. A BaseException that is not an Exception
+ * (KeyboardInterrupt, SystemExit) raised in a callback is kept and raised
+ * again once the run returns, instead of becoming a program error. */
+typedef struct RunCtx {
+  PyObject *pending; /* the first such exception, or NULL */
+} RunCtx;
+
+typedef struct CbEntry {
+  PyObject *fn;
+  RunCtx *ctx;
+} CbEntry;
+
+/* The current exception (normalised, traceback attached), cleared; NULL if
+ * none. (PyErr_GetRaisedException is 3.12; Debian 12 has 3.11.) */
+static PyObject *fetch_exception(void) {
+  PyObject *type, *value, *tb;
+  PyErr_Fetch(&type, &value, &tb);
+  PyErr_NormalizeException(&type, &value, &tb);
+  if (value && tb) PyException_SetTraceback(value, tb);
+  Py_XDECREF(type);
+  Py_XDECREF(tb);
+  return value;
+}
+
+/* The current exception's message as a geno_alloc'd string for *error;
+ * clears it. */
+static char *take_error(RunCtx *ctx, const char *name, const char *what) {
+  PyObject *exc = fetch_exception();
+  if (exc && !PyErr_GivenExceptionMatches(exc, PyExc_Exception) && ctx && !ctx->pending) {
+    ctx->pending = exc; /* re-raised after the run */
+    exc = Py_NewRef(exc);
+  }
+  PyObject *msg = exc ? PyObject_Str(exc) : NULL;
+  Py_ssize_t n = 0;
+  const char *s = msg ? PyUnicode_AsUTF8AndSize(msg, &n) : NULL;
+  PyErr_Clear();
+  char *out;
+  if (s && n > 0) {
+    out = geno_alloc((size_t)n + 1);
+    if (out) memcpy(out, s, (size_t)n + 1);
+  } else {
+    /* an exception without a message: name its type */
+    const char *type = exc ? Py_TYPE(exc)->tp_name : "error";
+    size_t len = strlen(name) + strlen(what) + strlen(type) + 32;
+    out = geno_alloc(len);
+    if (out) snprintf(out, len, "host callback '%s' %s %s", name, what, type);
+  }
+  Py_XDECREF(msg);
+  Py_XDECREF(exc);
+  return out;
+}
+
+static geno_value *trampoline(const char *name, const geno_value *const *args, size_t nargs, void *ud,
+                              char **error) {
+  CbEntry *cb = ud;
+  PyGILState_STATE g = PyGILState_Ensure();
+  geno_value *out = NULL;
+  PyObject *pyargs = PyTuple_New((Py_ssize_t)nargs);
+  for (size_t i = 0; pyargs && i < nargs; i++) {
+    PyObject *a = to_py(args[i]);
+    if (!a) {
+      Py_CLEAR(pyargs);
+      break;
+    }
+    PyTuple_SET_ITEM(pyargs, (Py_ssize_t)i, a);
+  }
+  PyObject *r = pyargs ? PyObject_Call(cb->fn, pyargs, NULL) : NULL;
+  Py_XDECREF(pyargs);
+  if (!r) {
+    *error = take_error(cb->ctx, name, "raised");
+  } else {
+    out = from_py(r, 1);
+    Py_DECREF(r);
+    if (!out) {
+      PyObject *exc = fetch_exception();
+      PyObject *m = exc ? PyObject_Str(exc) : NULL;
+      const char *s = m ? PyUnicode_AsUTF8(m) : NULL;
+      PyErr_Clear();
+      const char *fmt = "host callback '%s' returned a value Geno cannot take: %s";
+      size_t len = strlen(fmt) + strlen(name) + (s ? strlen(s) : 0) + 1;
+      *error = geno_alloc(len);
+      if (*error) snprintf(*error, len, fmt, name, s ? s : "conversion failed");
+      Py_XDECREF(m);
+      Py_XDECREF(exc);
+    }
+  }
+  PyGILState_Release(g);
+  return out;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Result objects                                                            */
+/* ------------------------------------------------------------------------ */
+
+typedef struct {
+  PyObject_HEAD
+  geno_result *r;
+} ResultObject;
+
+static void result_dealloc(ResultObject *self) {
+  geno_result_free(self->r);
+  Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyObject *result_ok(ResultObject *self, void *c) { return PyBool_FromLong(geno_result_ok(self->r)); }
+
+static PyObject *result_output(ResultObject *self, void *c) {
+  size_t n = 0;
+  const char *s = geno_result_output(self->r, &n);
+  return PyUnicode_DecodeUTF8(s ? s : "", (Py_ssize_t)n, "replace");
+}
+
+static PyObject *result_value_json(ResultObject *self, void *c) {
+  const char *s = geno_result_value_json(self->r);
+  return PyUnicode_DecodeUTF8(s ? s : "null", s ? (Py_ssize_t)strlen(s) : 4, "replace");
+}
+
+static PyObject *result_steps(ResultObject *self, void *c) {
+  return PyLong_FromUnsignedLongLong(geno_result_steps(self->r));
+}
+
+static PyObject *result_outcome(ResultObject *self, void *c) {
+  return PyUnicode_FromString(geno_outcome_name(geno_result_outcome(self->r)));
+}
+
+static PyObject *result_timing(ResultObject *self, void *c) {
+  geno_timing t = geno_result_timing(self->r);
+  return Py_BuildValue("(ddddd)", t.total_ms, t.lex_ms, t.parse_ms, t.typecheck_ms, t.run_ms);
+}
+
+static PyObject *opt_str(const char *s) {
+  return s ? PyUnicode_DecodeUTF8(s, (Py_ssize_t)strlen(s), "replace") : Py_NewRef(Py_None);
+}
+
+/* [(code, message, severity, filename|None, line, column, end_line, end_column)] */
+static PyObject *result_diagnostics(ResultObject *self, void *c) {
+  size_t n = geno_result_diagnostic_count(self->r);
+  PyObject *list = PyList_New((Py_ssize_t)n);
+  for (size_t i = 0; list && i < n; i++) {
+    const geno_diagnostic *d = geno_result_diagnostic(self->r, i);
+    PyObject *t = Py_BuildValue("(sNsNiiii)", d->code, opt_str(d->message), d->severity, opt_str(d->filename),
+                                d->line, d->column, d->end_line, d->end_column);
+    if (!t) {
+      Py_CLEAR(list);
+      break;
+    }
+    PyList_SET_ITEM(list, (Py_ssize_t)i, t);
+  }
+  return list;
+}
+
+/* [(function, file|None, line, column)], outermost first */
+static PyObject *result_trace(ResultObject *self, void *c) {
+  PyObject *list = PyList_New(0);
+  const char *fn, *file;
+  int line, col;
+  for (size_t i = 0; list && (fn = geno_result_trace(self->r, i, &file, &line, &col)); i++) {
+    PyObject *t = Py_BuildValue("(NNii)", opt_str(fn), opt_str(file), line, col);
+    if (!t || PyList_Append(list, t) < 0) Py_CLEAR(list);
+    Py_XDECREF(t);
+  }
+  return list;
+}
+
+static PyObject *result_value_raw(ResultObject *self, PyObject *unused) {
+  const geno_value *v = geno_result_value(self->r);
+  return v ? to_py(v) : Py_NewRef(Py_None);
+}
+
+static PyObject *result_has_value(ResultObject *self, void *c) {
+  return PyBool_FromLong(geno_result_value(self->r) != NULL);
+}
+
+static PyObject *result_to_json(ResultObject *self, PyObject *unused) {
+  char *j = geno_result_to_json(self->r);
+  if (!j) return PyErr_NoMemory();
+  PyObject *s = PyUnicode_DecodeUTF8(j, (Py_ssize_t)strlen(j), "replace");
+  geno_free(j);
+  return s;
+}
+
+static PyGetSetDef result_getset[] = {
+    {"ok", (getter)result_ok, NULL, "True when no error diagnostic was reported.", NULL},
+    {"output", (getter)result_output, NULL, "Program output, kept up to an error or limit.", NULL},
+    {"value_json", (getter)result_value_json, NULL, "main's value as the reference's JSON text.", NULL},
+    {"has_value", (getter)result_has_value, NULL, "Whether main's value can be inspected.", NULL},
+    {"steps_used", (getter)result_steps, NULL, "VM steps the run used.", NULL},
+    {"outcome", (getter)result_outcome, NULL, "The monitoring outcome name (\"success\", \"timeout\" ...).", NULL},
+    {"timing", (getter)result_timing, NULL, "(total_ms, lex_ms, parse_ms, typecheck_ms, run_ms)", NULL},
+    {"diagnostics", (getter)result_diagnostics, NULL,
+     "[(code, message, severity, filename, line, column, end_line, end_column)]", NULL},
+    {"trace", (getter)result_trace, NULL, "The call stack of a runtime error: [(function, file, line, column)].",
+     NULL},
+    {NULL},
+};
+
+static PyMethodDef result_methods[] = {
+    {"value_raw", (PyCFunction)result_value_raw, METH_NOARGS, "main's value as a Python value (None if none)."},
+    {"to_json", (PyCFunction)result_to_json, METH_NOARGS, "The whole result as RunResult JSON text."},
+    {NULL},
+};
+
+static PyTypeObject ResultType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "geno._geno.Result",
+    .tp_basicsize = sizeof(ResultObject),
+    .tp_dealloc = (destructor)result_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "A finished check or run (owns a geno_result).",
+    .tp_getset = result_getset,
+    .tp_methods = result_methods,
+};
+
+static PyObject *wrap_result(geno_result *r) {
+  if (!r) return PyErr_NoMemory();
+  ResultObject *o = PyObject_New(ResultObject, &ResultType);
+  if (!o) {
+    geno_result_free(r);
+    return NULL;
+  }
+  o->r = r;
+  return (PyObject *)o;
+}
+
+/* ------------------------------------------------------------------------ */
+/* run / check                                                               */
+/* ------------------------------------------------------------------------ */
+
+/* What a call borrows from Python for the time geno_* runs without the
+ * GIL: UTF-8 views into str objects this struct holds references to (a
+ * callback could otherwise mutate the caller's dicts mid-run). */
+typedef struct Borrowed {
+  PyObject *keep;         /* list of the objects the views point into */
+  geno_module *modules;
+  size_t nmodules;
+  const char **targets;
+  size_t ntargets;
+  geno_callback *callbacks;
+  CbEntry *entries;
+  size_t ncallbacks;
+} Borrowed;
+
+static void borrowed_free(Borrowed *b) {
+  PyMem_Free(b->modules);
+  PyMem_Free(b->targets);
+  PyMem_Free(b->callbacks);
+  PyMem_Free(b->entries);
+  Py_XDECREF(b->keep);
+}
+
+static const char *keep_utf8(Borrowed *b, PyObject *s, Py_ssize_t *n, const char *what) {
+  if (!PyUnicode_Check(s)) {
+    PyErr_Format(PyExc_TypeError, "%s must be a str, not %.100s", what, Py_TYPE(s)->tp_name);
+    return NULL;
+  }
+  const char *u = PyUnicode_AsUTF8AndSize(s, n);
+  if (u && PyList_Append(b->keep, s) < 0) return NULL;
+  return u;
+}
+
+/* modules: sequence of (name, source); targets: sequence of str;
+ * callbacks: sequence of (name, callable). */
+static bool borrow(Borrowed *b, PyObject *modules, PyObject *targets, PyObject *callbacks, RunCtx *ctx) {
+  memset(b, 0, sizeof *b);
+  if (!(b->keep = PyList_New(0))) return false;
+  PyObject *fm = PySequence_Fast(modules, "modules must be a sequence of (name, source)");
+  PyObject *ft = fm ? PySequence_Fast(targets, "targets must be a sequence of str") : NULL;
+  PyObject *fc = ft ? PySequence_Fast(callbacks, "callbacks must be a sequence of (name, callable)") : NULL;
+  bool ok = false;
+  if (!fc) goto out;
+  b->nmodules = (size_t)PySequence_Fast_GET_SIZE(fm);
+  b->ntargets = (size_t)PySequence_Fast_GET_SIZE(ft);
+  b->ncallbacks = (size_t)PySequence_Fast_GET_SIZE(fc);
+  b->modules = PyMem_Calloc(b->nmodules + 1, sizeof *b->modules);
+  b->targets = PyMem_Calloc(b->ntargets + 1, sizeof *b->targets);
+  b->callbacks = PyMem_Calloc(b->ncallbacks + 1, sizeof *b->callbacks);
+  b->entries = PyMem_Calloc(b->ncallbacks + 1, sizeof *b->entries);
+  if (!b->modules || !b->targets || !b->callbacks || !b->entries) {
+    PyErr_NoMemory();
+    goto out;
+  }
+  for (size_t i = 0; i < b->nmodules; i++) {
+    PyObject *pair = PySequence_Fast_GET_ITEM(fm, (Py_ssize_t)i);
+    if (!PyTuple_Check(pair) || PyTuple_GET_SIZE(pair) != 2) {
+      PyErr_SetString(PyExc_TypeError, "modules must be a sequence of (name, source)");
+      goto out;
+    }
+    Py_ssize_t n;
+    if (!(b->modules[i].name = keep_utf8(b, PyTuple_GET_ITEM(pair, 0), &n, "a module name"))) goto out;
+    if (!(b->modules[i].source = keep_utf8(b, PyTuple_GET_ITEM(pair, 1), &n, "a module source"))) goto out;
+    b->modules[i].length = (size_t)n;
+  }
+  for (size_t i = 0; i < b->ntargets; i++) {
+    Py_ssize_t n;
+    if (!(b->targets[i] = keep_utf8(b, PySequence_Fast_GET_ITEM(ft, (Py_ssize_t)i), &n, "a target"))) goto out;
+  }
+  for (size_t i = 0; i < b->ncallbacks; i++) {
+    PyObject *pair = PySequence_Fast_GET_ITEM(fc, (Py_ssize_t)i);
+    if (!PyTuple_Check(pair) || PyTuple_GET_SIZE(pair) != 2 || !PyCallable_Check(PyTuple_GET_ITEM(pair, 1))) {
+      PyErr_SetString(PyExc_TypeError, "callbacks must be a sequence of (name, callable)");
+      goto out;
+    }
+    Py_ssize_t n;
+    if (!(b->callbacks[i].name = keep_utf8(b, PyTuple_GET_ITEM(pair, 0), &n, "a callback name"))) goto out;
+    if (PyList_Append(b->keep, PyTuple_GET_ITEM(pair, 1)) < 0) goto out;
+    b->entries[i].fn = PyTuple_GET_ITEM(pair, 1);
+    b->entries[i].ctx = ctx;
+    b->callbacks[i].fn = trampoline;
+    b->callbacks[i].userdata = &b->entries[i];
+  }
+  ok = true;
+out:
+  Py_XDECREF(fm);
+  Py_XDECREF(ft);
+  Py_XDECREF(fc);
+  if (!ok) borrowed_free(b);
+  return ok;
+}
+
+static void apply_borrowed(geno_config *cfg, const Borrowed *b) {
+  cfg->modules = b->modules;
+  cfg->nmodules = b->nmodules;
+  cfg->targets = b->targets;
+  cfg->ntargets = b->ntargets;
+  cfg->callbacks = b->callbacks;
+  cfg->ncallbacks = b->ncallbacks;
+}
+
+PyDoc_STRVAR(run_doc,
+             "run(source, filename, timeout_s, max_steps, max_recursion_depth, max_output_length,\n"
+             "    max_collection_size, max_integer_bits, capabilities, callbacks, modules, check_examples,\n"
+             "    isolated, memory_bytes, cpu_seconds) -> Result\n\n"
+             "geno_run (or geno_run_isolated) with the GIL released. Limits use the C\n"
+             "API's units and 0 meanings; capabilities is a bit mask; callbacks and\n"
+             "modules are sequences of (name, callable) and (name, source).");
+
+static PyObject *py_run(PyObject *mod, PyObject *args) {
+  PyObject *source, *filename, *callbacks, *modules;
+  double timeout_s, cpu_seconds;
+  unsigned long long max_steps, max_output, max_coll, memory_bytes;
+  unsigned int max_depth, max_bits, caps;
+  int check_examples, isolated;
+  if (!PyArg_ParseTuple(args, "UUdKIKKIIOOppKd:run", &source, &filename, &timeout_s, &max_steps, &max_depth,
+                        &max_output, &max_coll, &max_bits, &caps, &callbacks, &modules, &check_examples, &isolated,
+                        &memory_bytes, &cpu_seconds))
+    return NULL;
+  Py_ssize_t slen, flen;
+  const char *src = PyUnicode_AsUTF8AndSize(source, &slen);
+  const char *fname = src ? PyUnicode_AsUTF8AndSize(filename, &flen) : NULL;
+  if (!fname) return NULL;
+  if (strlen(fname) != (size_t)flen) {
+    PyErr_SetString(PyExc_ValueError, "filename must not contain NUL characters");
+    return NULL;
+  }
+  RunCtx ctx = {NULL};
+  Borrowed b;
+  PyObject *no_targets = PyTuple_New(0);
+  bool borrowed = no_targets && borrow(&b, modules, no_targets, callbacks, &ctx);
+  Py_XDECREF(no_targets);
+  if (!borrowed) return NULL;
+  geno_config cfg;
+  geno_config_init(&cfg);
+  cfg.timeout_s = timeout_s;
+  cfg.max_steps = max_steps;
+  cfg.max_recursion_depth = max_depth;
+  cfg.max_output_length = max_output;
+  cfg.max_collection_size = max_coll;
+  cfg.max_integer_bits = max_bits;
+  cfg.capabilities_set = true;
+  cfg.capabilities = caps;
+  cfg.check_examples = check_examples;
+  cfg.memory_bytes = memory_bytes;
+  cfg.cpu_seconds = cpu_seconds;
+  apply_borrowed(&cfg, &b);
+  geno_result *r;
+  Py_BEGIN_ALLOW_THREADS
+  r = isolated ? geno_run_isolated(src, (size_t)slen, fname, &cfg) : geno_run(src, (size_t)slen, fname, &cfg);
+  Py_END_ALLOW_THREADS
+  borrowed_free(&b);
+  if (ctx.pending) {
+    geno_result_free(r);
+    PyErr_SetObject((PyObject *)Py_TYPE(ctx.pending), ctx.pending);
+    Py_DECREF(ctx.pending);
+    return NULL;
+  }
+  return wrap_result(r);
+}
+
+PyDoc_STRVAR(check_doc, "check(source, filename, modules, targets) -> Result\n\n"
+                        "geno_check with the GIL released.");
+
+static PyObject *py_check(PyObject *mod, PyObject *args) {
+  PyObject *source, *filename, *modules, *targets;
+  if (!PyArg_ParseTuple(args, "UUOO:check", &source, &filename, &modules, &targets)) return NULL;
+  Py_ssize_t slen, flen;
+  const char *src = PyUnicode_AsUTF8AndSize(source, &slen);
+  const char *fname = src ? PyUnicode_AsUTF8AndSize(filename, &flen) : NULL;
+  if (!fname) return NULL;
+  if (strlen(fname) != (size_t)flen) {
+    PyErr_SetString(PyExc_ValueError, "filename must not contain NUL characters");
+    return NULL;
+  }
+  Borrowed b;
+  PyObject *no_callbacks = PyTuple_New(0);
+  bool borrowed = no_callbacks && borrow(&b, modules, targets, no_callbacks, NULL);
+  Py_XDECREF(no_callbacks);
+  if (!borrowed) return NULL;
+  geno_config cfg;
+  geno_config_init(&cfg);
+  apply_borrowed(&cfg, &b);
+  geno_result *r;
+  Py_BEGIN_ALLOW_THREADS
+  r = geno_check(src, (size_t)slen, fname, &cfg);
+  Py_END_ALLOW_THREADS
+  borrowed_free(&b);
+  return wrap_result(r);
+}
+
+static PyObject *py_source_imports(PyObject *mod, PyObject *arg) {
+  Py_ssize_t n;
+  const char *src = PyUnicode_Check(arg) ? PyUnicode_AsUTF8AndSize(arg, &n) : NULL;
+  if (!src) {
+    if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "source must be a str");
+    return NULL;
+  }
+  char **names = NULL;
+  int count = geno_source_imports(src, (size_t)n, &names);
+  if (count < 0) Py_RETURN_NONE;
+  PyObject *list = PyList_New(count);
+  for (int i = 0; list && i < count; i++) {
+    PyObject *s = PyUnicode_FromString(names[i]);
+    if (!s) Py_CLEAR(list);
+    else PyList_SET_ITEM(list, i, s);
+  }
+  geno_strings_free(names, (size_t)count);
+  return list;
+}
+
+static PyObject *py_callback_name_valid(PyObject *mod, PyObject *arg) {
+  const char *s = PyUnicode_Check(arg) ? PyUnicode_AsUTF8(arg) : NULL;
+  if (!s) {
+    PyErr_Clear();
+    Py_RETURN_FALSE;
+  }
+  return PyBool_FromLong(geno_callback_name_valid(s));
+}
+
+/* A string the library returned, as a Python str; releases it. */
+static PyObject *take_string(char *s) {
+  if (!s) return PyErr_NoMemory();
+  PyObject *r = PyUnicode_DecodeUTF8(s, (Py_ssize_t)strlen(s), "replace");
+  geno_free(s);
+  return r;
+}
+
+/* (JSON text, allowed_next text) of geno_constrain_prefix, GIL released. */
+static PyObject *py_constrain_prefix(PyObject *mod, PyObject *arg) {
+  Py_ssize_t n;
+  const char *src = PyUnicode_Check(arg) ? PyUnicode_AsUTF8AndSize(arg, &n) : NULL;
+  if (!src) {
+    if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "prefix must be a str");
+    return NULL;
+  }
+  geno_constraint_result r;
+  bool ok;
+  char *json = NULL, *text = NULL;
+  Py_BEGIN_ALLOW_THREADS
+  ok = geno_constrain_prefix(src, (size_t)n, &r);
+  if (ok) {
+    json = geno_constraint_result_json(&r, 0);
+    text = geno_constraint_result_text(&r);
+    geno_constraint_result_free(&r);
+  }
+  Py_END_ALLOW_THREADS
+  PyObject *out = NULL;
+  if (json && text) out = Py_BuildValue("(NN)", take_string(json), take_string(text));
+  else {
+    geno_free(json);
+    geno_free(text);
+    PyErr_NoMemory();
+  }
+  return out;
+}
+
+/* Converts a Python value to Geno and back: what a host callback's result
+ * becomes inside a program, for tests and for checking a value early. */
+static PyObject *py_roundtrip(PyObject *mod, PyObject *arg) {
+  geno_value *v = from_py(arg, 1);
+  if (!v) return NULL;
+  PyObject *r = to_py(v);
+  geno_value_free(v);
+  return r;
+}
+
+static PyObject *py_register_types(PyObject *mod, PyObject *args) {
+  PyObject *t[7];
+  if (!PyArg_ParseTuple(args, "O!O!O!O!O!O!O!:register_types", &PyType_Type, &t[0], &PyType_Type, &t[1],
+                        &PyType_Type, &t[2], &PyType_Type, &t[3], &PyType_Type, &t[4], &PyType_Type, &t[5],
+                        &PyType_Type, &t[6]))
+    return NULL;
+  PyObject **slots[7] = {&T_ctor, &T_array, &T_vec, &T_set, &T_mmap, &T_func, &T_opaque};
+  for (int i = 0; i < 7; i++) Py_XSETREF(*slots[i], Py_NewRef(t[i]));
+  Py_RETURN_NONE;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Metrics                                                                   */
+/* ------------------------------------------------------------------------ */
+
+typedef struct {
+  PyObject_HEAD
+  geno_metrics *m;
+} MetricsObject;
+
+static int metrics_init(MetricsObject *self, PyObject *args, PyObject *kw) {
+  static char *kwlist[] = {"service", "revision", NULL};
+  const char *service = NULL, *revision = NULL;
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "|zz:Metrics", kwlist, &service, &revision)) return -1;
+  geno_metrics_free(self->m);
+  if (!(self->m = geno_metrics_new(service, revision))) {
+    PyErr_NoMemory();
+    return -1;
+  }
+  return 0;
+}
+
+static void metrics_dealloc(MetricsObject *self) {
+  geno_metrics_free(self->m);
+  Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static bool metrics_ready(MetricsObject *self) {
+  if (self->m) return true;
+  PyErr_SetString(PyExc_RuntimeError, "Metrics object was not initialised");
+  return false;
+}
+
+
+static PyObject *metrics_record(MetricsObject *self, PyObject *args) {
+  PyObject *res;
+  const char *op = "run";
+  if (!PyArg_ParseTuple(args, "O!|s:record", &ResultType, &res, &op) || !metrics_ready(self)) return NULL;
+  geno_metrics_record(self->m, ((ResultObject *)res)->r, op);
+  Py_RETURN_NONE;
+}
+
+/* The str items of a Python sequence as C strings (views valid while
+ * *fast lives): NULL with an exception set on a non-str item. Free the
+ * array with PyMem_Free and release *fast. */
+static const char **str_array(PyObject *seq, Py_ssize_t *n, PyObject **fast, const char *what) {
+  *fast = PySequence_Fast(seq, what);
+  if (!*fast) return NULL;
+  *n = PySequence_Fast_GET_SIZE(*fast);
+  const char **list = PyMem_Calloc((size_t)*n + 1, sizeof *list);
+  if (!list) {
+    PyErr_NoMemory();
+    Py_CLEAR(*fast);
+    return NULL;
+  }
+  for (Py_ssize_t i = 0; i < *n; i++) {
+    PyObject *item = PySequence_Fast_GET_ITEM(*fast, i);
+    if (!PyUnicode_Check(item)) PyErr_SetString(PyExc_TypeError, what);
+    if (!PyUnicode_Check(item) || !(list[i] = PyUnicode_AsUTF8(item))) {
+      PyMem_Free(list);
+      Py_CLEAR(*fast);
+      return NULL;
+    }
+  }
+  return list;
+}
+
+/* An outcome name ("timeout") as its geno_outcome, or -1. */
+static int outcome_from_name(const char *name) {
+  for (int i = 0; i < GENO_OUTCOME_COUNT; i++)
+    if (strcmp(geno_outcome_name((geno_outcome)i), name) == 0) return i;
+  return -1;
+}
+
+static PyObject *py_outcome_for(PyObject *mod, PyObject *args) {
+  int ok;
+  PyObject *codes, *fast;
+  Py_ssize_t n;
+  if (!PyArg_ParseTuple(args, "pO:outcome_for", &ok, &codes)) return NULL;
+  const char **list = str_array(codes, &n, &fast, "diagnostic codes must be a sequence of str");
+  if (!list) return NULL;
+  geno_outcome o = geno_outcome_from_codes(ok, list, (size_t)n);
+  PyMem_Free(list);
+  Py_DECREF(fast);
+  return PyUnicode_FromString(geno_outcome_name(o));
+}
+
+static PyObject *metrics_record_run(MetricsObject *self, PyObject *args) {
+  const char *outcome;
+  double wall;
+  unsigned long long steps;
+  PyObject *codes, *fast;
+  Py_ssize_t n;
+  if (!PyArg_ParseTuple(args, "sdKO:record_run", &outcome, &wall, &steps, &codes) || !metrics_ready(self))
+    return NULL;
+  int o = outcome_from_name(outcome);
+  if (o < 0) return PyErr_Format(PyExc_ValueError, "unknown run outcome '%s'", outcome);
+  const char **list = str_array(codes, &n, &fast, "diagnostic codes must be a sequence of str");
+  if (!list) return NULL;
+  geno_metrics_record_run(self->m, (geno_outcome)o, wall, steps, list, (size_t)n);
+  PyMem_Free(list);
+  Py_DECREF(fast);
+  Py_RETURN_NONE;
+}
+
+static PyObject *metrics_record_http(MetricsObject *self, PyObject *args) {
+  const char *endpoint, *outcome;
+  int status;
+  if (!PyArg_ParseTuple(args, "sis:record_http", &endpoint, &status, &outcome) || !metrics_ready(self))
+    return NULL;
+  geno_metrics_record_http(self->m, endpoint, status, outcome);
+  Py_RETURN_NONE;
+}
+
+static PyObject *metrics_record_constrain(MetricsObject *self, PyObject *args) {
+  PyObject *valid;
+  double wall;
+  if (!PyArg_ParseTuple(args, "Od:record_constrain", &valid, &wall) || !metrics_ready(self)) return NULL;
+  geno_metrics_record_constrain(self->m, valid == Py_None ? -1 : PyObject_IsTrue(valid) ? 1 : 0, wall);
+  Py_RETURN_NONE;
+}
+
+static PyObject *metrics_record_benchmark(MetricsObject *self, PyObject *args) {
+  unsigned long long total, passed, issues;
+  if (!PyArg_ParseTuple(args, "KKK:record_benchmark", &total, &passed, &issues) || !metrics_ready(self))
+    return NULL;
+  geno_metrics_record_benchmark(self->m, total, passed, issues);
+  Py_RETURN_NONE;
+}
+
+static PyObject *metrics_set_startup_errors(MetricsObject *self, PyObject *arg) {
+  PyObject *fast;
+  Py_ssize_t n;
+  if (!metrics_ready(self)) return NULL;
+  const char **list = str_array(arg, &n, &fast, "startup errors must be a sequence of str");
+  if (!list) return NULL;
+  bool ok = geno_metrics_set_startup_errors(self->m, list, (size_t)n);
+  PyMem_Free(list);
+  Py_DECREF(fast);
+  if (!ok) return PyErr_NoMemory();
+  Py_RETURN_NONE;
+}
+
+static PyObject *metrics_snapshot_json(MetricsObject *self, PyObject *unused) {
+  return metrics_ready(self) ? take_string(geno_metrics_snapshot_json(self->m)) : NULL;
+}
+
+static PyObject *metrics_prometheus(MetricsObject *self, PyObject *unused) {
+  return metrics_ready(self) ? take_string(geno_metrics_prometheus(self->m)) : NULL;
+}
+
+static PyObject *metrics_health_json(MetricsObject *self, PyObject *args) {
+  PyObject *extra = Py_None;
+  if (!PyArg_ParseTuple(args, "|O:health_json", &extra) || !metrics_ready(self)) return NULL;
+  PyObject *seq = extra == Py_None ? PyTuple_New(0) : Py_NewRef(extra);
+  PyObject *fast = seq ? PySequence_Fast(seq, "extra checks must be a sequence of (name, status, detail)") : NULL;
+  Py_XDECREF(seq);
+  if (!fast) return NULL;
+  Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
+  geno_health_check *checks = PyMem_Calloc((size_t)n + 1, sizeof *checks);
+  Py_ssize_t i = 0;
+  for (; checks && i < n; i++) {
+    PyObject *t = PySequence_Fast_GET_ITEM(fast, i);
+    if (!PyTuple_Check(t) || !PyArg_ParseTuple(t, "sss", &checks[i].name, &checks[i].status, &checks[i].detail))
+      break;
+  }
+  PyObject *r = NULL;
+  if (!checks) PyErr_NoMemory();
+  else if (i < n) {
+    if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "extra checks must be (name, status, detail) tuples");
+  } else r = take_string(geno_metrics_health_json(self->m, checks, (size_t)n));
+  PyMem_Free(checks);
+  Py_DECREF(fast);
+  return r;
+}
+
+static PyMethodDef metrics_methods[] = {
+    {"record", (PyCFunction)metrics_record, METH_VARARGS, "record(result, operation='run')"},
+    {"record_run", (PyCFunction)metrics_record_run, METH_VARARGS,
+     "record_run(outcome, wall_ms, steps, codes): a run known only by its summary"},
+    {"record_http", (PyCFunction)metrics_record_http, METH_VARARGS, "record_http(endpoint, status, outcome)"},
+    {"record_constrain", (PyCFunction)metrics_record_constrain, METH_VARARGS,
+     "record_constrain(valid: bool|None, wall_ms)"},
+    {"record_benchmark", (PyCFunction)metrics_record_benchmark, METH_VARARGS,
+     "record_benchmark(total, canonical_passed, problems_with_issues)"},
+    {"set_startup_errors", (PyCFunction)metrics_set_startup_errors, METH_O, "set_startup_errors([str])"},
+    {"snapshot_json", (PyCFunction)metrics_snapshot_json, METH_NOARGS, "The snapshot as JSON text."},
+    {"health_json", (PyCFunction)metrics_health_json, METH_VARARGS,
+     "health_json(extra=[(name, status, detail)]): the health report as JSON text."},
+    {"prometheus", (PyCFunction)metrics_prometheus, METH_NOARGS, "Prometheus text exposition."},
+    {NULL},
+};
+
+static PyTypeObject MetricsType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "geno._geno.Metrics",
+    .tp_basicsize = sizeof(MetricsObject),
+    .tp_dealloc = (destructor)metrics_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "Metrics(service=None, revision=None): a thread-safe geno_metrics collector.",
+    .tp_methods = metrics_methods,
+    .tp_init = (initproc)metrics_init,
+    .tp_new = PyType_GenericNew,
+};
+
+/* ------------------------------------------------------------------------ */
+/* Module                                                                    */
+/* ------------------------------------------------------------------------ */
+
+static PyMethodDef module_methods[] = {
+    {"run", py_run, METH_VARARGS, run_doc},
+    {"check", py_check, METH_VARARGS, check_doc},
+    {"source_imports", py_source_imports, METH_O,
+     "source_imports(source) -> [name] | None: the modules a source imports (None on a lexical error)."},
+    {"callback_name_valid", py_callback_name_valid, METH_O,
+     "callback_name_valid(name) -> bool: whether a host callback can implement builtin `name`."},
+    {"constrain_prefix", py_constrain_prefix, METH_O,
+     "constrain_prefix(prefix) -> (json, text): geno_constrain_prefix's result as JSON and as allowed_next text."},
+    {"outcome_for", py_outcome_for, METH_VARARGS,
+     "outcome_for(ok, codes) -> str: the monitoring outcome of a run known by its codes."},
+    {"roundtrip", py_roundtrip, METH_O, "roundtrip(value): a Python value through Geno and back."},
+    {"register_types", py_register_types, METH_VARARGS,
+     "register_types(ctor, array, vec, set, mutable_map, function, opaque): the value classes."},
+    {NULL},
+};
+
+static struct PyModuleDef module_def = {
+    PyModuleDef_HEAD_INIT, "geno._geno", "libgeno, the C implementation of Geno, for the geno package.", -1,
+    module_methods,
+};
+
+PyMODINIT_FUNC PyInit__geno(void) {
+  if (PyType_Ready(&ResultType) < 0 || PyType_Ready(&MetricsType) < 0) return NULL;
+  PyObject *m = PyModule_Create(&module_def);
+  if (!m) return NULL;
+  PyObject *caps = PyDict_New();
+  for (unsigned i = 0; caps && i < GENO_CAP_COUNT; i++) {
+    PyObject *bit = PyLong_FromUnsignedLong(1u << i);
+    if (!bit || PyDict_SetItemString(caps, geno_capability_name(1u << i), bit) < 0) Py_CLEAR(caps);
+    Py_XDECREF(bit);
+  }
+  if (!caps || PyModule_AddObjectRef(m, "CAPABILITIES", caps) < 0 ||
+      PyModule_AddObjectRef(m, "Result", (PyObject *)&ResultType) < 0 ||
+      PyModule_AddObjectRef(m, "Metrics", (PyObject *)&MetricsType) < 0 ||
+      PyModule_AddStringConstant(m, "LIBRARY_VERSION", GENO_VERSION) < 0 ||
+      PyModule_AddStringConstant(m, "LANGUAGE_VERSION", GENO_LANGUAGE_VERSION) < 0 ||
+      PyModule_AddIntConstant(m, "VALUE_MAX_DEPTH", GENO_VALUE_MAX_DEPTH) < 0) {
+    Py_XDECREF(caps);
+    Py_DECREF(m);
+    return NULL;
+  }
+  Py_DECREF(caps);
+  return m;
+}

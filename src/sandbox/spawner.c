@@ -1,0 +1,354 @@
+/* The spawner: a small single-threaded process, forked from the host once,
+ * from which the sandboxed children of isolated runs are forked instead of
+ * from the host itself (geno_config.spawner).
+ *
+ * Why: forking a large, multi-threaded host (a server) makes every page
+ * the host writes afterwards a copy-on-write fault while the child lives,
+ * and each such fault in a multi-threaded process must flush the TLBs of
+ * the other CPUs running its threads. The spawner is forked before the
+ * host's threads start and writes almost nothing, so a child costs it
+ * little, and the host never shares its pages with a child at all.
+ *
+ * Protocol, per run (the host's thread, the spawner, the child):
+ * - the host makes the channel (a socket pair) and a memfd holding the
+ *   output region followed by the request (source, file name, the
+ *   configuration and its arrays), and sends the child's end of the
+ *   channel and the memfd over the spawner's control socket (one
+ *   SOCK_SEQPACKET message, so threads need no lock);
+ * - the spawner forks with CLONE_PARENT: the child is the host's child,
+ *   so the host supervises, kills and reaps it exactly as a child it
+ *   forked itself; the spawner writes the child's pid as the first frame
+ *   of the channel, then lets the child go (a pipe), so nothing the
+ *   child writes can come first;
+ * - the child maps the memfd, rebuilds the configuration (the spawner is
+ *   a fork of the host: function addresses are the same) and continues as
+ *   every sandbox child does (sbx_child_main).
+ * The spawner never reads the request: it handles two descriptors and a
+ * pid. It dies with the host (PR_SET_PDEATHSIG). */
+#include "sandbox.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../vm/vm.h"
+#include "wire.h"
+
+struct geno_spawner {
+  int ctl;   /* host's end of the control socket */
+  pid_t pid; /* the spawner process */
+};
+
+/* What the host sends with the two descriptors. */
+typedef struct SpawnMsg {
+  uint64_t map_len;   /* whole memfd size */
+  uint64_t out_cap;   /* output region capacity (data bytes) */
+  uint64_t req_off;   /* where the request starts in the memfd */
+  uint64_t req_len;
+} SpawnMsg;
+
+/* ---- request encoding (host -> child, trusted both ways) -------------- */
+
+static void put_u64(Buf *b, uint64_t v) { buf_append(b, (const char *)&v, sizeof v); }
+static void put_str(Buf *b, const char *s, size_t n) {
+  put_u64(b, n);
+  buf_append(b, s ? s : "", n);
+  buf_append(b, "", 1); /* NUL, so the child can use it in place */
+}
+
+static bool encode_request(Buf *b, const char *source, size_t len, const char *filename, const geno_config *cfg,
+                           SbxChildFn fn, void *arg) {
+  buf_append(b, (const char *)cfg, sizeof *cfg);
+  buf_append(b, (const char *)&fn, sizeof fn);
+  buf_append(b, (const char *)&arg, sizeof arg);
+  put_str(b, source, len);
+  put_u64(b, filename ? 1 : 0);
+  if (filename) put_str(b, filename, strlen(filename));
+  put_u64(b, cfg->ncallbacks);
+  for (size_t i = 0; i < cfg->ncallbacks; i++) put_str(b, cfg->callbacks[i].name, strlen(cfg->callbacks[i].name));
+  put_u64(b, cfg->nmodules);
+  for (size_t i = 0; i < cfg->nmodules; i++) {
+    put_str(b, cfg->modules[i].name, strlen(cfg->modules[i].name));
+    put_str(b, cfg->modules[i].source, cfg->modules[i].length);
+  }
+  put_u64(b, cfg->ncli_args);
+  for (size_t i = 0; i < cfg->ncli_args; i++) {
+    const char *a = cfg->cli_args[i] ? cfg->cli_args[i] : "";
+    put_str(b, a, strlen(a));
+  }
+  put_u64(b, cfg->ntargets);
+  for (size_t i = 0; i < cfg->ntargets; i++) put_str(b, cfg->targets[i], strlen(cfg->targets[i]));
+  return !b->failed;
+}
+
+typedef struct Cursor {
+  const char *p, *end;
+} Cursor;
+
+static uint64_t get_u64(Cursor *c) {
+  uint64_t v = 0;
+  if (c->end - c->p >= 8) memcpy(&v, c->p, 8);
+  c->p += 8;
+  return v;
+}
+
+static const char *get_str(Cursor *c, size_t *len) {
+  size_t n = (size_t)get_u64(c);
+  const char *s = c->p;
+  c->p += n + 1;
+  if (len) *len = n;
+  return s;
+}
+
+/* A callback the child never calls: sbx_forwarders replaces every one. */
+static geno_value *never_called(const char *name, const geno_value *const *args, size_t nargs, void *userdata,
+                                char **error) {
+  (void)name, (void)args, (void)nargs, (void)userdata;
+  *error = NULL;
+  return NULL;
+}
+
+GENO_NORETURN static void child_exit(int status) {
+  for (;;) syscall(SYS_exit_group, status);
+}
+
+/* In the spawner's fresh child: wait for the go, map the request, run. */
+GENO_NORETURN static void spawned_child(int chan, int memfd, int go, const SpawnMsg *m, pid_t host) {
+  char byte;
+  while (read(go, &byte, 1) < 0 && errno == EINTR) {
+  }
+  close(go);
+  char *base = mmap(NULL, (size_t)m->map_len, PROT_READ | PROT_WRITE, MAP_SHARED, memfd, 0);
+  close(memfd);
+  if (base == MAP_FAILED) child_exit(SBX_EXIT_SETUP);
+  Cursor c = {base + m->req_off, base + m->req_off + m->req_len};
+  static geno_config cfg;
+  memcpy(&cfg, c.p, sizeof cfg);
+  c.p += sizeof cfg;
+  SbxChildFn fn;
+  void *arg;
+  memcpy(&fn, c.p, sizeof fn);
+  c.p += sizeof fn;
+  memcpy(&arg, c.p, sizeof arg);
+  c.p += sizeof arg;
+  size_t len;
+  const char *source = get_str(&c, &len);
+  const char *filename = get_u64(&c) ? get_str(&c, NULL) : NULL;
+  cfg.ncallbacks = (size_t)get_u64(&c);
+  geno_callback *cbs = calloc(cfg.ncallbacks + 1, sizeof *cbs);
+  for (size_t i = 0; cbs && i < cfg.ncallbacks; i++) {
+    cbs[i].name = get_str(&c, NULL);
+    cbs[i].fn = never_called;
+  }
+  cfg.callbacks = cbs;
+  cfg.nmodules = (size_t)get_u64(&c);
+  geno_module *mods = calloc(cfg.nmodules + 1, sizeof *mods);
+  for (size_t i = 0; mods && i < cfg.nmodules; i++) {
+    mods[i].name = get_str(&c, NULL);
+    mods[i].source = get_str(&c, &mods[i].length);
+  }
+  cfg.modules = mods;
+  cfg.ncli_args = (size_t)get_u64(&c);
+  const char **args = calloc(cfg.ncli_args + 1, sizeof *args);
+  for (size_t i = 0; args && i < cfg.ncli_args; i++) args[i] = get_str(&c, NULL);
+  cfg.cli_args = args;
+  cfg.ntargets = (size_t)get_u64(&c);
+  const char **targets = calloc(cfg.ntargets + 1, sizeof *targets);
+  for (size_t i = 0; targets && i < cfg.ntargets; i++) targets[i] = get_str(&c, NULL);
+  cfg.targets = targets;
+  cfg.monitor = NULL;
+  cfg.module_loader = NULL;
+  cfg.spawner = NULL;
+  if (!cbs || !mods || !args || !targets || c.p > c.end) child_exit(SBX_EXIT_SETUP);
+  SbxChildCtx ctx = {host, chan, (SbxOutput *)(void *)base, (size_t)m->out_cap, &cfg, source, len, filename, fn, arg};
+  sbx_child_main(&ctx);
+}
+
+/* The spawner's loop: one message, one child. */
+GENO_NORETURN static void spawner_main(int ctl, pid_t host) {
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (getppid() != host) child_exit(0);
+  signal(SIGCHLD, SIG_DFL);
+  sigset_t none;
+  sigemptyset(&none);
+  sigprocmask(SIG_SETMASK, &none, NULL);
+  /* Learn now what every child would otherwise look up itself. */
+  vm_prepare_thread();
+  tzset();
+  for (;;) {
+    SpawnMsg m;
+    struct iovec iov = {&m, sizeof m};
+    union {
+      struct cmsghdr h;
+      char buf[CMSG_SPACE(2 * sizeof(int))];
+    } u;
+    struct msghdr msg = {0};
+    msg.msg_iov = &iov;
+    msg.msg_iovlen = 1;
+    msg.msg_control = u.buf;
+    msg.msg_controllen = sizeof u.buf;
+    ssize_t n = recvmsg(ctl, &msg, MSG_CMSG_CLOEXEC);
+    if (n == 0) child_exit(0); /* the host closed the spawner */
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      child_exit(1);
+    }
+    struct cmsghdr *h = CMSG_FIRSTHDR(&msg);
+    int fds[2] = {-1, -1};
+    if (h && h->cmsg_level == SOL_SOCKET && h->cmsg_type == SCM_RIGHTS &&
+        h->cmsg_len == CMSG_LEN(2 * sizeof(int)))
+      memcpy(fds, CMSG_DATA(h), sizeof fds);
+    if (n != (ssize_t)sizeof m || fds[0] < 0 || fds[1] < 0) {
+      if (fds[0] >= 0) close(fds[0]);
+      if (fds[1] >= 0) close(fds[1]);
+      continue; /* the host's channel end closes: it sees no pid */
+    }
+    int go[2];
+    if (pipe2(go, O_CLOEXEC) != 0) {
+      close(fds[0]);
+      close(fds[1]);
+      continue;
+    }
+    pid_t pid = (pid_t)syscall(SYS_clone, (unsigned long)(CLONE_PARENT | SIGCHLD), 0, NULL, NULL, 0);
+    if (pid == 0) {
+      close(ctl);
+      close(go[1]);
+      spawned_child(fds[0], fds[1], go[0], &m, host);
+    }
+    close(go[0]);
+    if (pid > 0) {
+      uint32_t p32 = (uint32_t)pid;
+      sbx_write_all(fds[0], &p32, sizeof p32); /* before the child may write anything */
+      while (write(go[1], "g", 1) < 0 && errno == EINTR) {
+      }
+    }
+    close(go[1]);
+    close(fds[0]);
+    close(fds[1]);
+  }
+}
+
+geno_spawner *geno_spawner_start(void) {
+  geno_spawner *s = calloc(1, sizeof *s);
+  if (!s) return NULL;
+  char err[160];
+  if (!sbx_filter_prepare(err, sizeof err)) { /* compiled once, inherited */
+    free(s);
+    errno = ENOSYS;
+    return NULL;
+  }
+  vm_prepare_thread();
+  int sv[2];
+  if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0) {
+    free(s);
+    return NULL;
+  }
+  pid_t host = getpid();
+  pid_t pid = fork();
+  if (pid == 0) {
+    close(sv[0]);
+    /* keep only the control socket */
+    int keep = sv[1];
+    if (keep != 3) {
+      if (dup2(keep, 3) < 0) child_exit(1);
+      keep = 3;
+    }
+#ifdef SYS_close_range
+    syscall(SYS_close_range, 4, ~0U, 0);
+#endif
+    for (int fd = 0; fd < 3; fd++) close(fd);
+    int devnull = open("/dev/null", O_RDWR); /* 0 */
+    if (devnull == 0) {
+      dup2(0, 1);
+      dup2(0, 2);
+    }
+    spawner_main(keep, host);
+  }
+  close(sv[1]);
+  if (pid < 0) {
+    close(sv[0]);
+    free(s);
+    return NULL;
+  }
+  s->ctl = sv[0];
+  s->pid = pid;
+  return s;
+}
+
+void geno_spawner_free(geno_spawner *s) {
+  if (!s) return;
+  close(s->ctl); /* the spawner exits when it reads the end */
+  kill(s->pid, SIGKILL);
+  while (waitpid(s->pid, NULL, 0) < 0 && errno == EINTR) {
+  }
+  free(s);
+}
+
+int sbx_spawner_launch(const geno_spawner *sp, int chan_child_end, const char *source, size_t len,
+                       const char *filename, const geno_config *cfg, SbxChildFn fn, void *arg, size_t out_cap,
+                       SbxOutput **out, size_t *map_len) {
+  Buf req = BUF_INIT;
+  if (!encode_request(&req, source, len, filename, cfg, fn, arg)) {
+    buf_free(&req);
+    return -ENOMEM;
+  }
+  size_t page = (size_t)sysconf(_SC_PAGESIZE);
+  size_t req_off = (sizeof(SbxOutput) + out_cap + page - 1) / page * page;
+  size_t total = req_off + req.len;
+  int memfd = (int)syscall(SYS_memfd_create, "geno-run", 1u /* MFD_CLOEXEC */);
+  if (memfd < 0 || ftruncate(memfd, (off_t)total) != 0) {
+    int e = errno;
+    if (memfd >= 0) close(memfd);
+    buf_free(&req);
+    return -e;
+  }
+  char *base = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, memfd, 0);
+  if (base == MAP_FAILED) {
+    int e = errno;
+    close(memfd);
+    buf_free(&req);
+    return -e;
+  }
+  memcpy(base + req_off, req.data, req.len);
+  ((SbxOutput *)(void *)base)->len = 0;
+  SpawnMsg m = {total, out_cap, req_off, req.len};
+  buf_free(&req);
+  struct iovec iov = {&m, sizeof m};
+  union {
+    struct cmsghdr h;
+    char buf[CMSG_SPACE(2 * sizeof(int))];
+  } u;
+  memset(&u, 0, sizeof u);
+  struct msghdr msg = {0};
+  msg.msg_iov = &iov;
+  msg.msg_iovlen = 1;
+  msg.msg_control = u.buf;
+  msg.msg_controllen = sizeof u.buf;
+  struct cmsghdr *h = CMSG_FIRSTHDR(&msg);
+  h->cmsg_level = SOL_SOCKET;
+  h->cmsg_type = SCM_RIGHTS;
+  h->cmsg_len = CMSG_LEN(2 * sizeof(int));
+  int fds[2] = {chan_child_end, memfd};
+  memcpy(CMSG_DATA(h), fds, sizeof fds);
+  ssize_t k;
+  do k = sendmsg(sp->ctl, &msg, MSG_NOSIGNAL);
+  while (k < 0 && errno == EINTR);
+  int e = errno;
+  close(memfd);
+  if (k != (ssize_t)sizeof m) {
+    munmap(base, total);
+    return -(e ? e : EIO);
+  }
+  *out = (SbxOutput *)(void *)base;
+  *map_len = total;
+  return 0;
+}

@@ -1,0 +1,206 @@
+/* Unit tests: isolated runs forked from a spawner (geno_spawner_start,
+ * geno_config.spawner) give the same results as runs forked from the
+ * caller, the child is the caller's own (killed at the deadline and
+ * reaped: no zombie), host callbacks and modules cross over, and a dead
+ * spawner falls back to forking from the caller. Also the isolation end
+ * classification (geno_result_isolation) and geno_check_isolated. */
+#include "unit.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+static geno_spawner *spawner;
+
+static int setup(void **state) {
+  (void)state;
+  spawner = geno_spawner_start();
+  return spawner ? 0 : -1;
+}
+
+static int teardown(void **state) {
+  (void)state;
+  geno_spawner_free(spawner);
+  return 0;
+}
+
+/* No child of ours but the spawner, reaped or not. */
+static bool only_the_spawner_left(void) {
+  siginfo_t si;
+  memset(&si, 0, sizeof si);
+  /* a zombie of ours would show here (WNOWAIT leaves it) */
+  return waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == 0;
+}
+
+static geno_result *run(const char *src, geno_config *c) {
+  c->spawner = spawner;
+  return geno_run_isolated(src, strlen(src), "t.geno", c);
+}
+
+static void same_result_as_a_fork(void **state) {
+  (void)state;
+  const char *src = "func main() -> Int\n    print(\"hi\")\n    return 6 * 7\nend func\n";
+  geno_config c;
+  geno_config_init(&c);
+  c.capabilities_set = true;
+  c.capabilities = GENO_CAP_PRINT;
+  geno_result *a = geno_run_isolated(src, strlen(src), "t.geno", &c);
+  geno_result *b = run(src, &c);
+  assert_non_null(a);
+  assert_non_null(b);
+  assert_true(geno_result_ok(b));
+  assert_string_equal(geno_result_value_json(b), "42");
+  size_t n;
+  assert_string_equal(geno_result_output(b, &n), "hi\n");
+  assert_string_equal(geno_result_value_json(a), geno_result_value_json(b));
+  assert_int_equal(geno_result_isolation(b), GENO_ISOLATION_FINISHED);
+  assert_int_equal(geno_result_steps(a), geno_result_steps(b));
+  geno_result_free(a);
+  geno_result_free(b);
+  assert_true(only_the_spawner_left());
+}
+
+static void many_runs_leave_nothing_behind(void **state) {
+  (void)state;
+  int fds = unit_open_fds();
+  for (int i = 0; i < 50; i++) {
+    char src[96];
+    snprintf(src, sizeof src, "func main() -> Int\n    return %d\nend func\n", i);
+    geno_config c;
+    geno_config_init(&c);
+    geno_result *r = run(src, &c);
+    char want[16];
+    snprintf(want, sizeof want, "%d", i);
+    assert_string_equal(geno_result_value_json(r), want);
+    geno_result_free(r);
+  }
+  assert_int_equal(unit_open_fds(), fds);
+  assert_true(only_the_spawner_left());
+}
+
+static void modules_and_errors_cross_over(void **state) {
+  (void)state;
+  geno_module m = {"Util", "func twice(x: Int) -> Int\n    example 1 -> 2\n    return x * 2\nend func\n", 0};
+  m.length = strlen(m.source);
+  geno_config c;
+  geno_config_init(&c);
+  c.modules = &m;
+  c.nmodules = 1;
+  geno_result *r = run("import Util\nfunc main() -> Int\n    return Util.twice(4)\nend func\n", &c);
+  assert_string_equal(geno_result_value_json(r), "8");
+  geno_result_free(r);
+  r = run("func main() -> Int\n    return 1 / 0\nend func\n", &c);
+  assert_false(geno_result_ok(r));
+  assert_string_equal(geno_result_diagnostic(r, 0)->code, "E400");
+  assert_string_equal(geno_result_diagnostic(r, 0)->filename, "t.geno");
+  assert_int_equal(geno_result_isolation(r), GENO_ISOLATION_FINISHED);
+  geno_result_free(r);
+}
+
+static geno_value *echo_cb(const char *name, const geno_value *const *args, size_t nargs, void *ud, char **error) {
+  (void)name, (void)args, (void)nargs, (void)ud, (void)error;
+  return geno_value_new_string("from the host", 13);
+}
+
+static void host_callbacks_reach_the_caller(void **state) {
+  (void)state;
+  geno_callback cb = {"fs_read_text", echo_cb, NULL};
+  geno_config c;
+  geno_config_init(&c);
+  c.capabilities_set = true;
+  c.capabilities = GENO_CAP_FS;
+  c.callbacks = &cb;
+  c.ncallbacks = 1;
+  geno_result *r = run("func main() -> String\n    return fs_read_text(\"x\")\nend func\n", &c);
+  assert_true(geno_result_ok(r));
+  assert_string_equal(geno_result_value_json(r), "\"from the host\"");
+  geno_result_free(r);
+}
+
+static void the_wall_clock_budget_kills_the_child(void **state) {
+  (void)state;
+  const char *loop = "func main() -> Int\n    var i = 0\n    while true do\n"
+                     "        i = i + length(repeat_string(\"ab\", 100000))\n    end while\n    return i\nend func\n";
+  geno_config c;
+  geno_config_init(&c);
+  c.timeout_s = 10;
+  c.max_steps = 0;
+  c.wall_clock_s = 0.3;
+  geno_result *r = run(loop, &c);
+  assert_false(geno_result_ok(r));
+  assert_int_equal(geno_result_isolation(r), GENO_ISOLATION_DEADLINE);
+  assert_string_equal(geno_result_diagnostic(r, 0)->code, "E501");
+  assert_true(geno_result_timing(r).total_ms < 5000);
+  geno_result_free(r);
+  assert_true(only_the_spawner_left());
+}
+
+static void check_isolated_never_runs_the_program(void **state) {
+  (void)state;
+  const char *src = "func main() -> Int\n    return \"x\"\nend func\n";
+  geno_config c;
+  geno_config_init(&c);
+  c.spawner = spawner;
+  geno_result *r = geno_check_isolated(src, strlen(src), "t.geno", &c);
+  assert_false(geno_result_ok(r));
+  assert_string_equal(geno_result_diagnostic(r, 0)->code, "E300");
+  geno_result_free(r);
+  const char *ok = "func main() -> Int\n    return 1 / 0\nend func\n";
+  r = geno_check_isolated(ok, strlen(ok), "t.geno", &c);
+  assert_true(geno_result_ok(r)); /* checked, not run: no division */
+  geno_result_free(r);
+}
+
+static void read_children(char *buf, size_t n) {
+  char path[64];
+  snprintf(path, sizeof path, "/proc/self/task/%d/children", (int)getpid());
+  FILE *f = fopen(path, "r");
+  buf[0] = '\0';
+  if (!f) return;
+  size_t k = fread(buf, 1, n - 1, f);
+  buf[k] = '\0';
+  fclose(f);
+}
+
+static void a_dead_spawner_falls_back_to_fork(void **state) {
+  (void)state;
+  char before[512], after[512];
+  read_children(before, sizeof before);
+  geno_spawner *own = geno_spawner_start();
+  assert_non_null(own);
+  read_children(after, sizeof after);
+  /* the new child is the spawner: kill it behind the library's back */
+  pid_t victim = 0;
+  for (char *tok = strtok(after, " \n"); tok; tok = strtok(NULL, " \n")) {
+    char pat[32];
+    snprintf(pat, sizeof pat, " %s ", tok);
+    char padded[520];
+    snprintf(padded, sizeof padded, " %s ", before);
+    if (!strstr(padded, pat)) victim = (pid_t)atoi(tok);
+  }
+  assert_true(victim > 0);
+  kill(victim, SIGKILL);
+  siginfo_t si;
+  memset(&si, 0, sizeof si);
+  waitid(P_PID, (id_t)victim, &si, WEXITED | WNOWAIT); /* dead, not reaped */
+  geno_config c;
+  geno_config_init(&c);
+  c.spawner = own;
+  const char *src = "func main() -> Int\n    return 5\nend func\n";
+  geno_result *r = geno_run_isolated(src, strlen(src), "t.geno", &c);
+  assert_string_equal(geno_result_value_json(r), "5");
+  geno_result_free(r);
+  geno_spawner_free(own); /* reaps the dead spawner */
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(same_result_as_a_fork),
+      cmocka_unit_test(many_runs_leave_nothing_behind),
+      cmocka_unit_test(modules_and_errors_cross_over),
+      cmocka_unit_test(host_callbacks_reach_the_caller),
+      cmocka_unit_test(the_wall_clock_budget_kills_the_child),
+      cmocka_unit_test(check_isolated_never_runs_the_program),
+      cmocka_unit_test(a_dead_spawner_falls_back_to_fork),
+  };
+  return cmocka_run_group_tests(tests, setup, teardown);
+}
