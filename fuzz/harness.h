@@ -35,6 +35,9 @@ typedef struct FzOptions {
   bool check_examples; /* verify examples first (geno run's default) */
   bool expect_clean;   /* the source was generated well-typed: a front-end
                           or checker diagnostic is a finding */
+  uint64_t max_steps;  /* 0: FZ_MAX_STEPS (fuzz_hostile builds large
+                          values first and needs more) */
+  uint64_t max_collection; /* 0: FZ_MAX_COLLECTION */
 } FzOptions;
 
 /* Once per process: empties the environment (env_get sees no variables),

@@ -506,6 +506,53 @@ GENO_API geno_result *geno_parse(const char *source, size_t len, const char *fil
 GENO_API geno_result *geno_check(const char *source, size_t len, const char *filename,
                                  const geno_config *cfg);
 
+/* ------------------------------------------------------------------------ */
+/* The JavaScript back end                                                    */
+/* ------------------------------------------------------------------------ */
+
+/* Flags of geno_compile_js. */
+enum {
+  GENO_JS_ESM = 1 << 0, /* an ES module that exports the entry module's
+                           functions (main runs when the file is node's
+                           entry script); default: a classic script */
+};
+
+/* [e] Check the program for the node-cli target and compile it to one
+ * JavaScript file (ES2020, strict mode) that runs under Node as
+ * `node out.js [--cap NAME]... [-- args]`: capabilities fail closed (only
+ * those given by --cap before any `--`, or listed in
+ * globalThis.__GENO_CAPS), output on stdout, `=> value` for main's
+ * result as `geno run` shows it, a runtime error as `error[CODE]: message`
+ * on stderr with exit status 1. The limits of cfg (max_steps,
+ * max_recursion_depth, max_output_length, max_collection_size,
+ * max_integer_bits) and check_examples are compiled in; modules come from
+ * cfg's modules and module_loader as for geno_check. cfg may be NULL
+ * (defaults). On success *js receives a malloc'd NUL-terminated script
+ * (the caller frees it) and *js_len its length in bytes; on failure *js
+ * is NULL and the result holds the diagnostics. Returns NULL only when
+ * out of memory. Thread-safe (shares nothing between calls). */
+GENO_API geno_result *geno_compile_js(const char *source, size_t len, const char *filename,
+                                      const geno_config *cfg, unsigned flags, char **js, size_t *js_len);
+
+/* [e] As geno_compile_js for the browser target: a standalone HTML page
+ * (UTF-8) holding the program's script inline, a canvas of width x height
+ * pixels (1..16384) with id "geno-canvas" and `title` (escaped; NULL:
+ * "Geno App"), with a Content-Security-Policy meta tag. An app (init,
+ * update and render without main) draws on the canvas every animation
+ * frame; a program with main runs once and prints to the console. The
+ * page grants the capabilities listed in globalThis.__GENO_CAPS when the
+ * embedding page sets it before the script, and none otherwise. If
+ * `script_only` is true, *html receives just the script (the `app.js` of
+ * `geno build`), for a page made with geno_html_page. */
+GENO_API geno_result *geno_compile_html(const char *source, size_t len, const char *filename,
+                                        const geno_config *cfg, const char *title, int width, int height,
+                                        bool script_only, char **html, size_t *html_len);
+
+/* [m] The HTML page of `geno build` that loads `app.js` from beside it:
+ * title (escaped; NULL: "Geno App"), canvas width x height. Returns a
+ * malloc'd NUL-terminated string, or NULL when out of memory. */
+GENO_API char *geno_html_page(const char *title, int width, int height);
+
 /* [e] Check, verify examples (unless disabled), then run `main` in this
  * process under the cooperative limits of cfg. Runs user code. A limit or
  * runtime error ends the run with its diagnostic; output so far is kept. */

@@ -4,7 +4,8 @@
 set -e
 PKGS="build-essential cmake pkg-config libgmp-dev libutf8proc-dev libpcre2-dev \
 libseccomp-dev libcmocka-dev libcurl4-openssl-dev python3 \
-libmicrohttpd-dev libjansson-dev python3-dev python3-pytest python3-venv python3-setuptools libedit-dev curl"
+libmicrohttpd-dev libjansson-dev python3-dev python3-pytest python3-venv python3-setuptools libedit-dev curl \
+nodejs"
 missing=""
 for p in $PKGS; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

@@ -44,6 +44,12 @@ typedef struct ChkOptions {
    * between modules (0, the default: none). */
   double deadline_ms;
   double timeout_s; /* for the message */
+  /* The program is compiled by geno-c's own back end (src/js), not the
+   * reference's: the rules of the reference's emitted code (its reserved
+   * runtime names, JavaScript's safe Int range, record field names,
+   * literal `requires false`) are not applied; the target's builtins and
+   * the browser lifecycle still are. Default false. */
+  bool own_backend;
 } ChkOptions;
 
 /* Defaults for ChkOptions. */

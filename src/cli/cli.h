@@ -137,5 +137,7 @@ int cmd_repl(int argc, char **argv);
 int cmd_doc(int argc, char **argv);
 int cmd_watch(int argc, char **argv);
 int cmd_bundle(int argc, char **argv);
+int cmd_compile(int argc, char **argv); /* cmd_compile.c */
+int cmd_build(int argc, char **argv);   /* cmd_compile.c */
 
 #endif

@@ -25,6 +25,8 @@ static const char main_help[] =
     "  watch [PATH] run (or test, -t) again whenever a source file changes\n"
     "  constrain [PREFIX]  can PREFIX (or stdin) still become a program that parses?\n"
     "  serve        the hosted execution service (HTTP: /run, /check, /test, ...)\n"
+    "  compile FILE --target js   compile to JavaScript for Node\n"
+    "  build FILE   build a web page (index.html + app.js)\n"
     "\n"
     "options:\n"
     "  -h, --help     show this help (also: geno <command> --help)\n"
@@ -87,6 +89,8 @@ static int dispatch(int argc, char **argv) {
   if (strcmp(cmd, "bundle") == 0) return cmd_bundle(argc - 2, argv + 2);
   if (strcmp(cmd, "constrain") == 0) return cmd_constrain(argc - 2, argv + 2);
   if (strcmp(cmd, "serve") == 0) return srv_main(argc - 1, argv + 1);
+  if (strcmp(cmd, "compile") == 0) return cmd_compile(argc - 2, argv + 2);
+  if (strcmp(cmd, "build") == 0) return cmd_build(argc - 2, argv + 2);
   if (cmd[0] == '-') return cli_usage_error(NULL, "unrecognized option '%s' (expected --help or --version)", cmd);
   return cli_usage_error(NULL, "unknown command '%s' (see geno --help)", cmd);
 }

@@ -106,13 +106,13 @@ static bool lib_array_fill(VM *vm, Value *args, int nargs, Value *out) {
 }
 
 const BuiltinDef lib_array_builtins[] = {
-    {"array_copy", "(array: Array[T]) -> Array[T]", 0, NULL, 0, lib_array_copy},
-    {"array_fill", "(array: Array[T], value: T) -> Unit", 0, NULL, BF_MUTATES, lib_array_fill},
-    {"array_from_list", "(list: List[T]) -> Array[T]", 0, NULL, 0, lib_array_from_list},
-    {"array_get", "(array: Array[T], index: Int) -> T", 0, NULL, 0, lib_array_get},
-    {"array_length", "(array: Array[T]) -> Int", 0, NULL, 0, lib_array_length},
-    {"array_new", "(size: Int, default: T) -> Array[T]", 0, NULL, 0, lib_array_new},
-    {"array_set", "(array: Array[T], index: Int, value: T) -> Unit", 0, NULL, BF_MUTATES, lib_array_set},
-    {"array_to_list", "(array: Array[T]) -> List[T]", 0, NULL, 0, lib_array_to_list},
+    {"array_copy", "(array: Array[T]) -> Array[T]", 0, NULL, 0, lib_array_copy, "$b_array_copy"},
+    {"array_fill", "(array: Array[T], value: T) -> Unit", 0, NULL, BF_MUTATES, lib_array_fill, "$b_array_fill"},
+    {"array_from_list", "(list: List[T]) -> Array[T]", 0, NULL, 0, lib_array_from_list, "$b_array_from_list"},
+    {"array_get", "(array: Array[T], index: Int) -> T", 0, NULL, 0, lib_array_get, "$b_array_get"},
+    {"array_length", "(array: Array[T]) -> Int", 0, NULL, 0, lib_array_length, "$b_array_length"},
+    {"array_new", "(size: Int, default: T) -> Array[T]", 0, NULL, 0, lib_array_new, "$b_array_new"},
+    {"array_set", "(array: Array[T], index: Int, value: T) -> Unit", 0, NULL, BF_MUTATES, lib_array_set, "$b_array_set"},
+    {"array_to_list", "(array: Array[T]) -> List[T]", 0, NULL, 0, lib_array_to_list, "$b_array_to_list"},
 };
 const size_t lib_array_builtin_count = ARRAY_LEN(lib_array_builtins);

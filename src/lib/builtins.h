@@ -9,7 +9,11 @@
  *   time, else E412) and BF_CALLBACK (the host must supply the function,
  *   else E413);
  * - the VM: `fn`;
- * - `geno --help`-style listings and the JS backend, later.
+ * - the JavaScript back end (src/js): `js`, the name of the prelude unit
+ *   that implements the builtin (the .js files of src/js/prelude), or NULL when the
+ *   JavaScript targets lack it. Which targets the checker offers a
+ *   builtin on is src/check/target_names.c's table; a builtin offered on
+ *   node-cli or browser must have a `js` name (tests/unit/test_js.c).
  *
  * This header is the only thing the checker includes from src/lib: it does
  * not depend on the VM's value representation (fn is an opaque pointer type
@@ -48,6 +52,7 @@ typedef struct BuiltinDef {
   const char *effect; /* static effect for `with` checking ("io", "fs", ...) or NULL */
   unsigned flags;     /* BF_* */
   BuiltinFn fn;       /* NULL only while a family is being implemented */
+  const char *js;     /* JavaScript prelude unit ("$b_append"), or NULL: not on the JS targets */
 } BuiltinDef;
 
 /* Lookup by name (interned or not); NULL if there is no such builtin. */

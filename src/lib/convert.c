@@ -156,12 +156,12 @@ static bool lib_from_char_code(VM *vm, Value *args, int nargs, Value *out) {
 }
 
 const BuiltinDef lib_convert_builtins[] = {
-    {"char_code", "(text: String) -> Int", 0, NULL, 0, lib_char_code},
-    {"float_to_int", "(value: Float) -> Int", 0, NULL, 0, lib_float_to_int},
-    {"from_char_code", "(code: Int) -> String", 0, NULL, 0, lib_from_char_code},
-    {"int_to_float", "(value: Int) -> Float", 0, NULL, 0, lib_int_to_float},
-    {"parse_float", "(text: String) -> Option[Float]", 0, NULL, 0, lib_parse_float},
-    {"parse_int", "(text: String) -> Option[Int]", 0, NULL, 0, lib_parse_int},
-    {"to_string", "(value: T) -> String", 0, NULL, 0, lib_to_string},
+    {"char_code", "(text: String) -> Int", 0, NULL, 0, lib_char_code, "$b_char_code"},
+    {"float_to_int", "(value: Float) -> Int", 0, NULL, 0, lib_float_to_int, "$b_float_to_int"},
+    {"from_char_code", "(code: Int) -> String", 0, NULL, 0, lib_from_char_code, "$b_from_char_code"},
+    {"int_to_float", "(value: Int) -> Float", 0, NULL, 0, lib_int_to_float, "$b_int_to_float"},
+    {"parse_float", "(text: String) -> Option[Float]", 0, NULL, 0, lib_parse_float, "$b_parse_float"},
+    {"parse_int", "(text: String) -> Option[Int]", 0, NULL, 0, lib_parse_int, "$b_parse_int"},
+    {"to_string", "(value: T) -> String", 0, NULL, 0, lib_to_string, "$b_to_string"},
 };
 const size_t lib_convert_builtin_count = ARRAY_LEN(lib_convert_builtins);

@@ -86,8 +86,8 @@ static bool lib_cli_args(VM *vm, Value *args, int nargs, Value *out) {
 }
 
 const BuiltinDef lib_env_builtins[] = {
-    {"cli_args", "() -> List[String]", GENO_CAP_ENV, "env", 0, lib_cli_args},
-    {"env_get", "(name: String) -> Option[String]", GENO_CAP_ENV, "env", 0, lib_env_get},
-    {"env_get_or", "(name: String, default: String) -> String", GENO_CAP_ENV, "env", 0, lib_env_get_or},
+    {"cli_args", "() -> List[String]", GENO_CAP_ENV, "env", 0, lib_cli_args, "$b_cli_args"},
+    {"env_get", "(name: String) -> Option[String]", GENO_CAP_ENV, "env", 0, lib_env_get, "$b_env_get"},
+    {"env_get_or", "(name: String, default: String) -> String", GENO_CAP_ENV, "env", 0, lib_env_get_or, "$b_env_get_or"},
 };
 const size_t lib_env_builtin_count = ARRAY_LEN(lib_env_builtins);

@@ -17,6 +17,6 @@ static bool lib_print(VM *vm, Value *args, int nargs, Value *out) {
 }
 
 const BuiltinDef lib_io_builtins[] = {
-    {"print", "(value: T) -> Unit", GENO_CAP_PRINT, "io", 0, lib_print},
+    {"print", "(value: T) -> Unit", GENO_CAP_PRINT, "io", 0, lib_print, "$b_print"},
 };
 const size_t lib_io_builtin_count = ARRAY_LEN(lib_io_builtins);

@@ -111,13 +111,13 @@ static bool lib_map_map_values(VM *vm, Value *args, int nargs, Value *out) {
 }
 
 const BuiltinDef lib_map_builtins[] = {
-    {"map_entries", "(map: Map[K, V]) -> List[(K, V)]", 0, NULL, 0, lib_map_entries},
-    {"map_filter_map", "(map: Map[K, V], predicate: (K, V) -> Bool) -> Map[K, V]", 0, NULL, BF_HIGHER_ORDER, lib_map_filter_map},
-    {"map_from_entries", "(entries: List[(K, V)]) -> Map[K, V]", 0, NULL, 0, lib_map_from_list},
-    {"map_from_list", "(pairs: List[(K, V)]) -> Map[K, V]", 0, NULL, 0, lib_map_from_list},
-    {"map_get", "(map: Map[K, V], key: K) -> Option[V]", 0, NULL, 0, lib_map_get},
-    {"map_insert", "(map: Map[K, V], key: K, value: V) -> Map[K, V]", 0, NULL, 0, lib_map_insert},
-    {"map_map_values", "(map: Map[K, V], transform: (V) -> U) -> Map[K, U]", 0, NULL, BF_HIGHER_ORDER, lib_map_map_values},
-    {"map_merge", "(map1: Map[K, V], map2: Map[K, V]) -> Map[K, V]", 0, NULL, 0, lib_map_merge},
+    {"map_entries", "(map: Map[K, V]) -> List[(K, V)]", 0, NULL, 0, lib_map_entries, "$b_map_entries"},
+    {"map_filter_map", "(map: Map[K, V], predicate: (K, V) -> Bool) -> Map[K, V]", 0, NULL, BF_HIGHER_ORDER, lib_map_filter_map, "$b_map_filter_map"},
+    {"map_from_entries", "(entries: List[(K, V)]) -> Map[K, V]", 0, NULL, 0, lib_map_from_list, "$b_map_from_entries"},
+    {"map_from_list", "(pairs: List[(K, V)]) -> Map[K, V]", 0, NULL, 0, lib_map_from_list, "$b_map_from_list"},
+    {"map_get", "(map: Map[K, V], key: K) -> Option[V]", 0, NULL, 0, lib_map_get, "$b_map_get"},
+    {"map_insert", "(map: Map[K, V], key: K, value: V) -> Map[K, V]", 0, NULL, 0, lib_map_insert, "$b_map_insert"},
+    {"map_map_values", "(map: Map[K, V], transform: (V) -> U) -> Map[K, U]", 0, NULL, BF_HIGHER_ORDER, lib_map_map_values, "$b_map_map_values"},
+    {"map_merge", "(map1: Map[K, V], map2: Map[K, V]) -> Map[K, V]", 0, NULL, 0, lib_map_merge, "$b_map_merge"},
 };
 const size_t lib_map_builtin_count = ARRAY_LEN(lib_map_builtins);

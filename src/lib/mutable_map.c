@@ -71,12 +71,12 @@ static bool lib_mutable_map_keys(VM *vm, Value *args, int nargs, Value *out) {
 }
 
 const BuiltinDef lib_mutable_map_builtins[] = {
-    {"mutable_map_contains", "(map: MutableMap[K, V], key: K) -> Bool", 0, NULL, 0, lib_mutable_map_contains},
-    {"mutable_map_delete", "(map: MutableMap[K, V], key: K) -> Unit", 0, NULL, BF_MUTATES, lib_mutable_map_delete},
-    {"mutable_map_get", "(map: MutableMap[K, V], key: K) -> Option[V]", 0, NULL, 0, lib_mutable_map_get},
-    {"mutable_map_keys", "(map: MutableMap[K, V]) -> List[K]", 0, NULL, 0, lib_mutable_map_keys},
-    {"mutable_map_new", "() -> MutableMap[K, V]", 0, NULL, 0, lib_mutable_map_new},
-    {"mutable_map_set", "(map: MutableMap[K, V], key: K, value: V) -> Unit", 0, NULL, BF_MUTATES, lib_mutable_map_set},
-    {"mutable_map_size", "(map: MutableMap[K, V]) -> Int", 0, NULL, 0, lib_mutable_map_size},
+    {"mutable_map_contains", "(map: MutableMap[K, V], key: K) -> Bool", 0, NULL, 0, lib_mutable_map_contains, "$b_mutable_map_contains"},
+    {"mutable_map_delete", "(map: MutableMap[K, V], key: K) -> Unit", 0, NULL, BF_MUTATES, lib_mutable_map_delete, "$b_mutable_map_delete"},
+    {"mutable_map_get", "(map: MutableMap[K, V], key: K) -> Option[V]", 0, NULL, 0, lib_mutable_map_get, "$b_mutable_map_get"},
+    {"mutable_map_keys", "(map: MutableMap[K, V]) -> List[K]", 0, NULL, 0, lib_mutable_map_keys, "$b_mutable_map_keys"},
+    {"mutable_map_new", "() -> MutableMap[K, V]", 0, NULL, 0, lib_mutable_map_new, "$b_mutable_map_new"},
+    {"mutable_map_set", "(map: MutableMap[K, V], key: K, value: V) -> Unit", 0, NULL, BF_MUTATES, lib_mutable_map_set, "$b_mutable_map_set"},
+    {"mutable_map_size", "(map: MutableMap[K, V]) -> Int", 0, NULL, 0, lib_mutable_map_size, "$b_mutable_map_size"},
 };
 const size_t lib_mutable_map_builtin_count = ARRAY_LEN(lib_mutable_map_builtins);

@@ -84,9 +84,9 @@ static bool lib_random_float(VM *vm, Value *args, int nargs, Value *out) {
 }
 
 const BuiltinDef lib_random_builtins[] = {
-    {"math_random_float", "() -> Float", GENO_CAP_RANDOM, "random", 0, lib_random_float},
-    {"math_random_int", "(lo: Int, hi: Int) -> Int", GENO_CAP_RANDOM, "random", 0, lib_random_int},
-    {"random_float", "() -> Float", GENO_CAP_RANDOM, "random", 0, lib_random_float},
-    {"random_int", "(min: Int, max: Int) -> Int", GENO_CAP_RANDOM, "random", 0, lib_random_int},
+    {"math_random_float", "() -> Float", GENO_CAP_RANDOM, "random", 0, lib_random_float, "$b_math_random_float"},
+    {"math_random_int", "(lo: Int, hi: Int) -> Int", GENO_CAP_RANDOM, "random", 0, lib_random_int, "$b_math_random_int"},
+    {"random_float", "() -> Float", GENO_CAP_RANDOM, "random", 0, lib_random_float, "$b_random_float"},
+    {"random_int", "(min: Int, max: Int) -> Int", GENO_CAP_RANDOM, "random", 0, lib_random_int, "$b_random_int"},
 };
 const size_t lib_random_builtin_count = ARRAY_LEN(lib_random_builtins);

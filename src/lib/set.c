@@ -100,14 +100,14 @@ static bool lib_set_intersection(VM *vm, Value *args, int nargs, Value *out) {
 }
 
 const BuiltinDef lib_set_builtins[] = {
-    {"set_add", "(set: Set[T], item: T) -> Unit", 0, NULL, BF_MUTATES, lib_set_add},
-    {"set_contains", "(set: Set[T], item: T) -> Bool", 0, NULL, 0, lib_set_contains},
-    {"set_from_list", "(list: List[T]) -> Set[T]", 0, NULL, 0, lib_set_from_list},
-    {"set_intersection", "(a: Set[T], b: Set[T]) -> Set[T]", 0, NULL, 0, lib_set_intersection},
-    {"set_new", "() -> Set[T]", 0, NULL, 0, lib_set_new},
-    {"set_remove", "(set: Set[T], item: T) -> Unit", 0, NULL, BF_MUTATES, lib_set_remove},
-    {"set_size", "(set: Set[T]) -> Int", 0, NULL, 0, lib_set_size},
-    {"set_to_list", "(set: Set[T]) -> List[T]", 0, NULL, 0, lib_set_to_list},
-    {"set_union", "(a: Set[T], b: Set[T]) -> Set[T]", 0, NULL, 0, lib_set_union},
+    {"set_add", "(set: Set[T], item: T) -> Unit", 0, NULL, BF_MUTATES, lib_set_add, "$b_set_add"},
+    {"set_contains", "(set: Set[T], item: T) -> Bool", 0, NULL, 0, lib_set_contains, "$b_set_contains"},
+    {"set_from_list", "(list: List[T]) -> Set[T]", 0, NULL, 0, lib_set_from_list, "$b_set_from_list"},
+    {"set_intersection", "(a: Set[T], b: Set[T]) -> Set[T]", 0, NULL, 0, lib_set_intersection, "$b_set_intersection"},
+    {"set_new", "() -> Set[T]", 0, NULL, 0, lib_set_new, "$b_set_new"},
+    {"set_remove", "(set: Set[T], item: T) -> Unit", 0, NULL, BF_MUTATES, lib_set_remove, "$b_set_remove"},
+    {"set_size", "(set: Set[T]) -> Int", 0, NULL, 0, lib_set_size, "$b_set_size"},
+    {"set_to_list", "(set: Set[T]) -> List[T]", 0, NULL, 0, lib_set_to_list, "$b_set_to_list"},
+    {"set_union", "(a: Set[T], b: Set[T]) -> Set[T]", 0, NULL, 0, lib_set_union, "$b_set_union"},
 };
 const size_t lib_set_builtin_count = ARRAY_LEN(lib_set_builtins);

@@ -7,6 +7,6 @@
 #include "families.h"
 
 const BuiltinDef lib_stdin_builtins[] = {
-    {"stdin_read_all", "() -> Result[String, String]", GENO_CAP_STDIN, "stdin", BF_CALLBACK, NULL},
+    {"stdin_read_all", "() -> Result[String, String]", GENO_CAP_STDIN, "stdin", BF_CALLBACK, NULL, NULL},
 };
 const size_t lib_stdin_builtin_count = ARRAY_LEN(lib_stdin_builtins);

@@ -511,6 +511,11 @@ static int cmp_strings(const void *a, const void *b) {
   size_t an, bn;
   const char *x = lib_str(*(const Value *)a, &an);
   const char *y = lib_str(*(const Value *)b, &bn);
+  /* The same bytes (one String referenced many times) are equal at once:
+   * 65,536 references to one 1 MB String took minutes of memcmp. Distinct
+   * Strings are paid for by the memory budget, which bounds the whole
+   * sort's comparing to that budget times log n. */
+  if (x == y && an == bn) return 0;
   int c = memcmp(x, y, an < bn ? an : bn);
   return c ? c : (an > bn) - (an < bn);
 }
@@ -641,40 +646,40 @@ static bool lib_string_pad_right(VM *vm, Value *args, int nargs, Value *out) {
 }
 
 const BuiltinDef lib_string_builtins[] = {
-    {"contains_substring", "(text: String, substring: String) -> Bool", 0, NULL, 0, lib_contains_substring},
-    {"ends_with", "(text: String, suffix: String) -> Bool", 0, NULL, 0, lib_ends_with},
-    {"format", "(template: String, values: List[String]) -> String", 0, NULL, 0, lib_format},
-    {"is_numeric_string", "(text: String) -> Bool", 0, NULL, 0, lib_is_numeric_string},
-    {"join", "(parts: List[String], separator: String) -> String", 0, NULL, 0, lib_join},
-    {"repeat_string", "(text: String, count: Int) -> String", 0, NULL, 0, lib_repeat_string},
-    {"replace", "(text: String, old: String, new: String) -> String", 0, NULL, 0, lib_replace},
-    {"sort_strings", "(items: List[String]) -> List[String]", 0, NULL, 0, lib_sort_strings},
-    {"split", "(text: String, delimiter: String) -> List[String]", 0, NULL, 0, lib_split},
-    {"split_once", "(text: String, delimiter: String) -> Option[(String, String)]", 0, NULL, 0, lib_split_once},
-    {"starts_with", "(text: String, prefix: String) -> Bool", 0, NULL, 0, lib_starts_with},
-    {"string_char_at", "(text: String, index: Int) -> String", 0, NULL, 0, lib_string_char_at},
-    {"string_contains", "(text: String, substring: String) -> Bool", 0, NULL, 0, lib_contains_substring},
-    {"string_ends_with", "(text: String, suffix: String) -> Bool", 0, NULL, 0, lib_ends_with},
-    {"string_index_of", "(text: String, substring: String) -> Int", 0, NULL, 0, lib_string_index_of},
-    {"string_join", "(parts: List[String], separator: String) -> String", 0, NULL, 0, lib_string_join},
-    {"string_last_index_of", "(text: String, substring: String) -> Int", 0, NULL, 0, lib_string_last_index_of},
-    {"string_pad_left", "(text: String, width: Int, fill_char: String) -> String", 0, NULL, 0, lib_string_pad_left},
-    {"string_pad_right", "(text: String, width: Int, fill_char: String) -> String", 0, NULL, 0, lib_string_pad_right},
-    {"string_repeat", "(text: String, count: Int) -> String", 0, NULL, 0, lib_string_repeat},
-    {"string_replace", "(text: String, old: String, new: String) -> String", 0, NULL, 0, lib_string_replace},
-    {"string_split", "(text: String, delimiter: String) -> List[String]", 0, NULL, 0, lib_string_split},
-    {"string_split_once", "(text: String, delimiter: String) -> Option[(String, String)]", 0, NULL, 0, lib_string_split_once},
-    {"string_starts_with", "(text: String, prefix: String) -> Bool", 0, NULL, 0, lib_starts_with},
-    {"string_substring", "(text: String, start: Int, stop: Int) -> String", 0, NULL, 0, lib_substring},
-    {"string_to_lower", "(text: String) -> String", 0, NULL, 0, lib_to_lower},
-    {"string_to_upper", "(text: String) -> String", 0, NULL, 0, lib_to_upper},
-    {"string_trim", "(text: String) -> String", 0, NULL, 0, lib_trim},
-    {"string_trim_end", "(text: String) -> String", 0, NULL, 0, lib_trim_end},
-    {"string_trim_start", "(text: String) -> String", 0, NULL, 0, lib_trim_start},
-    {"substring", "(text: String, start: Int, stop: Int) -> String", 0, NULL, 0, lib_substring},
-    {"to_chars", "(text: String) -> List[String]", 0, NULL, 0, lib_to_chars},
-    {"to_lower", "(text: String) -> String", 0, NULL, 0, lib_to_lower},
-    {"to_upper", "(text: String) -> String", 0, NULL, 0, lib_to_upper},
-    {"trim", "(text: String) -> String", 0, NULL, 0, lib_trim},
+    {"contains_substring", "(text: String, substring: String) -> Bool", 0, NULL, 0, lib_contains_substring, "$b_contains_substring"},
+    {"ends_with", "(text: String, suffix: String) -> Bool", 0, NULL, 0, lib_ends_with, "$b_ends_with"},
+    {"format", "(template: String, values: List[String]) -> String", 0, NULL, 0, lib_format, "$b_format"},
+    {"is_numeric_string", "(text: String) -> Bool", 0, NULL, 0, lib_is_numeric_string, "$b_is_numeric_string"},
+    {"join", "(parts: List[String], separator: String) -> String", 0, NULL, 0, lib_join, "$b_join"},
+    {"repeat_string", "(text: String, count: Int) -> String", 0, NULL, 0, lib_repeat_string, "$b_repeat_string"},
+    {"replace", "(text: String, old: String, new: String) -> String", 0, NULL, 0, lib_replace, "$b_replace"},
+    {"sort_strings", "(items: List[String]) -> List[String]", 0, NULL, 0, lib_sort_strings, "$b_sort_strings"},
+    {"split", "(text: String, delimiter: String) -> List[String]", 0, NULL, 0, lib_split, "$b_split"},
+    {"split_once", "(text: String, delimiter: String) -> Option[(String, String)]", 0, NULL, 0, lib_split_once, "$b_split_once"},
+    {"starts_with", "(text: String, prefix: String) -> Bool", 0, NULL, 0, lib_starts_with, "$b_starts_with"},
+    {"string_char_at", "(text: String, index: Int) -> String", 0, NULL, 0, lib_string_char_at, "$b_string_char_at"},
+    {"string_contains", "(text: String, substring: String) -> Bool", 0, NULL, 0, lib_contains_substring, "$b_string_contains"},
+    {"string_ends_with", "(text: String, suffix: String) -> Bool", 0, NULL, 0, lib_ends_with, "$b_string_ends_with"},
+    {"string_index_of", "(text: String, substring: String) -> Int", 0, NULL, 0, lib_string_index_of, "$b_string_index_of"},
+    {"string_join", "(parts: List[String], separator: String) -> String", 0, NULL, 0, lib_string_join, "$b_string_join"},
+    {"string_last_index_of", "(text: String, substring: String) -> Int", 0, NULL, 0, lib_string_last_index_of, "$b_string_last_index_of"},
+    {"string_pad_left", "(text: String, width: Int, fill_char: String) -> String", 0, NULL, 0, lib_string_pad_left, "$b_string_pad_left"},
+    {"string_pad_right", "(text: String, width: Int, fill_char: String) -> String", 0, NULL, 0, lib_string_pad_right, "$b_string_pad_right"},
+    {"string_repeat", "(text: String, count: Int) -> String", 0, NULL, 0, lib_string_repeat, "$b_string_repeat"},
+    {"string_replace", "(text: String, old: String, new: String) -> String", 0, NULL, 0, lib_string_replace, "$b_string_replace"},
+    {"string_split", "(text: String, delimiter: String) -> List[String]", 0, NULL, 0, lib_string_split, "$b_string_split"},
+    {"string_split_once", "(text: String, delimiter: String) -> Option[(String, String)]", 0, NULL, 0, lib_string_split_once, "$b_string_split_once"},
+    {"string_starts_with", "(text: String, prefix: String) -> Bool", 0, NULL, 0, lib_starts_with, "$b_string_starts_with"},
+    {"string_substring", "(text: String, start: Int, stop: Int) -> String", 0, NULL, 0, lib_substring, "$b_string_substring"},
+    {"string_to_lower", "(text: String) -> String", 0, NULL, 0, lib_to_lower, "$b_string_to_lower"},
+    {"string_to_upper", "(text: String) -> String", 0, NULL, 0, lib_to_upper, "$b_string_to_upper"},
+    {"string_trim", "(text: String) -> String", 0, NULL, 0, lib_trim, "$b_string_trim"},
+    {"string_trim_end", "(text: String) -> String", 0, NULL, 0, lib_trim_end, "$b_string_trim_end"},
+    {"string_trim_start", "(text: String) -> String", 0, NULL, 0, lib_trim_start, "$b_string_trim_start"},
+    {"substring", "(text: String, start: Int, stop: Int) -> String", 0, NULL, 0, lib_substring, "$b_substring"},
+    {"to_chars", "(text: String) -> List[String]", 0, NULL, 0, lib_to_chars, "$b_to_chars"},
+    {"to_lower", "(text: String) -> String", 0, NULL, 0, lib_to_lower, "$b_to_lower"},
+    {"to_upper", "(text: String) -> String", 0, NULL, 0, lib_to_upper, "$b_to_upper"},
+    {"trim", "(text: String) -> String", 0, NULL, 0, lib_trim, "$b_trim"},
 };
 const size_t lib_string_builtin_count = ARRAY_LEN(lib_string_builtins);

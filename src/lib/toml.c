@@ -1119,6 +1119,6 @@ char *lib_toml_check(const char *src, size_t n) {
 }
 
 const BuiltinDef lib_toml_builtins[] = {
-    {"toml_parse", "(text: String) -> Result[JsonValue, String]", 0, NULL, 0, lib_toml_parse},
+    {"toml_parse", "(text: String) -> Result[JsonValue, String]", 0, NULL, 0, lib_toml_parse, NULL},
 };
 const size_t lib_toml_builtin_count = ARRAY_LEN(lib_toml_builtins);

@@ -84,13 +84,13 @@ static bool lib_vec_to_list(VM *vm, Value *args, int nargs, Value *out) {
 }
 
 const BuiltinDef lib_vec_builtins[] = {
-    {"vec_from_list", "(list: List[T]) -> Vec[T]", 0, NULL, 0, lib_vec_from_list},
-    {"vec_get", "(vec: Vec[T], index: Int) -> T", 0, NULL, 0, lib_vec_get},
-    {"vec_length", "(vec: Vec[T]) -> Int", 0, NULL, 0, lib_vec_length},
-    {"vec_new", "() -> Vec[T]", 0, NULL, 0, lib_vec_new},
-    {"vec_pop", "(vec: Vec[T]) -> Option[T]", 0, NULL, BF_MUTATES, lib_vec_pop},
-    {"vec_push", "(vec: Vec[T], item: T) -> Unit", 0, NULL, BF_MUTATES, lib_vec_push},
-    {"vec_set", "(vec: Vec[T], index: Int, value: T) -> Unit", 0, NULL, BF_MUTATES, lib_vec_set},
-    {"vec_to_list", "(vec: Vec[T]) -> List[T]", 0, NULL, 0, lib_vec_to_list},
+    {"vec_from_list", "(list: List[T]) -> Vec[T]", 0, NULL, 0, lib_vec_from_list, "$b_vec_from_list"},
+    {"vec_get", "(vec: Vec[T], index: Int) -> T", 0, NULL, 0, lib_vec_get, "$b_vec_get"},
+    {"vec_length", "(vec: Vec[T]) -> Int", 0, NULL, 0, lib_vec_length, "$b_vec_length"},
+    {"vec_new", "() -> Vec[T]", 0, NULL, 0, lib_vec_new, "$b_vec_new"},
+    {"vec_pop", "(vec: Vec[T]) -> Option[T]", 0, NULL, BF_MUTATES, lib_vec_pop, "$b_vec_pop"},
+    {"vec_push", "(vec: Vec[T], item: T) -> Unit", 0, NULL, BF_MUTATES, lib_vec_push, "$b_vec_push"},
+    {"vec_set", "(vec: Vec[T], index: Int, value: T) -> Unit", 0, NULL, BF_MUTATES, lib_vec_set, "$b_vec_set"},
+    {"vec_to_list", "(vec: Vec[T]) -> List[T]", 0, NULL, 0, lib_vec_to_list, "$b_vec_to_list"},
 };
 const size_t lib_vec_builtin_count = ARRAY_LEN(lib_vec_builtins);

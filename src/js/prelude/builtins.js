@@ -1,0 +1,508 @@
+// geno-c JavaScript runtime: builtin functions. Each unit is named in the
+// `js` column of the builtin table (src/lib/*.c); Int arguments and results
+// are BigInt, Float ones numbers (see core.js).
+
+//@ $cap
+// Capabilities: granted by `--cap NAME` on Node's command line (before any
+// `--`), or by globalThis.__GENO_CAPS in a browser. Anything else is denied.
+const $caps = (() => {
+  const s = new Set();
+  if (Array.isArray(globalThis.__GENO_CAPS)) { for (const c of globalThis.__GENO_CAPS) s.add(String(c)); return s; }
+  if (typeof process !== "undefined" && Array.isArray(process.argv)) {
+    const a = process.argv;
+    for (let i = 2; i < a.length; i++) {
+      if (a[i] === "--") break;
+      if (a[i] === "--cap" && i + 1 < a.length) { for (const c of a[++i].split(",")) s.add(c.trim()); }
+      else if (a[i].startsWith("--cap=")) { for (const c of a[i].slice(6).split(",")) s.add(c.trim()); }
+    }
+  }
+  return s;
+})();
+function $cap(name, builtin) {
+  if (!$caps.has(name)) $fail("E412", "Capability denied: '" + builtin + "' requires a capability that was not granted");
+}
+
+//@ $b_print
+function $b_print(v) { $cap("print", "print"); $print(typeof v === "string" ? v : $render(v, true)); }
+//@ $b_to_string
+function $b_to_string(v) { return $render(v, true); }
+//@ $b_length
+function $b_length(v) { return $len(v); }
+//@ $b_list_length
+function $b_list_length(v) { return BigInt(v.length); }
+//@ $b_append
+function $b_append(xs, x) { const c = xs.slice(); c.push(x); return $lc(c); }
+//@ $b_concat
+function $b_concat(a, b) { return $lc(a.concat(b)); }
+//@ $b_head
+function $b_head(xs) { if (xs.length === 0) $fail("E499", "head of empty list"); return xs[0]; }
+//@ $b_tail
+function $b_tail(xs) { if (xs.length === 0) $fail("E499", "tail of empty list"); return xs.slice(1); }
+//@ $b_reverse
+function $b_reverse(xs) { return xs.slice().reverse(); }
+//@ $b_contains
+function $b_contains(xs, x) { for (const y of xs) if ($eq(x, y)) return true; return false; }
+//@ $b_range
+function $b_range(a, b, step) {
+  if (step === undefined) step = 1n;
+  if (step === 0n) $fail("E499", "range step cannot be zero");
+  const out = [];
+  if (step > 0n) for (let i = a; i < b; i += step) { out.push(i); if (out.length > $CFG.coll) $fatal("E504", "List size exceeds limit"); }
+  else for (let i = a; i > b; i += step) { out.push(i); if (out.length > $CFG.coll) $fatal("E504", "List size exceeds limit"); }
+  return out;
+}
+//@ $b_map $b_list_map
+function $b_map(xs, f) { const out = new Array(xs.length); for (let i = 0; i < xs.length; i++) out[i] = f(xs[i]); return out; }
+const $b_list_map = $b_map;
+//@ $b_filter $b_list_filter
+function $b_filter(xs, f) { const out = []; for (const x of xs) if (f(x)) out.push(x); return out; }
+const $b_list_filter = $b_filter;
+//@ $b_fold
+function $b_fold(xs, acc, f) { for (const x of xs) acc = f(acc, x); return acc; }
+//@ $b_list_fold_right
+function $b_list_fold_right(xs, acc, f) { for (let i = xs.length - 1; i >= 0; i--) acc = f(xs[i], acc); return acc; }
+//@ $b_flat_map
+function $b_flat_map(xs, f) { const out = []; for (const x of xs) { for (const y of f(x)) out.push(y); $lc(out); } return out; }
+//@ $b_all $b_list_all
+function $b_all(xs, f) { for (const x of xs) if (!f(x)) return false; return true; }
+const $b_list_all = $b_all;
+//@ $b_list_any
+function $b_list_any(xs, f) { for (const x of xs) if (f(x)) return true; return false; }
+//@ $b_enumerate $b_list_enumerate
+function $b_enumerate(xs) { return xs.map((x, i) => new $T([BigInt(i), x])); }
+const $b_list_enumerate = $b_enumerate;
+//@ $b_zip $b_list_zip
+function $b_zip(a, b) { const n = Math.min(a.length, b.length), out = []; for (let i = 0; i < n; i++) out.push(new $T([a[i], b[i]])); return out; }
+const $b_list_zip = $b_zip;
+//@ $b_slice
+// Python's xs[start:stop] after clamping start to >= 0 (the VM's rule).
+function $b_slice(xs, a, b) { const n = xs.length; let i = Number(a), j = Number(b); if (i < 0) i = 0; if (j > n) j = n; if (j < 0) j = Math.max(0, n + j); return i >= j ? [] : xs.slice(i, j); }
+//@ $b_set_at
+function $b_set_at(xs, i, v) {
+  const k = Number(i);
+  if (k < 0 || k >= xs.length) $fail("E499", "set_at index out of range");
+  const c = xs.slice(); c[k] = v; return c;
+}
+//@ $b_sort
+function $b_sort(xs, f) { return xs.slice().sort((a, b) => { const r = f(a, b); return r < 0n ? -1 : r > 0n ? 1 : 0; }); }
+//@ $b_sort_by
+function $b_sort_by(xs, f) { const keyed = xs.map((x) => [f(x), x]); keyed.sort((a, b) => $cmp(a[0], b[0])); return keyed.map((p) => p[1]); }
+//@ $b_sort_strings
+function $b_sort_strings(xs) { return xs.slice().sort($scmp); }
+//@ $b_is_sorted
+function $b_is_sorted(xs) { for (let i = 1; i < xs.length; i++) if (xs[i - 1] > xs[i]) return false; return true; }
+//@ $b_take_while
+function $b_take_while(xs, f) { const out = []; for (const x of xs) { if (!f(x)) break; out.push(x); } return out; }
+//@ $b_list_take
+function $b_list_take(xs, n) { return n <= 0n ? [] : xs.slice(0, Number(n)); }
+//@ $b_list_drop
+function $b_list_drop(xs, n) { return n <= 0n ? xs.slice() : xs.slice(Number(n)); }
+//@ $b_list_find
+function $b_list_find(xs, f) { for (const x of xs) if (f(x)) return new $Some(x); return $None; }
+//@ $b_list_find_index
+function $b_list_find_index(xs, f) { for (let i = 0; i < xs.length; i++) if (f(xs[i])) return new $Some(BigInt(i)); return $None; }
+//@ $b_list_flatten
+function $b_list_flatten(xss) { const out = []; for (const xs of xss) { for (const x of xs) out.push(x); $lc(out); } return out; }
+//@ $b_list_chunk
+function $b_list_chunk(xs, n) {
+  if (n <= 0n) $fail("E499", "list_chunk: chunk size must be positive");
+  const k = Number(n), out = [];
+  for (let i = 0; i < xs.length; i += k) out.push(xs.slice(i, i + k));
+  return out;
+}
+//@ $b_list_intersperse
+function $b_list_intersperse(xs, s) { const out = []; xs.forEach((x, i) => { if (i) out.push(s); out.push(x); }); return $lc(out); }
+//@ $b_list_group_by
+function $b_list_group_by(xs, f) {
+  const groups = new Map();
+  for (const x of xs) { const k = f(x), h = $hk(k); let g = groups.get(h); if (!g) groups.set(h, g = [k, []]); g[1].push(x); }
+  return [...groups.values()].map((g) => new $T(g));
+}
+//@ $b_is_permutation
+function $b_is_permutation(a, b) {
+  if (a.length !== b.length) return false;
+  const x = a.slice().sort($cmp), y = b.slice().sort($cmp);
+  return $eq(x, y);
+}
+
+//@ $b_join $b_string_join
+function $b_join(xs, sep) { return $sc(xs.join(sep)); }
+const $b_string_join = $b_join;
+//@ $b_split $b_string_split
+function $b_split(s, d) { if (d === "") $fail("E499", "split: delimiter cannot be empty"); return $lc(s.split(d)); }
+function $b_string_split(s, d) { if (d === "") $fail("E499", "string_split: delimiter cannot be empty"); return $lc(s.split(d)); }
+//@ $b_split_once $b_string_split_once
+function $splitOnce(fn, s, d) {
+  if (d === "") $fail("E499", fn + ": delimiter cannot be empty");
+  const i = s.indexOf(d);
+  return i < 0 ? $None : new $Some(new $T([s.slice(0, i), s.slice(i + d.length)]));
+}
+function $b_split_once(s, d) { return $splitOnce("split_once", s, d); }
+function $b_string_split_once(s, d) { return $splitOnce("string_split_once", s, d); }
+//@ $pyspace
+const $pyspace = " \t\n\r\u000b\u000c\u001c\u001d\u001e\u001f\u0085\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000";
+//@ $b_trim $b_string_trim
+function $b_trim(s) { return $b_string_trim_end($b_string_trim_start(s)); }
+const $b_string_trim = $b_trim;
+//@ $b_string_trim_start
+function $b_string_trim_start(s) { let i = 0; while (i < s.length && $pyspace.includes(s[i])) i++; return s.slice(i); }
+//@ $b_string_trim_end
+function $b_string_trim_end(s) { let i = s.length; while (i > 0 && $pyspace.includes(s[i - 1])) i--; return s.slice(0, i); }
+//@ $b_to_upper $b_string_to_upper
+function $b_to_upper(s) { return $sc(s.toUpperCase()); }
+const $b_string_to_upper = $b_to_upper;
+//@ $b_to_lower $b_string_to_lower
+function $b_to_lower(s) { return $sc(s.toLowerCase()); }
+const $b_string_to_lower = $b_to_lower;
+//@ $b_starts_with $b_string_starts_with
+function $b_starts_with(s, p) { return s.startsWith(p); }
+const $b_string_starts_with = $b_starts_with;
+//@ $b_ends_with $b_string_ends_with
+function $b_ends_with(s, p) { return s.endsWith(p); }
+const $b_string_ends_with = $b_ends_with;
+//@ $b_contains_substring $b_string_contains
+function $b_contains_substring(s, p) { return s.includes(p); }
+const $b_string_contains = $b_contains_substring;
+//@ $b_replace $b_string_replace
+function $b_replace(s, a, b) { return $sc(a === "" ? Array.from(s).map((c) => b + c).join("") + b : s.split(a).join(b)); }
+const $b_string_replace = $b_replace;
+//@ $b_repeat_string $b_string_repeat
+function $repeat(fn, s, n) {
+  if (n < 0n) $fail("E499", fn + ": count must be non-negative");
+  if (n === 0n || s === "") return "";
+  const total = BigInt($slen(s)) * n;
+  if (total > BigInt($CFG.coll)) $fatal("E504", fn + ": result would exceed collection size limit (" + total + " > " + $CFG.coll + ")");
+  return s.repeat(Number(n));
+}
+function $b_repeat_string(s, n) { return $repeat("repeat_string", s, n); }
+function $b_string_repeat(s, n) { return $repeat("string_repeat", s, n); }
+//@ $b_to_chars
+function $b_to_chars(s) { return Array.from(s); }
+//@ $cpslice
+// text[start:stop] with start clamped to >= 0 (a negative stop still
+// counts from the end), by code point.
+function $cpslice(s, a, b) {
+  const cps = $astral(s) ? Array.from(s) : null, n = cps ? cps.length : s.length;
+  let i = Number(a), j = Number(b);
+  if (i < 0) i = 0;
+  if (j > n) j = n;
+  if (j < 0) j = Math.max(0, n + j);
+  if (j <= i) return "";
+  return cps ? cps.slice(i, j).join("") : s.slice(i, j);
+}
+//@ $b_substring $b_string_substring
+function $b_substring(s, a, b) { return $cpslice(s, a, b); }
+const $b_string_substring = $b_substring;
+//@ $b_string_char_at
+function $b_string_char_at(s, i) {
+  const cps = $cps(s);
+  return i < 0n || i >= BigInt(cps.length) ? "" : cps[Number(i)];
+}
+//@ $cpindex
+function $cpindex(s, i) { return i < 0 ? -1n : BigInt($slen(s.slice(0, i))); }
+//@ $b_string_index_of
+function $b_string_index_of(s, p) { return $cpindex(s, s.indexOf(p)); }
+//@ $b_string_last_index_of
+function $b_string_last_index_of(s, p) { return $cpindex(s, s.lastIndexOf(p)); }
+//@ $pad
+function $pad(fn, s, w, f, left) {
+  if ($slen(f) !== 1) $fail("E499", fn + ": fill_char must be a single character");
+  const n = w - BigInt($slen(s));
+  if (n <= 0n) return s;
+  if (w > BigInt($CFG.coll)) $fatal("E504", fn + ": String size exceeds limit (" + w + " > " + $CFG.coll + ")");
+  return left ? f.repeat(Number(n)) + s : s + f.repeat(Number(n));
+}
+//@ $b_string_pad_left
+function $b_string_pad_left(s, w, f) { return $pad("string_pad_left", s, w, f, true); }
+//@ $b_string_pad_right
+function $b_string_pad_right(s, w, f) { return $pad("string_pad_right", s, w, f, false); }
+//@ $b_char_code
+function $b_char_code(s) { if (s.length === 0) $fail("E499", "char_code: empty string"); return BigInt(s.codePointAt(0)); }
+//@ $b_from_char_code
+function $b_from_char_code(c) {
+  if (c < 0n || c > 0x10ffffn) $fail("E499", "from_char_code: code point " + c + " out of range");
+  if (c >= 0xd800n && c < 0xe000n) $fail("E499", "from_char_code: code point " + c + " is a surrogate, not a character");
+  return String.fromCodePoint(Number(c));
+}
+//@ $b_is_numeric_string
+function $b_is_numeric_string(s) { return /^[+-]?[0-9]+(\.[0-9]+)?$/.test($b_trim(s)); }
+//@ $b_format
+function $b_format(t, vals) {
+  const holes = t.split("{}").length - 1;
+  if (holes !== vals.length) $fail("E499", "format: expected " + holes + " values, got " + vals.length);
+  let i = 0;
+  return $sc(t.replace(/\{\}/g, () => vals[i++]));
+}
+//@ $b_parse_int
+function $b_parse_int(s) {
+  const t = $b_trim(s).replace(/_/g, (m, o, str) => (o > 0 && /[0-9]/.test(str[o - 1]) && /[0-9]/.test(str[o + 1] || "") ? "" : "!"));
+  return /^[+-]?[0-9]+$/.test(t) ? new $Some(BigInt(t)) : $None;
+}
+//@ $b_parse_float
+function $b_parse_float(s) {
+  const t = $b_trim(s).toLowerCase();
+  if (/^[+-]?(inf|infinity)$/.test(t)) return new $Some(t[0] === "-" ? -Infinity : Infinity);
+  if (/^[+-]?nan$/.test(t)) return new $Some(NaN);
+  return /^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)(e[+-]?[0-9]+)?$/.test(t) ? new $Some(parseFloat(t)) : $None;
+}
+//@ $b_int_to_float
+function $b_int_to_float(i) { return Number(i); }
+//@ $toInt
+function $toInt(x) {
+  if (x !== x) $fail("E499", "cannot convert float NaN to integer");
+  if (x === Infinity || x === -Infinity) $fail("E499", "cannot convert float infinity to integer");
+  return BigInt(x);
+}
+//@ $rounded
+// Float to Int: the result must be within JavaScript's safe integer range
+// (the VM applies the reference's rule); round is floor(x + 0.5)-like:
+// floor(x) + (1 if x - floor(x) >= 0.5).
+function $rounded(x, mode, what) {
+  if (typeof x === "bigint") {
+    if (x > 9007199254740991n || x < -9007199254740991n) $fail("E499", what + " exceeds JavaScript safe integer range");
+    return x;
+  }
+  if (x !== x) $fail("E499", "cannot convert float NaN to integer");
+  if (x === Infinity || x === -Infinity) $fail("E499", "cannot convert float infinity to integer");
+  let r;
+  if (mode === 0) r = Math.floor(x);
+  else if (mode === 1) r = Math.ceil(x);
+  else if (mode === 3) r = Math.trunc(x);
+  else { r = Math.floor(x); if (x - r >= 0.5) r += 1; }
+  if (r > 9007199254740991 || r < -9007199254740991) $fail("E499", what + " exceeds JavaScript safe integer range");
+  return BigInt(r);
+}
+//@ $b_float_to_int
+function $b_float_to_int(x) { return $rounded(x, 3, "float_to_int result"); }
+//@ $b_floor
+function $b_floor(x) { return $rounded(x, 0, "floor result"); }
+//@ $b_math_floor
+function $b_math_floor(x) { return $rounded(x, 0, "math_floor result"); }
+//@ $b_ceil
+function $b_ceil(x) { return $rounded(x, 1, "ceil result"); }
+//@ $b_math_ceil
+function $b_math_ceil(x) { return $rounded(x, 1, "math_ceil result"); }
+//@ $b_round
+function $b_round(x) { return $rounded(x, 2, "round result"); }
+//@ $b_math_round
+function $b_math_round(x) { return $rounded(x, 2, "math_round result"); }
+//@ $b_sqrt
+function $b_sqrt(x) { if (x < 0) $fail("E499", "sqrt of negative number"); return Math.sqrt(Number(x)); }
+//@ $b_math_sqrt
+function $b_math_sqrt(x) { if (x < 0) $fail("E499", "math_sqrt: argument must be non-negative"); return Math.sqrt(Number(x)); }
+//@ $b_abs $b_math_abs
+function $b_abs(x) { return x < 0 ? -x : typeof x === "number" ? Math.abs(x) : x; }
+const $b_math_abs = $b_abs;
+//@ $b_max $b_math_max
+// Python's max/min: the first argument wins a tie, values keep their kind.
+function $b_max(a, b) { return b > a ? b : a; }
+const $b_math_max = $b_max;
+//@ $b_min $b_math_min
+function $b_min(a, b) { return b < a ? b : a; }
+const $b_math_min = $b_min;
+//@ $b_clamp $b_math_clamp
+function $b_clamp(v, lo, hi) { return $b_min($b_max(v, lo), hi); }
+const $b_math_clamp = $b_clamp;
+//@ $b_add
+function $b_add(a, b) { return $num("+", a, b); }
+//@ $b_subtract
+function $b_subtract(a, b) { return $num("-", a, b); }
+//@ $b_multiply
+function $b_multiply(a, b) { return $num("*", a, b); }
+//@ $b_divide
+function $b_divide(a, b) { if (b == 0) $fail("E400", "Division by zero"); return $num("/", a, b); }
+//@ $b_square
+function $b_square(a) { return $num("*", a, a); }
+//@ $b_is_positive
+function $b_is_positive(a) { return a > 0n; }
+//@ $b_bit_or
+function $b_bit_or(a, b) { return a | b; }
+//@ $b_math_pi
+function $b_math_pi() { return Math.PI; }
+//@ $b_math_e
+function $b_math_e() { return Math.E; }
+//@ $b_math_sin
+function $b_math_sin(x) { x = Number(x); if (x === Infinity || x === -Infinity) $fail("E499", "math domain error"); return Math.sin(x); }
+//@ $b_math_cos
+function $b_math_cos(x) { x = Number(x); if (x === Infinity || x === -Infinity) $fail("E499", "math domain error"); return Math.cos(x); }
+//@ $b_math_log
+function $b_math_log(x) { if (x <= 0) $fail("E499", "math_log: argument must be positive"); return Math.log(Number(x)); }
+
+//@ $b_unwrap
+function $b_unwrap(o) {
+  if (o instanceof $Some || o instanceof $Ok) return o.value;
+  $fail("E499", o instanceof $Err ? "unwrap called on Err: " + $render(o.error, false) : "unwrap called on None");
+}
+//@ $b_unwrap_or $b_option_unwrap_or $b_result_unwrap_or
+function $b_unwrap_or(o, d) { return o instanceof $Some || o instanceof $Ok ? o.value : d; }
+const $b_option_unwrap_or = $b_unwrap_or, $b_result_unwrap_or = $b_unwrap_or;
+//@ $b_is_some $b_option_is_some
+function $b_is_some(o) { return o instanceof $Some; }
+const $b_option_is_some = $b_is_some;
+//@ $b_is_none $b_option_is_none
+function $b_is_none(o) { return o === $None; }
+const $b_option_is_none = $b_is_none;
+//@ $b_option_map
+function $b_option_map(o, f) { return o instanceof $Some ? new $Some(f(o.value)) : o; }
+//@ $b_option_and_then
+function $b_option_and_then(o, f) { return o instanceof $Some ? f(o.value) : o; }
+//@ $b_option_flatten
+function $b_option_flatten(o) { return o instanceof $Some ? o.value : o; }
+//@ $b_option_to_result
+function $b_option_to_result(o, e) { return o instanceof $Some ? new $Ok(o.value) : new $Err(e); }
+//@ $b_result_is_ok
+function $b_result_is_ok(r) { return r instanceof $Ok; }
+//@ $b_result_is_err
+function $b_result_is_err(r) { return r instanceof $Err; }
+//@ $b_result_map
+function $b_result_map(r, f) { return r instanceof $Ok ? new $Ok(f(r.value)) : r; }
+//@ $b_result_map_err
+function $b_result_map_err(r, f) { return r instanceof $Err ? new $Err(f(r.error)) : r; }
+//@ $b_result_and_then
+function $b_result_and_then(r, f) { return r instanceof $Ok ? f(r.value) : r; }
+//@ $b_result_to_option
+function $b_result_to_option(r) { return r instanceof $Ok ? new $Some(r.value) : $None; }
+
+//@ $mc
+function $mc(m) { if (m.size > $CFG.coll) $fatal("E504", "Map size exceeds limit (" + m.size + " > " + $CFG.coll + ")"); return m; }
+//@ $b_map_from_list $b_map_from_entries
+function $b_map_from_list(ps) { const m = new Map(); for (const p of ps) $mset(m, p.a[0], p.a[1]); return new $GMap($mc(m)); }
+const $b_map_from_entries = $b_map_from_list;
+//@ $b_map_get
+function $b_map_get(m, k) { const e = m.m.get($hk(k)); return e === undefined ? $None : new $Some(e[1]); }
+//@ $b_map_insert
+function $b_map_insert(m, k, v) { const c = new Map(m.m); $mset(c, k, v); return new $GMap($mc(c)); }
+//@ $b_map_entries
+function $b_map_entries(m) { return [...m.m.values()].map((e) => new $T([e[0], e[1]])); }
+//@ $b_map_merge
+function $b_map_merge(a, b) { const c = new Map(a.m); for (const e of b.m.values()) $mset(c, e[0], e[1]); return new $GMap($mc(c)); }
+//@ $b_map_map_values
+function $b_map_map_values(m, f) { const c = new Map(); for (const [h, e] of m.m) c.set(h, [e[0], f(e[1])]); return new $GMap(c); }
+//@ $b_map_filter_map
+function $b_map_filter_map(m, f) { const c = new Map(); for (const [h, e] of m.m) if (f(e[0], e[1])) c.set(h, e); return new $GMap(c); }
+
+//@ $b_mutable_map_new
+function $b_mutable_map_new() { return new $MMap(new Map()); }
+//@ $b_mutable_map_set
+function $b_mutable_map_set(m, k, v) { $mset(m.m, k, v); $mc(m.m); }
+//@ $b_mutable_map_get
+function $b_mutable_map_get(m, k) { const e = m.m.get($hk(k)); return e === undefined ? $None : new $Some(e[1]); }
+//@ $b_mutable_map_contains
+function $b_mutable_map_contains(m, k) { return m.m.has($hk(k)); }
+//@ $b_mutable_map_delete
+function $b_mutable_map_delete(m, k) { m.m.delete($hk(k)); }
+//@ $b_mutable_map_keys
+function $b_mutable_map_keys(m) { return [...m.m.values()].map((e) => e[0]); }
+//@ $b_mutable_map_size
+function $b_mutable_map_size(m) { return BigInt(m.m.size); }
+
+//@ $b_set_new
+function $b_set_new() { return new $GSet(new Map()); }
+//@ $b_set_from_list
+function $b_set_from_list(xs) { const m = new Map(); for (const x of xs) { const h = $hk(x); if (!m.has(h)) m.set(h, [x]); } return new $GSet(m); }
+//@ $b_set_add
+function $b_set_add(s, x) { const h = $hk(x); if (!s.m.has(h)) s.m.set(h, [x]); $mc(s.m); }
+//@ $b_set_remove
+function $b_set_remove(s, x) { s.m.delete($hk(x)); }
+//@ $b_set_contains
+function $b_set_contains(s, x) { return s.m.has($hk(x)); }
+//@ $b_set_size
+function $b_set_size(s) { return BigInt(s.m.size); }
+//@ $b_set_to_list
+function $b_set_to_list(s) { return [...s.m.values()].map((e) => e[0]).sort($cmp); }
+//@ $b_set_union
+function $b_set_union(a, b) { const m = new Map(a.m); for (const [h, e] of b.m) if (!m.has(h)) m.set(h, e); return new $GSet($mc(m)); }
+//@ $b_set_intersection
+function $b_set_intersection(a, b) { const m = new Map(); for (const [h, e] of a.m) if (b.m.has(h)) m.set(h, e); return new $GSet(m); }
+
+//@ $ag
+// array_get / vec_get and the setters: no negative indices here.
+function $ag(fn, a, i) {
+  if (typeof i !== "bigint") $fail("E499", "'float' object cannot be interpreted as an integer");
+  if (i < 0n || i >= BigInt(a.a.length)) $fail("E499", fn + " index " + i + " out of bounds (length " + a.a.length + ")");
+  return a.a[Number(i)];
+}
+//@ $b_array_new
+function $b_array_new(n, d) {
+  if (n < 0n) $fail("E499", "array_new size must be non-negative, got " + n);
+  if (n > BigInt($CFG.coll)) $fatal("E504", "Array size exceeds limit (" + n + " > " + $CFG.coll + ")");
+  return new $Arr(new Array(Number(n)).fill(d));
+}
+//@ $b_array_from_list
+function $b_array_from_list(xs) { return new $Arr(xs.slice()); }
+//@ $b_array_to_list
+function $b_array_to_list(a) { return a.a.slice(); }
+//@ $b_array_get
+function $b_array_get(a, i) { return $ag("array_get", a, i); }
+//@ $b_array_set
+function $b_array_set(a, i, v) { $ag("array_set", a, i); a.a[Number(i)] = v; }
+//@ $b_array_length
+function $b_array_length(a) { return BigInt(a.a.length); }
+//@ $b_array_copy
+function $b_array_copy(a) { return new $Arr(a.a.slice()); }
+//@ $b_array_fill
+function $b_array_fill(a, v) { a.a.fill(v); }
+//@ $b_vec_new
+function $b_vec_new() { return new $Vec([]); }
+//@ $b_vec_from_list
+function $b_vec_from_list(xs) { return new $Vec(xs.slice()); }
+//@ $b_vec_to_list
+function $b_vec_to_list(v) { return v.a.slice(); }
+//@ $b_vec_push
+function $b_vec_push(v, x) { v.a.push(x); $lc(v.a); }
+//@ $b_vec_pop
+function $b_vec_pop(v) { return v.a.length ? new $Some(v.a.pop()) : $None; }
+//@ $b_vec_get
+function $b_vec_get(v, i) { return $ag("vec_get", v, i); }
+//@ $b_vec_set
+function $b_vec_set(v, i, x) { $ag("vec_set", v, i); v.a[Number(i)] = x; }
+//@ $b_vec_length
+function $b_vec_length(v) { return BigInt(v.a.length); }
+
+//@ $b_path_join
+function $b_path_join(a, b) { return b.startsWith("/") || a === "" ? b : a.endsWith("/") ? a + b : a + "/" + b; }
+//@ $b_path_filename
+function $b_path_filename(p) { return p.slice(p.lastIndexOf("/") + 1); }
+//@ $b_path_is_absolute
+function $b_path_is_absolute(p) { return p.startsWith("/") || p.startsWith("\\") || /^[A-Za-z]:[\\/]/.test(p); }
+
+//@ $b_clock_now
+function $b_clock_now() { $cap("clock", "clock_now"); return BigInt(Date.now()); }
+//@ $b_datetime_now
+function $b_datetime_now() { $cap("clock", "datetime_now"); return BigInt(Date.now()); }
+//@ $b_random_int $b_math_random_int
+function $b_random_int(lo, hi) {
+  $cap("random", "random_int");
+  if (hi < lo) $fail("E499", "empty range for randrange() (" + lo + ", " + (hi + 1n) + ", " + (hi + 1n - lo) + ")");
+  return lo + BigInt(Math.floor(Math.random() * Number(hi - lo + 1n)));
+}
+const $b_math_random_int = $b_random_int;
+//@ $b_random_float $b_math_random_float
+function $b_random_float() { $cap("random", "random_float"); return Math.random(); }
+const $b_math_random_float = $b_random_float;
+
+//@ $b_env_get
+function $b_env_get(n) { $cap("env", "env_get"); const v = typeof process !== "undefined" ? process.env[n] : undefined; return v === undefined ? $None : new $Some(v); }
+//@ $b_env_get_or
+function $b_env_get_or(n, d) { $cap("env", "env_get_or"); const v = typeof process !== "undefined" ? process.env[n] : undefined; return v === undefined ? d : v; }
+//@ $b_cli_args
+function $b_cli_args() {
+  $cap("env", "cli_args");
+  if (typeof process === "undefined") return [];
+  const i = process.argv.indexOf("--");
+  return i < 0 ? [] : process.argv.slice(i + 1);
+}
+//@ $b_fs_read_text
+function $b_fs_read_text(p) {
+  $cap("fs", "fs_read_text");
+  if (typeof require !== "function") $fail("E499", "fs_read_text is not available in a browser");
+  try { return require("fs").readFileSync(p, "utf8").replace(/\r\n?/g, "\n"); } catch (e) { $fail("E499", e.message); }
+}
+//@ $b_fs_write_text
+function $b_fs_write_text(p, s) {
+  $cap("fs", "fs_write_text");
+  if (typeof require !== "function") $fail("E499", "fs_write_text is not available in a browser");
+  try { require("fs").writeFileSync(p, s); } catch (e) { $fail("E499", e.message); }
+}
+//@ $b_fs_exists
+function $b_fs_exists(p) { $cap("fs", "fs_exists"); return typeof require === "function" && require("fs").existsSync(p); }
