@@ -31,11 +31,12 @@ RANK = {
     "check": 2,
     "vm": 3,
     "lib": 4,
-    "runtime": 5,
-    "sandbox": 6,
-    "host": 6,
-    "server": 7,
-    "cli": 8,
+    "js": 5,
+    "runtime": 6,
+    "sandbox": 7,
+    "host": 7,
+    "server": 8,
+    "cli": 9,
 }
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
