@@ -16,7 +16,6 @@
 /* length(list) -> Int: elements of a List or Array, code points of a
  * String (the checker admits exactly those three). */
 static bool lib_length(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   size_t n;
   switch (args[0].tag) {
     case T_LIST: vm_list_items(args[0], &n); break;
@@ -52,7 +51,6 @@ static bool lib_range(VM *vm, Value *args, int nargs, Value *out) {
 /* append(list, element) -> List[T]: a new list; appending to the newest
  * list built on a buffer reuses it (amortised O(1), see value.h). */
 static bool lib_append(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   *out = args[0];
   return vm_list_push(vm, out, args[1]);
 }
@@ -60,7 +58,6 @@ static bool lib_append(VM *vm, Value *args, int nargs, Value *out) {
 /* map(list, transform) -> List[U]: transform once per element, left to
  * right. */
 static bool lib_map(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   size_t n, len;
   vm_list_items(args[0], &n);
   if (!vm_list(vm, n, out)) return false;
@@ -77,7 +74,6 @@ static bool lib_map(VM *vm, Value *args, int nargs, Value *out) {
 /* filter(list, predicate) -> List[T]: the elements for which predicate
  * holds, in order. */
 static bool lib_filter(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   size_t n, len;
   vm_list_items(args[0], &n);
   if (!vm_list(vm, 0, out)) return false;
@@ -95,7 +91,6 @@ static bool lib_filter(VM *vm, Value *args, int nargs, Value *out) {
  * the reference, a String or List accumulator is held to the size limit
  * after every step. */
 static bool lib_fold(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   size_t n, len;
   vm_list_items(args[0], &n);
   *out = args[1];
@@ -140,7 +135,6 @@ static bool is_negative(Value v) {
 
 /* head(list) -> T: the first element. */
 static bool lib_head(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   size_t n;
   Value *items = vm_list_items(args[0], &n);
   if (n == 0) return vm_error(vm, E_RUNTIME, "head of empty list");
@@ -150,7 +144,6 @@ static bool lib_head(VM *vm, Value *args, int nargs, Value *out) {
 
 /* tail(list) -> List[T]: all but the first element. */
 static bool lib_tail(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   size_t n;
   vm_list_items(args[0], &n);
   if (n == 0) return vm_error(vm, E_RUNTIME, "tail of empty list");
@@ -161,7 +154,6 @@ static bool lib_tail(VM *vm, Value *args, int nargs, Value *out) {
  * the reference's `in`, the comparisons cost no steps, only light work
  * per element and per node compared (vm_values_same). */
 static bool lib_contains(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   size_t n, i;
   Value *items = vm_list_items(args[0], &n);
   int r = 0;
@@ -178,7 +170,6 @@ static bool lib_contains(VM *vm, Value *args, int nargs, Value *out) {
 
 /* concat(list1, list2) -> List[T]: the combined size is checked first. */
 static bool lib_concat(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   size_t n1, n2, len;
   vm_list_items(args[0], &n1);
   vm_list_items(args[1], &n2);
@@ -203,7 +194,6 @@ static bool lib_concat(VM *vm, Value *args, int nargs, Value *out) {
 /* set_at(list, index, value) -> List[T]: a copy with one element
  * replaced; no negative indexing. */
 static bool lib_set_at(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   size_t n;
   int64_t i;
   vm_list_items(args[0], &n);
@@ -219,7 +209,6 @@ static bool lib_set_at(VM *vm, Value *args, int nargs, Value *out) {
  * counts from the end (slice(xs, 0, -1) drops the last element). Never
  * fails. */
 static bool lib_slice(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   size_t len;
   vm_list_items(args[0], &len);
   int64_t n = (int64_t)len, s = lib_int_sat(args[1]), e = lib_int_sat(args[2]);
@@ -240,7 +229,6 @@ static bool lib_slice(VM *vm, Value *args, int nargs, Value *out) {
 
 /* reverse(list) -> List[T] */
 static bool lib_reverse(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   size_t n, len;
   vm_list_items(args[0], &n);
   if (!vm_list(vm, n, out)) return false;
@@ -273,7 +261,6 @@ static bool make_pairs(VM *vm, Value first, Value second, size_t n, Value *out) 
 
 /* zip(list1, list2) -> List[(A, B)]: as long as the shorter list. */
 static bool lib_zip(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   size_t n1, n2;
   vm_list_items(args[0], &n1);
   vm_list_items(args[1], &n2);
@@ -282,7 +269,6 @@ static bool lib_zip(VM *vm, Value *args, int nargs, Value *out) {
 
 /* enumerate(list) -> List[(Int, T)]: indices from 0. */
 static bool lib_enumerate(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   size_t n;
   vm_list_items(args[0], &n);
   return make_pairs(vm, args[0], v_unit(), n, out);
@@ -310,7 +296,6 @@ static bool join_parts(VM *vm, Value parts, size_t n, Value *out) {
 
 /* list_flatten(lists) -> List[T] */
 static bool lib_list_flatten(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   size_t n;
   vm_list_items(args[0], &n);
   return join_parts(vm, args[0], n, out);
@@ -320,7 +305,6 @@ static bool lib_list_flatten(VM *vm, Value *args, int nargs, Value *out) {
  * the results are concatenated. The size of the result so far is checked
  * after each call, before the next one runs. */
 static bool lib_flat_map(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   size_t n, len, k, total = 0;
   vm_list_items(args[0], &n);
   Value parts = v_unit();
@@ -347,7 +331,6 @@ static bool lib_flat_map(VM *vm, Value *args, int nargs, Value *out) {
 /* list_intersperse(list, separator) -> List[T]: separator between
  * neighbours; the size 2n-1 is checked first. */
 static bool lib_list_intersperse(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   size_t n, len;
   vm_list_items(args[0], &n);
   if (n == 0) return vm_list(vm, 0, out);
@@ -363,7 +346,6 @@ static bool lib_list_intersperse(VM *vm, Value *args, int nargs, Value *out) {
 /* list_chunk(list, size) -> List[List[T]]: consecutive pieces of `size`
  * elements, the last one possibly shorter. */
 static bool lib_list_chunk(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   size_t n, len;
   vm_list_items(args[0], &n);
   int64_t size = lib_int_sat(args[1]);
@@ -382,7 +364,6 @@ static bool lib_list_chunk(VM *vm, Value *args, int nargs, Value *out) {
 
 /* list_take(list, count) -> List[T]: the first max(0, count) elements. */
 static bool lib_list_take(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   size_t n;
   vm_list_items(args[0], &n);
   int64_t k = lib_int_sat(args[1]);
@@ -396,7 +377,6 @@ static bool lib_list_take(VM *vm, Value *args, int nargs, Value *out) {
 
 /* list_drop(list, count) -> List[T]: without the first max(0, count). */
 static bool lib_list_drop(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   size_t n;
   vm_list_items(args[0], &n);
   int64_t k = lib_int_sat(args[1]);
@@ -430,7 +410,6 @@ static bool scan_until(VM *vm, Value list, Value pred, bool stop, size_t *at) {
 
 /* all(list, predicate) -> Bool: stops at the first false; [] gives true. */
 static bool lib_all(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   size_t at, n;
   if (!scan_until(vm, args[0], args[1], false, &at)) return false;
   vm_list_items(args[0], &n);
@@ -440,7 +419,6 @@ static bool lib_all(VM *vm, Value *args, int nargs, Value *out) {
 
 /* list_any(list, predicate) -> Bool: stops at the first true. */
 static bool lib_list_any(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   size_t at, n;
   if (!scan_until(vm, args[0], args[1], true, &at)) return false;
   vm_list_items(args[0], &n);
@@ -451,7 +429,6 @@ static bool lib_list_any(VM *vm, Value *args, int nargs, Value *out) {
 /* take_while(list, predicate) -> List[T]: the prefix before the first
  * element the predicate rejects (which is the last one it sees). */
 static bool lib_take_while(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   size_t at, n;
   if (!scan_until(vm, args[0], args[1], false, &at)) return false;
   vm_list_items(args[0], &n);
@@ -464,7 +441,6 @@ static bool lib_take_while(VM *vm, Value *args, int nargs, Value *out) {
 
 /* list_find(list, predicate) -> Option[T]: Some(first match) or None. */
 static bool lib_list_find(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   size_t at, n;
   if (!scan_until(vm, args[0], args[1], true, &at)) return false;
   Value *items = vm_list_items(args[0], &n);
@@ -477,7 +453,6 @@ static bool lib_list_find(VM *vm, Value *args, int nargs, Value *out) {
 
 /* list_find_index(list, predicate) -> Option[Int] */
 static bool lib_list_find_index(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   size_t at, n;
   if (!scan_until(vm, args[0], args[1], true, &at)) return false;
   vm_list_items(args[0], &n);
@@ -490,7 +465,6 @@ static bool lib_list_find_index(VM *vm, Value *args, int nargs, Value *out) {
 
 /* is_sorted(list) -> Bool: every neighbour pair in order (a <= b). */
 static bool lib_is_sorted(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   size_t n;
   Value *items = vm_list_items(args[0], &n);
   size_t i;
@@ -507,7 +481,6 @@ static bool lib_is_sorted(VM *vm, Value *args, int nargs, Value *out) {
  * multiplicities, compared by the ordering key (1 and 1.0 are the same):
  * both lists are sorted and compared element by element. */
 static bool lib_is_permutation(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   size_t n1, n2, len;
   vm_list_items(args[0], &n1);
   vm_list_items(args[1], &n2);
@@ -585,7 +558,6 @@ static bool sort_indices(VM *vm, Value list, size_t n, LibLessFn less, SortCtx *
  * would call it, so even an inconsistent one gives the reference's
  * result (`fn(a, b) -> -1` reverses the list). */
 static bool lib_sort(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   size_t n;
   vm_list_items(args[0], &n);
   SortCtx ctx = {args[1], args[0], 0};
@@ -595,7 +567,6 @@ static bool lib_sort(VM *vm, Value *args, int nargs, Value *out) {
 /* sort_by(list, key_fn) -> List[T]: key_fn once per element, in order,
  * before sorting; then a stable sort by the keys' ordering key. */
 static bool lib_sort_by(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   size_t n, len;
   vm_list_items(args[0], &n);
   Value keys = v_unit();
@@ -616,7 +587,6 @@ static bool lib_sort_by(VM *vm, Value *args, int nargs, Value *out) {
 
 /* list_fold_right(list, init, f) -> U: f(x, acc) from the right. */
 static bool lib_list_fold_right(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   size_t n, len;
   vm_list_items(args[0], &n);
   *out = args[1];
@@ -632,7 +602,6 @@ static bool lib_list_fold_right(VM *vm, Value *args, int nargs, Value *out) {
  * their keys first appear, found by a linear scan with `==` (as the
  * reference does); each group keeps its elements' order. */
 static bool lib_list_group_by(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   size_t n, len, ng;
   vm_list_items(args[0], &n);
   Value keys = v_unit(), groups = v_unit(), k = v_unit(), g = v_unit();

@@ -5,7 +5,7 @@
 
 #include "../base/buf.h"
 #include "../base/utf8.h"
-#include "../lib/adts.h"
+#include "../check/adts.h"
 #include "../lib/builtins.h"
 #include "../vm/equal.h"
 #include "../vm/object.h"
@@ -420,14 +420,14 @@ static bool ty_match(TyCheck *tc, const geno_value *hv, const char **p, const Ty
     (*p)++;
   size_t nlen = (size_t)(*p - name);
   /* the type's arguments: positions of each, and the end of the whole type */
-  const char *args[LIB_ADT_MAX_FIELDS];
+  const char *args[CHK_ADT_MAX_FIELDS];
   int nargs = 0;
   const char *after = *p;
   if (*after == '[') {
     const char *q = after + 1;
     for (;;) {
       ty_ws(&q);
-      if (nargs < LIB_ADT_MAX_FIELDS) args[nargs++] = q;
+      if (nargs < CHK_ADT_MAX_FIELDS) args[nargs++] = q;
       ty_skip(&q);
       if (*q != ',') break;
       q++;
@@ -475,13 +475,13 @@ static bool ty_match(TyCheck *tc, const geno_value *hv, const char **p, const Ty
     if (nlen >= sizeof adt_name) return ty_fail(tc, hv, start, tlen);
     memcpy(adt_name, name, nlen);
     adt_name[nlen] = '\0';
-    const LibAdt *adt = lib_adt_find(adt_name);
+    const ChkAdt *adt = chk_adt_find(adt_name);
     if (!adt || nargs != adt->nparams) {
       snprintf(tc->why, sizeof tc->why, "the type %.*s cannot be checked", (int)(tlen > 80 ? 80 : tlen), start);
       return false;
     }
     if (hv->kind != GENO_CTOR || !hv->name) return ty_fail(tc, hv, start, tlen);
-    const LibAdtVariant *v = NULL;
+    const ChkAdtVariant *v = NULL;
     for (int k = 0; k < adt->nvariants; k++)
       if (strcmp(adt->variants[k].name, hv->name) == 0) v = &adt->variants[k];
     if (!v || (int)hv->count != v->nfields) return ty_fail(tc, hv, start, tlen);
@@ -521,11 +521,10 @@ bool rt_host_result_conforms(const char *sig, const geno_value *hv, char *why, s
 /* ---- callbacks ------------------------------------------------------------------------ */
 
 bool rt_host_call(VM *vm, const BuiltinDef *def, Value *args, int nargs, Value *out) {
-  const geno_config *cfg = vm_config(vm);
-  const geno_callback *cb = NULL;
-  for (size_t i = 0; cfg && i < cfg->ncallbacks; i++)
-    if (cfg->callbacks[i].name && strcmp(cfg->callbacks[i].name, def->name) == 0 && cfg->callbacks[i].fn)
-      cb = &cfg->callbacks[i];
+  size_t ncb;
+  const geno_callback *cbs = vm_host_callbacks(vm, &ncb), *cb = NULL;
+  for (size_t i = 0; i < ncb; i++)
+    if (cbs[i].name && strcmp(cbs[i].name, def->name) == 0 && cbs[i].fn) cb = &cbs[i];
   if (!cb)
     return vm_error(vm, E_CALLBACK_MISSING,
                     "Host callback not provided for '%s'. Provide a callback via the host configuration.",

@@ -86,8 +86,6 @@ static void block_free(VM *vm, void *p, size_t size) {
     return;
   }
 #else
-  (void)vm;
-  (void)size;
 #endif
   free(p);
 }

@@ -20,7 +20,11 @@
  *
  * Columns: name, format, checks limits (1/0), semantics. Include this file
  * with OPCODE(name, fmt, checks) defined; the comment column is the
- * documentation. */
+ * documentation. The columns drive the code: the compiler gives weight
+ * only to instructions whose `checks` is 1 and writes an EXTRA word after
+ * every "+X" format (vm_op_checks, vm_op_formats in chunk.h), and the
+ * `opcodes` test (tests/check_opcodes.py) holds the dispatch loop's
+ * CHARGE() calls to the same column. */
 
 /* ---- loads and moves ---- */
 OPCODE(MOVE, "AB", 0)        /* R[a] = R[b] */

@@ -4,7 +4,7 @@
 #include <stdio.h>
 
 #include "../base/caps.h"
-#include "../lib/builtins.h"
+#include "../check/builtin_table.h"
 #include "object.h"
 #include "render.h"
 

@@ -9,7 +9,7 @@
  * (see opcodes.h), so straight-line code pays nothing for the limits. */
 #include <math.h>
 
-#include "../lib/builtins.h"
+#include "../check/builtin_table.h"
 #include "equal.h"
 #include "object.h"
 #include "render.h"
