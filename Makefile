@@ -30,10 +30,10 @@ asan: deps
 	@cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure -j $(JOBS)
 
 # libFuzzer targets (fuzz/README.md): builds every target in FUZZ_TARGETS
-# (default: all five) and runs each for FUZZ_SECONDS (default 600), one
+# (default: all six) and runs each for FUZZ_SECONDS (default 600), one
 # after another; FUZZ_JOBS > 1 forks that many processes per target.
 FUZZ_SECONDS ?= 600
-FUZZ_TARGETS ?= fuzz_frontend fuzz_check fuzz_run fuzz_gen fuzz_hostile
+FUZZ_TARGETS ?= fuzz_frontend fuzz_check fuzz_run fuzz_gen fuzz_hostile fuzz_constrain
 fuzz: deps
 	@CC=clang cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=Debug -DGENO_FUZZ=ON >/dev/null
 	@cmake --build build-fuzz -j $(JOBS) $(addprefix --target ,$(FUZZ_TARGETS))

@@ -17,7 +17,7 @@ set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 geno=${1:-$here/../build-rel/geno}
 [ $# -gt 0 ] && shift
-workloads=${*:-"fib loop strings hof trees sort vec mmap alloc"}
+workloads=${*:-"fib loop strings hof trees sort vec mmap alloc rest"}
 runs=${RUNS:-3}
 
 if ! command -v lua5.4 >/dev/null 2>&1; then

@@ -131,14 +131,19 @@ GENO_API const char *geno_capability_suggest(const char *name);
  * callback results. */
 typedef struct geno_value geno_value;
 
+/* Unit reaches hosts in the reference's two shapes: a `()` written in the
+ * program (or a bare `return`) is an empty GENO_TUPLE, JSON
+ * {"_tuple": []}; the Unit of a function that ends without a return (main
+ * included) or of a builtin such as print is GENO_UNIT, JSON null. A host
+ * may give either where a program expects Unit. */
 typedef enum geno_value_kind {
-  GENO_UNIT,
+  GENO_UNIT,     /* the Unit no `()` wrote (Python's None in the reference) */
   GENO_BOOL,
   GENO_INT,      /* arbitrary precision; geno_value_int fails if > 64 bits */
   GENO_FLOAT,
   GENO_STRING,   /* UTF-8 */
   GENO_LIST,     /* also Array and Vec contents (see geno_value_container) */
-  GENO_TUPLE,
+  GENO_TUPLE,    /* with no items: a written `()` (see above) */
   GENO_MAP,      /* Map and MutableMap: ordered key/value pairs */
   GENO_SET,
   GENO_CTOR,     /* a constructor value: Some(3), FileMetadata(...), Red */
@@ -468,11 +473,13 @@ GENO_API const geno_diagnostic *geno_result_diagnostic(const geno_result *r, siz
 /* [-] Program output (UTF-8, possibly with NUL-free text); output produced
  * before a runtime error or limit is kept. */
 GENO_API const char *geno_result_output(const geno_result *r, size_t *len_bytes);
-/* [-] main's value as JSON text ("null" for Unit or when there is none). */
+/* [-] main's value as JSON text: "null" when main ends without a return
+ * (or there is no value), {"_tuple": []} for a written `()` or a bare
+ * `return` (see geno_value_kind). */
 GENO_API const char *geno_result_value_json(const geno_result *r);
 /* [-] main's value for inspection, or NULL (no main, or failure). */
 GENO_API const geno_value *geno_result_value(const geno_result *r);
-/* [-] main's value rendered canonically, NULL if none or Unit. */
+/* [-] main's value rendered canonically, NULL if none or Unit (either shape). */
 GENO_API const char *geno_result_value_text(const geno_result *r);
 GENO_API geno_timing geno_result_timing(const geno_result *r);
 /* [-] The Geno call stack of a runtime error, outermost first: frame i's

@@ -12,10 +12,24 @@ for p in $PKGS; do
 done
 # Optional extras for `make fuzz` / `make bench` are installed by those
 # targets' own scripts, not here, to keep a fresh `make test` short.
-[ -z "$missing" ] && exit 0
+# Node and npm (the tokenizer tests of constrained decoding export real
+# model vocabularies with the npm package js-tiktoken, tools/tokenizers):
+# Debian's packages unless a node with npm is already there.
+command -v npm >/dev/null 2>&1 || missing="$missing nodejs npm"
+tokenizers_deps() {
+  dir="$(dirname "$0")/../tools/tokenizers"
+  if [ -d "$dir" ] && [ ! -d "$dir/node_modules/js-tiktoken" ] && command -v npm >/dev/null 2>&1; then
+    (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error) || echo "warning: npm ci failed in tools/tokenizers"
+  fi
+}
+if [ -z "$missing" ]; then
+  tokenizers_deps
+  exit 0
+fi
 echo "Installing build dependencies:$missing"
 SUDO=""
 [ "$(id -u)" -ne 0 ] && command -v sudo >/dev/null 2>&1 && SUDO="sudo"
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
 $SUDO apt-get install -y -qq $missing
+tokenizers_deps

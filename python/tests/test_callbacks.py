@@ -43,7 +43,9 @@ def test_every_kind_of_value_reaches_python(isolated):
     r = run_with(EVERY_KIND, {"print"}, {"print": lambda v: seen.append(v)}, isolated)
     assert r.ok, r.diagnostics
     assert r.output == ""  # the callback replaced print
-    assert seen[:8] == [0, 123456789012345678901234567890, -0.5, True, None, "é\n", [1, 2], (1, "two")]
+    # a written () is the empty tuple, as in the reference (a Unit no ()
+    # wrote, such as a function's that ends without a return, is None)
+    assert seen[:8] == [0, 123456789012345678901234567890, -0.5, True, (), "é\n", [1, 2], (1, "two")]
     assert seen[8] == {"k": 1}
     assert seen[9] == some(ConstructorValue("Circle", {"r": 1.5}))
     assert seen[10] == ConstructorValue("Dot") and seen[11] == err("bad")

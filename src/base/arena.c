@@ -41,8 +41,6 @@ static void prefault(void *p, size_t bytes) {
   uintptr_t lo = ((uintptr_t)p + page - 1) & ~(page - 1), hi = ((uintptr_t)p + bytes) & ~(page - 1);
   if (hi > lo) (void)madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE);
 #else
-  (void)p;
-  (void)bytes;
 #endif
 }
 

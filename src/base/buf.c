@@ -2,6 +2,9 @@
 #include "buf.h"
 
 #include <stdio.h>
+#include <string.h>
+
+#include "utf8.h"
 
 void buf_free(Buf *b) {
   free(b->data);
@@ -76,35 +79,57 @@ char *buf_take(Buf *b) {
   return p;
 }
 
-void buf_json_string(Buf *b, const char *s, size_t n) {
+void str_quote(const char *s, size_t n, bool ascii, StrSink sink, void *ud) {
   static const char hex[] = "0123456789abcdef";
-  buf_putc(b, '"');
+  sink(ud, "\"", 1);
   size_t run = 0; /* start of the pending run of plain bytes */
-  for (size_t i = 0; i < n; i++) {
+  for (size_t i = 0; i < n;) {
+    size_t at = i;
     unsigned char c = (unsigned char)s[i];
+    int32_t cp = c;
+    if (c < 0x80 || !ascii) {
+      i++;
+    } else {
+      int k = utf8_decode((const unsigned char *)s + i, n - i, &cp);
+      i += k > 0 ? (size_t)k : 1;
+    }
     const char *esc = NULL;
-    char tmp[7];
-    switch (c) {
-    case '"': esc = "\\\""; break;
-    case '\\': esc = "\\\\"; break;
-    case '\n': esc = "\\n"; break;
-    case '\r': esc = "\\r"; break;
-    case '\t': esc = "\\t"; break;
-    case '\b': esc = "\\b"; break;
-    case '\f': esc = "\\f"; break;
-    default:
-      if (c < 0x20) {
-        tmp[0] = '\\'; tmp[1] = 'u'; tmp[2] = '0'; tmp[3] = '0';
-        tmp[4] = hex[c >> 4]; tmp[5] = hex[c & 15]; tmp[6] = '\0';
-        esc = tmp;
-      }
+    char tmp[13];
+    switch (cp) {
+      case '"': esc = "\\\""; break;
+      case '\\': esc = "\\\\"; break;
+      case '\n': esc = "\\n"; break;
+      case '\r': esc = "\\r"; break;
+      case '\t': esc = "\\t"; break;
+      case '\b': esc = "\\b"; break;
+      case '\f': esc = "\\f"; break;
+      default:
+        if (cp < 0x20 || (ascii && cp >= 0x7F)) {
+          int32_t units[2] = {cp, -1};
+          if (cp >= 0x10000) {
+            units[0] = 0xD800 + ((cp - 0x10000) >> 10);
+            units[1] = 0xDC00 + ((cp - 0x10000) & 0x3FF);
+          }
+          char *o = tmp;
+          for (int u = 0; u < 2 && units[u] >= 0; u++) {
+            *o++ = '\\';
+            *o++ = 'u';
+            for (int shift = 12; shift >= 0; shift -= 4) *o++ = hex[(units[u] >> shift) & 15];
+          }
+          *o = '\0';
+          esc = tmp;
+        }
     }
     if (esc) {
-      buf_append(b, s + run, i - run);
-      buf_puts(b, esc);
-      run = i + 1;
+      if (at > run) sink(ud, s + run, at - run);
+      sink(ud, esc, strlen(esc));
+      run = i;
     }
   }
-  buf_append(b, s + run, n - run);
-  buf_putc(b, '"');
+  if (n > run) sink(ud, s + run, n - run);
+  sink(ud, "\"", 1);
 }
+
+static void buf_sink(void *ud, const char *s, size_t n) { buf_append(ud, s, n); }
+
+void buf_json_string(Buf *b, const char *s, size_t n) { str_quote(s, n, false, buf_sink, b); }

@@ -31,7 +31,16 @@ void buf_vprintf(Buf *b, const char *fmt, va_list ap);
 /* Take ownership of the contents (never NULL unless allocation failed);
  * the buffer is left empty. */
 char *buf_take(Buf *b);
-/* Append `s` as a JSON string literal (with quotes and escapes). */
+/* The one string escaper of geno-c, behind JSON output, the canonical text
+ * of values (`"a\nb"` inside a list) and json_stringify: s[0..n) written
+ * as a double-quoted literal with \" \\ \n \r \t \b \f, other C0
+ * controls as \u00xx, everything else as is; with `ascii` (Python's
+ * ensure_ascii), also DEL and every non-ASCII code point as \uxxxx (a
+ * surrogate pair above U+FFFF; s must then be valid UTF-8). The pieces go
+ * to sink(ud, bytes, len) in order. */
+typedef void (*StrSink)(void *ud, const char *s, size_t n);
+void str_quote(const char *s, size_t n, bool ascii, StrSink sink, void *ud);
+/* str_quote into a Buf, without ascii: a JSON string literal. */
 void buf_json_string(Buf *b, const char *s, size_t n);
 
 #endif

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <time.h>
 
-#include "../lib/adts.h"
+#include "adts.h"
 #include "../syntax/parser.h"
 #include "checker.h"
 
@@ -104,12 +104,12 @@ static void init_names(Checker *C) {
   n->e = intern_cstr(I, "E");
 }
 
-/* The built-in ADTs every module sees (src/lib/adts.c). */
+/* The built-in ADTs every module sees (adts.c). */
 static void init_builtin_adts(Checker *C) {
   size_t nadts;
-  const LibAdt *adts = lib_adts(&nadts);
+  const ChkAdt *adts = chk_adts(&nadts);
   for (size_t i = 0; i < nadts; i++) {
-    const LibAdt *b = &adts[i];
+    const ChkAdt *b = &adts[i];
     AdtInfo *info = arena_alloc(C->A, sizeof *info);
     info->name = intern_cstr(C->I, b->name);
     info->nparams = b->nparams;
@@ -118,12 +118,12 @@ static void init_builtin_adts(Checker *C) {
     info->nvariants = b->nvariants;
     info->variants = arena_array(C->A, (size_t)b->nvariants, sizeof(AdtVariant));
     for (int v = 0; v < b->nvariants; v++) {
-      const LibAdtVariant *bv = &b->variants[v];
+      const ChkAdtVariant *bv = &b->variants[v];
       AdtVariant *av = &info->variants[v];
       av->name = intern_cstr(C->I, bv->name);
       av->nfields = bv->nfields;
-      av->fnames = arena_array(C->A, LIB_ADT_MAX_FIELDS, sizeof(const char *));
-      av->ftypes = arena_array(C->A, LIB_ADT_MAX_FIELDS, sizeof(Type *));
+      av->fnames = arena_array(C->A, CHK_ADT_MAX_FIELDS, sizeof(const char *));
+      av->ftypes = arena_array(C->A, CHK_ADT_MAX_FIELDS, sizeof(Type *));
       for (int f = 0; f < bv->nfields; f++) {
         av->fnames[f] = intern_cstr(C->I, bv->fields[f].name);
         TypeExpr *te = parse_type_text(C->prog, bv->fields[f].type, strlen(bv->fields[f].type), NULL);
@@ -161,12 +161,13 @@ static void checker_init(Checker *C, Program *prog, Module *m, Module **avail, i
  * others as its module table. Two long-jump targets: chk_fatal (a type
  * annotation error, which replaces every other error) and the arena's
  * exhaustion. */
-static bool check_module(Program *prog, Module *m, Module **avail, int navail, ChkTarget target,
-                         DiagList *diags) {
+static bool check_module(Program *prog, const BuiltinTable *builtins, Module *m, Module **avail, int navail,
+                         ChkTarget target, DiagList *diags) {
   Checker *C = arena_alloc(&prog->arena, sizeof *C);
   jmp_buf jb, oom;
   jmp_buf *saved_oom = prog->arena.oom;
   checker_init(C, prog, m, avail, navail, target);
+  C->builtins = builtins;
   C->fatal = &jb;
   C->start_bytes = prog->arena.total;
   prog->arena.oom = &oom;
@@ -249,7 +250,7 @@ static bool find_cycle(CycleSearch *s, Module *m, int depth) {
 /* Imported modules first: the reference reports the first imported module
  * with errors and nothing else, and only checks the entry module when all
  * of them are clean. */
-bool chk_program(Program *prog, DiagList *diags, const ChkOptions *opts) {
+bool chk_program(Program *prog, const BuiltinTable *builtins, DiagList *diags, const ChkOptions *opts) {
   ChkOptions defaults;
   if (!opts) {
     chk_options_init(&defaults);
@@ -270,12 +271,12 @@ bool chk_program(Program *prog, DiagList *diags, const ChkOptions *opts) {
       int k = 0;
       for (int j = 1; j < n; j++)
         if (j != i) others[k++] = prog->modules[j];
-      if (past_deadline(opts, diags) || !check_module(prog, m, others, k, opts->target, diags)) return false;
+      if (past_deadline(opts, diags) || !check_module(prog, builtins, m, others, k, opts->target, diags)) return false;
     }
   }
   for (int j = 1; j < n; j++) others[j - 1] = prog->modules[j];
-  if (past_deadline(opts, diags) || !check_module(prog, prog->modules[0], others, n - 1, opts->target, diags)) return false;
+  if (past_deadline(opts, diags) || !check_module(prog, builtins, prog->modules[0], others, n - 1, opts->target, diags)) return false;
   /* The target's backend rules apply to a program that checked clean. */
   if (opts->own_backend) return true;
-  return chk_target_validate(prog, opts->target, diags);
+  return chk_target_validate(prog, builtins, opts->target, diags);
 }

@@ -13,6 +13,7 @@
 
 #include "../base/diag.h"
 #include "../syntax/ast.h"
+#include "builtin_table.h"
 
 /* Execution targets (spec 4.2, the reference's targets.toml). A target
  * restricts the builtins to those it provides and adds its backend's
@@ -55,8 +56,10 @@ typedef struct ChkOptions {
 /* Defaults for ChkOptions. */
 void chk_options_init(ChkOptions *o);
 
-/* Check the program; true when no error was found. `opts` may be NULL. */
-bool chk_program(Program *prog, DiagList *diags, const ChkOptions *opts);
+/* Check the program against the builtins of `builtins` (static, from the
+ * layer that owns them: src/runtime passes lib_builtin_table()); true
+ * when no error was found. `opts` may be NULL. */
+bool chk_program(Program *prog, const BuiltinTable *builtins, DiagList *diags, const ChkOptions *opts);
 
 /* Name prefix of the file names the front end gives built-in std modules
  * ("<std>/Math.geno"); the checker recognises them by it. */

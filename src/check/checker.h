@@ -17,6 +17,7 @@
 #include <setjmp.h>
 
 #include "../syntax/ast.h"
+#include "builtin_table.h"
 #include "check.h"
 #include "types.h"
 
@@ -222,6 +223,7 @@ typedef struct Checker {
   PtrMap eff_changed_at;      /* name -> (uintptr_t) stamp of its last change */
   PtrMap callee_only;        /* FuncDecl* set: changed names only as direct callees */
   ChkTarget target;         /* target-aware checking (target.c), or NONE */
+  const BuiltinTable *builtins; /* handed down by chk_program's caller */
 } Checker;
 
 /* ---- errors (check.c) -------------------------------------------------------- */
@@ -444,7 +446,7 @@ void chk_target_browser_lifecycle(Checker *C);
 /* Backend validation of a program that checked clean for target t: appends
  * at most one E300 (the first name or construct the backend cannot emit)
  * and returns false if it did. */
-bool chk_target_validate(Program *prog, ChkTarget t, DiagList *diags);
+bool chk_target_validate(Program *prog, const BuiltinTable *builtins, ChkTarget t, DiagList *diags);
 
 /* Where a reserved runtime name is refused (target_names.c): as a global
  * (function, type, constructor, trait, alias) in a single-module program

@@ -173,6 +173,20 @@ static bool is_inv(uint64_t inv, int i) { return i < 64 && (inv >> i) & 1; }
 
 static bool structural(Checker *C, Type *e, Type *a, bool wild);
 
+/* How the arguments of each built-in type constructor vary, read by both
+ * compatibility relations and by the variance inference below: List,
+ * Option, Async, Result, Map and tuples are covariant in every argument
+ * (Int may stand for Float inside them); Array, Vec, Set and MutableMap
+ * can be changed in place, so theirs are invariant. Functions and ADTs
+ * have rules of their own (0 here). */
+enum { ARGS_NONE, ARGS_COVARIANT, ARGS_INVARIANT };
+static const unsigned char builtin_args[TY_KIND_COUNT] = {
+    [TY_LIST] = ARGS_COVARIANT,  [TY_OPTION] = ARGS_COVARIANT, [TY_ASYNC] = ARGS_COVARIANT,
+    [TY_RESULT] = ARGS_COVARIANT, [TY_MAP] = ARGS_COVARIANT,   [TY_TUPLE] = ARGS_COVARIANT,
+    [TY_ARRAY] = ARGS_INVARIANT, [TY_VEC] = ARGS_INVARIANT,    [TY_SET] = ARGS_INVARIANT,
+    [TY_MUTABLE_MAP] = ARGS_INVARIANT,
+};
+
 static bool structural_inv(Checker *C, Type *e, Type *a, bool wild) {
   return structural(C, e, a, wild) && structural(C, a, e, wild);
 }
@@ -185,20 +199,15 @@ static bool structural(Checker *C, Type *e, Type *a, bool wild) {
   if (a->kind == TY_NEVER) return true;
   if (e->kind == TY_VAR || a->kind == TY_VAR) return wild ? true : chk_type_equal(e, a);
   if (e->kind != a->kind) return e->kind == TY_FLOAT && a->kind == TY_INT;
-  switch ((TypeKind)e->kind) {
-  case TY_LIST: case TY_OPTION: case TY_ASYNC:
-    return structural(C, e->args[0], a->args[0], wild);
-  case TY_ARRAY: case TY_VEC: case TY_SET:
-    return structural_inv(C, e->args[0], a->args[0], wild);
-  case TY_RESULT: case TY_MAP:
-    return structural(C, e->args[0], a->args[0], wild) && structural(C, e->args[1], a->args[1], wild);
-  case TY_MUTABLE_MAP:
-    return structural_inv(C, e->args[0], a->args[0], wild) && structural_inv(C, e->args[1], a->args[1], wild);
-  case TY_TUPLE:
+  if (builtin_args[e->kind]) {
     if (e->n != a->n) return false;
+    bool inv = builtin_args[e->kind] == ARGS_INVARIANT;
     for (int i = 0; i < e->n; i++)
-      if (!structural(C, e->args[i], a->args[i], wild)) return false;
+      if (!(inv ? structural_inv(C, e->args[i], a->args[i], wild) : structural(C, e->args[i], a->args[i], wild)))
+        return false;
     return true;
+  }
+  switch ((TypeKind)e->kind) {
   case TY_FUNC: {
     if (e->n != a->n) return false;
     bool ok = true;
@@ -362,20 +371,15 @@ static bool compat_subst(Checker *C, Type *e, Type *a, Subst *s) {
     return true;
   }
   if (e->kind != a->kind) return e->kind == TY_FLOAT && a->kind == TY_INT;
-  switch ((TypeKind)e->kind) {
-  case TY_LIST: case TY_OPTION: case TY_ASYNC:
-    return chk_compatible_subst(C, e->args[0], a->args[0], s);
-  case TY_ARRAY: case TY_VEC: case TY_SET:
-    return subst_inv(C, e->args[0], a->args[0], s);
-  case TY_RESULT: case TY_MAP:
-    return chk_compatible_subst(C, e->args[0], a->args[0], s) && chk_compatible_subst(C, e->args[1], a->args[1], s);
-  case TY_MUTABLE_MAP:
-    return subst_inv(C, e->args[0], a->args[0], s) && subst_inv(C, e->args[1], a->args[1], s);
-  case TY_TUPLE:
+  if (builtin_args[e->kind]) {
     if (e->n != a->n) return false;
+    bool inv = builtin_args[e->kind] == ARGS_INVARIANT;
     for (int i = 0; i < e->n; i++)
-      if (!chk_compatible_subst(C, e->args[i], a->args[i], s)) return false;
+      if (!(inv ? subst_inv(C, e->args[i], a->args[i], s) : chk_compatible_subst(C, e->args[i], a->args[i], s)))
+        return false;
     return true;
+  }
+  switch ((TypeKind)e->kind) {
   case TY_FUNC: {
     if (e->n != a->n) return false;
     /* Parameters stop at the first failure, but the result type is
@@ -406,23 +410,19 @@ static bool compat_subst(Checker *C, Type *e, Type *a, Subst *s) {
 /* ---- variance -------------------------------------------------------------------- */
 
 static bool noncovariant(Checker *C, Type *t, const char *param) {
+  if (builtin_args[t->kind]) {
+    bool inv = builtin_args[t->kind] == ARGS_INVARIANT;
+    for (int i = 0; i < t->n; i++)
+      if (inv ? ty_occurs(param, t->args[i]) : noncovariant(C, t->args[i], param)) return true;
+    return false;
+  }
   switch ((TypeKind)t->kind) {
   case TY_VAR:
     return false;
-  case TY_ARRAY: case TY_VEC: case TY_SET:
-    return ty_occurs(param, t->args[0]);
-  case TY_MUTABLE_MAP:
-    return ty_occurs(param, t->args[0]) || ty_occurs(param, t->args[1]);
   case TY_FUNC:
     for (int i = 0; i < t->n; i++)
       if (ty_occurs(param, t->args[i])) return true;
     return noncovariant(C, t->ret, param);
-  case TY_LIST: case TY_OPTION: case TY_ASYNC:
-    return noncovariant(C, t->args[0], param);
-  case TY_RESULT: case TY_MAP: case TY_TUPLE:
-    for (int i = 0; i < t->n; i++)
-      if (noncovariant(C, t->args[i], param)) return true;
-    return false;
   case TY_ADT: {
     AdtInfo *info = chk_adt(C, t->name);
     for (int i = 0; i < t->n; i++) {

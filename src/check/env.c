@@ -2,7 +2,6 @@
  * builtins looked up lazily from the builtin table, "did you mean". */
 #include <stdio.h>
 
-#include "../lib/builtins.h"
 #include "checker.h"
 #include "sig.h"
 
@@ -155,7 +154,7 @@ void chk_bind_global(Checker *C, const char *name, Type *t) {
 static const BuiltinDef *builtin_row(Checker *C, const char *name) {
   void *v = chk_pm_get(&C->builtin_rows, name);
   if (v) return v == &C->not_builtin ? NULL : v;
-  const BuiltinDef *b = lib_builtin_find(name);
+  const BuiltinDef *b = chk_builtin_find(C->builtins, name);
   /* A builtin the target lacks is not bound at all (its uses are
    * reported by chk_target_reject_builtin). */
   if (b && !chk_target_has_builtin(C->target, name)) b = NULL;
@@ -303,9 +302,7 @@ const char *chk_suggest_in_scope(Checker *C, Scope *s, const char *name) {
     for (int i = 0; i < s->n; i++) consider(&sg, s->b[i].name);
   for (size_t i = 0; i < C->globals.cap; i++)
     if (C->globals.keys[i]) consider(&sg, C->globals.keys[i]);
-  size_t nb;
-  const BuiltinDef *rows = lib_builtins(&nb);
-  for (size_t i = 0; i < nb; i++)
-    if (chk_target_has_builtin(C->target, rows[i].name)) consider(&sg, rows[i].name);
+  for (size_t i = 0; C->builtins && i < C->builtins->count; i++)
+    if (chk_target_has_builtin(C->target, C->builtins->rows[i].name)) consider(&sg, C->builtins->rows[i].name);
   return suggest_result(C, &sg);
 }

@@ -1,4 +1,4 @@
-/* Builtin signatures: the text form of src/lib/builtins.h, such as
+/* Builtin signatures: the text form of the builtin table (builtin_table.h), such as
  *   "(list: List[T], transform: (T) -> U) -> List[U]"
  *   "(start: Int, end: Int, step?: Int) -> List[Int]"
  * split into named parameters and parsed with the language's own type

@@ -27,13 +27,12 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-#include "../lib/builtins.h"
 #include "checker.h"
 
 /* ---- builtins ---------------------------------------------------------------------- */
 
 bool chk_target_reject_builtin(Checker *C, const char *name, Span sp) {
-  if (C->target == CHK_TARGET_NONE || chk_target_has_builtin(C->target, name) || !lib_builtin_find(name))
+  if (C->target == CHK_TARGET_NONE || chk_target_has_builtin(C->target, name) || !chk_builtin_find(C->builtins, name))
     return false;
   Buf alt = BUF_INIT;
   chk_target_alternatives(C->target, name, &alt);
@@ -128,6 +127,7 @@ typedef struct Tv {
   Module *mod;    /* the module being validated */
   bool failed;    /* a violation was recorded: everything stops */
   DiagList *diags;
+  const BuiltinTable *builtins;
 } Tv;
 
 static void violation(Tv *v, const char *fmt, ...) GENO_PRINTF(2, 3);
@@ -218,7 +218,7 @@ static void dispatcher_names(Tv *v, Module *m) {
 static void ref_expr(void *ud, Expr *e) {
   Tv *v = ud;
   if (v->failed || e->kind != EX_IDENT) return;
-  if ((chk_reserved_flags(e->u.name) & v->direct) && !lib_builtin_find(e->u.name))
+  if ((chk_reserved_flags(e->u.name) & v->direct) && !chk_builtin_find(v->builtins, e->u.name))
     violation(v, "'%s' names a %s runtime helper and cannot be referenced; rename the binding", e->u.name,
               v->backend);
 }
@@ -305,7 +305,6 @@ static const char *entry_module_name(Tv *v, Module *m, Buf *b) {
   const char *dot = strrchr(base, '.');
   size_t n = dot && dot != base ? (size_t)(dot - base) : strlen(base);
   buf_append(b, base, n);
-  (void)v;
   return b->data ? b->data : "";
 }
 
@@ -456,12 +455,13 @@ static void topo_order(Program *prog, Module *m, Module **out, int *n, uint8_t *
   out[(*n)++] = m;
 }
 
-bool chk_target_validate(Program *prog, ChkTarget t, DiagList *diags) {
+bool chk_target_validate(Program *prog, const BuiltinTable *builtins, ChkTarget t, DiagList *diags) {
   if (t == CHK_TARGET_NONE || prog->nmodules == 0) return true;
   Tv v = {0};
   v.prog = prog;
   v.target = t;
   v.diags = diags;
+  v.builtins = builtins;
   v.js = t == CHK_TARGET_NODE_CLI || t == CHK_TARGET_BROWSER;
   v.project = prog->nmodules > 1 || t == CHK_TARGET_BROWSER;
   v.backend = v.js ? "JavaScript" : "Python";

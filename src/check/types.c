@@ -22,8 +22,6 @@ void chk_types_init(TypeCtx *tc, Arena *arena, Interner *names) {
     tc->effect_names[tc->neffects++] = intern_cstr(names, valid_effects[i]);
 }
 
-Type *chk_resolve(Type *t) { return t; }
-
 Type *ty_prim(TypeCtx *tc, TypeKind k) { return tc->prim[k]; }
 
 /* Fill in flags and depth from the children; a type deeper than the bound

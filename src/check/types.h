@@ -2,8 +2,9 @@
  *
  * Contract (for src/vm's compiler, after chk_program returned true):
  * - Every expression the checker visited has `Expr->type` set to its static
- *   type (a `Type *` from this header). Pass it through chk_resolve() before
- *   inspecting it; the result is never NULL for a checked expression. After
+ *   type (a `Type *` from this header), as resolved as it will get (the
+ *   checker binds type variables per call, in a substitution, so a stored
+ *   type holds no inference links); never NULL for a checked expression. After
  *   a successful check that is every expression of every module (std
  *   modules included) except pipeline placeholders (`_`) and the `where`
  *   of a typed hole, which is never evaluated (fuzz/fuzz_check.c checks
@@ -106,11 +107,6 @@ typedef struct TypeCtx {
 } TypeCtx;
 
 void chk_types_init(TypeCtx *tc, Arena *arena, Interner *names);
-
-/* Follow inference bindings. The checker binds type variables per call (see
- * the header comment), so a stored type is already as resolved as it will
- * get; this is the stable entry point for the compiler all the same. */
-Type *chk_resolve(Type *t);
 
 Type *ty_prim(TypeCtx *tc, TypeKind k); /* Int, Float, Bool, String, Unit, Error, Never */
 Type *ty_new(TypeCtx *tc, TypeKind k, int n, Type **args); /* copies args */

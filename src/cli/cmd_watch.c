@@ -38,7 +38,6 @@ static const char watch_help[] =
 
 static volatile sig_atomic_t stop_requested;
 static void on_signal(int sig) {
-  (void)sig;
   stop_requested = 1;
 }
 

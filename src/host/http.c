@@ -769,7 +769,6 @@ static geno_value *http_request(const char *name, const geno_value *const *args,
 }
 
 bool host_http_install(Host *h, char **err) {
-  (void)err;
   h->http_allow_private = host_env_truthy("GENO_HTTP_ALLOW_PRIVATE");
   h->http_ready = true; /* libcurl itself is loaded by the first request (host_curl.h) */
   return host_add(h, "http_fetch", http_fetch) && host_add(h, "http_post", http_post) &&

@@ -25,7 +25,7 @@
 #include <string.h>
 
 #include "../check/types.h"
-#include "../lib/adts.h"
+#include "../check/adts.h"
 #include "../lib/builtins.h"
 #include "js.h"
 
@@ -102,7 +102,7 @@ static void nl(Js *J, Buf *b) {
   for (int i = 0; i < J->indent; i++) buf_puts(b, "  ");
 }
 
-static Type *ty(Expr *e) { return e && e->type ? chk_resolve(e->type) : NULL; }
+static Type *ty(Expr *e) { return e ? e->type : NULL; }
 static int kind(Expr *e) {
   Type *t = ty(e);
   return t ? t->kind : TY_ERROR;
@@ -1793,12 +1793,12 @@ static void add_variant(Js *J, const char *name, const char *type, const char **
 
 static void collect_types(Js *J, Buf *b) {
   size_t nb;
-  const LibAdt *adts = lib_adts(&nb);
+  const ChkAdt *adts = chk_adts(&nb);
   for (size_t i = 0; i < nb; i++) {
-    const LibAdt *a = &adts[i];
+    const ChkAdt *a = &adts[i];
     bool opt = strcmp(a->name, "Option") == 0 || strcmp(a->name, "Result") == 0;
     for (int k = 0; k < a->nvariants; k++) {
-      const LibAdtVariant *v = &a->variants[k];
+      const ChkAdtVariant *v = &a->variants[k];
       const char **fields = arena_alloc(&J->prog->arena, sizeof(char *) * (size_t)(v->nfields ? v->nfields : 1));
       if (!fields) {
         J->failed = true;

@@ -11,19 +11,16 @@
 /* Outside the browser the graphics builtins draw nothing and the input
  * builtins report an 800x600 screen with no keys, mouse or text. */
 static bool app_unit(VM *vm, Value *args, int nargs, Value *out) {
-  (void)vm, (void)args, (void)nargs;
   *out = v_unit();
   return true;
 }
 
 static bool app_false(VM *vm, Value *args, int nargs, Value *out) {
-  (void)vm, (void)args, (void)nargs;
   *out = v_bool(false);
   return true;
 }
 
 static bool app_zero(VM *vm, Value *args, int nargs, Value *out) {
-  (void)vm, (void)args, (void)nargs;
   *out = v_int(0);
   return true;
 }
@@ -33,19 +30,16 @@ static bool app_zero(VM *vm, Value *args, int nargs, Value *out) {
 #define STUB_SCREEN_HEIGHT 600
 
 static bool app_screen_width(VM *vm, Value *args, int nargs, Value *out) {
-  (void)vm, (void)args, (void)nargs;
   *out = v_int(STUB_SCREEN_WIDTH);
   return true;
 }
 
 static bool app_screen_height(VM *vm, Value *args, int nargs, Value *out) {
-  (void)vm, (void)args, (void)nargs;
   *out = v_int(STUB_SCREEN_HEIGHT);
   return true;
 }
 
 static bool app_no_text(VM *vm, Value *args, int nargs, Value *out) {
-  (void)args, (void)nargs;
   return vm_string(vm, "", 0, out);
 }
 

@@ -36,7 +36,6 @@ static bool truncate_to_int(VM *vm, double x, Value *out) {
 
 /* clock_now() -> Int, datetime_now() -> Int: whole Unix seconds (UTC). */
 static bool lib_clock_now(VM *vm, Value *args, int nargs, Value *out) {
-  (void)args, (void)nargs;
   struct timespec ts;
   clock_gettime(CLOCK_REALTIME, &ts);
   return int_result(vm, (int64_t)ts.tv_sec, out);
@@ -57,7 +56,6 @@ static bool format_time(VM *vm, Value ts, Value fmt, Value *out) {
 
 /* clock_format(timestamp: Float, fmt: String) -> String (UTC). */
 static bool lib_clock_format_fn(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   return format_time(vm, args[0], args[1], out);
 }
 
@@ -79,13 +77,11 @@ static bool parse_time(VM *vm, Value *args, bool as_int, Value *out) {
 }
 
 static bool lib_clock_parse_fn(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   return parse_time(vm, args, false, out);
 }
 
 /* clock_elapsed(start, end_time) -> Float: float(end) - float(start). */
 static bool lib_clock_elapsed(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   double a, b;
   if (!vm_num_to_double(vm, args[0], &a) || !vm_num_to_double(vm, args[1], &b)) return false;
   *out = v_float(b - a);
@@ -95,19 +91,16 @@ static bool lib_clock_elapsed(VM *vm, Value *args, int nargs, Value *out) {
 /* datetime_format(timestamp: Int, fmt) -> String: clock_format of
  * float(timestamp) (its messages say clock_format). */
 static bool lib_datetime_format(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   return format_time(vm, args[0], args[1], out);
 }
 
 static bool lib_datetime_parse(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   return parse_time(vm, args, true, out);
 }
 
 /* datetime_elapsed(start: Int, end_time: Int) -> Int:
  * int(float(end) - float(start)), truncated toward zero. */
 static bool lib_datetime_elapsed(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   double a, b;
   if (!vm_num_to_double(vm, args[0], &a) || !vm_num_to_double(vm, args[1], &b)) return false;
   return truncate_to_int(vm, b - a, out);

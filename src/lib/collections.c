@@ -42,6 +42,13 @@ static Value *seq_items(Value v, size_t *n) {
   return v.tag == T_LIST ? vm_list_items(v, n) : vm_array_items(v, n);
 }
 
+bool lib_list_part(VM *vm, Value *list, size_t start, size_t n, Value *out) {
+  if (!vm_list_slice(vm, list, start, n, out)) return false;
+  size_t len, whole;
+  bool shared = vm_list_items(*out, &len) == vm_list_items(*list, &whole) + start;
+  return shared || lib_charge_light(vm, n);
+}
+
 bool lib_list_from(VM *vm, Value owner, size_t start, size_t n, Value *out) {
   if (!vm_list(vm, n, out)) return false;
   if (n == 0) return true;

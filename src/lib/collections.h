@@ -21,6 +21,12 @@ Value *lib_array_slot(VM *vm, const char *fn, Value arr, Value index);
  * Array or Vec that the caller keeps rooted (an argument, say). */
 bool lib_list_from(VM *vm, Value owner, size_t start, size_t n, Value *out);
 
+/* *out = elements [start, start+n) of the List *list (a rooted slot, an
+ * argument say): a view sharing its storage when vm_list_slice makes one,
+ * else a copy, charged as light work. For builtins whose result is a
+ * contiguous part of their argument (tail, slice, take, drop ...). */
+bool lib_list_part(VM *vm, Value *list, size_t start, size_t n, Value *out);
+
 /* *total += the number of keys of table `b` absent from table `a` (a size
  * check before a union or merge is built). False with an error raised
  * when comparing keys failed (vm_table_get). */

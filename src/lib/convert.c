@@ -16,7 +16,6 @@
  * the collection limit applies to its length ("to_string: String size
  * exceeds limit"). */
 static bool lib_to_string(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   if (args[0].tag == T_STRING) {
     *out = args[0];
     return true;
@@ -54,7 +53,6 @@ static const char *stripped(Value v, size_t *n) {
 /* parse_int(text) -> Option[Int]: after stripping whitespace, ASCII
  * -?[0-9]+ within ±(2^53 - 1); anything else is None. */
 static bool lib_parse_int(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   if (vm_str_len(args[0]) > PARSE_MAX_CHARS)
     return vm_error(vm, E_RUNTIME, "parse_int: input string too long (max 1000 characters)");
   size_t n;
@@ -79,7 +77,6 @@ static bool lib_parse_int(VM *vm, Value *args, int nargs, Value *out) {
  * sign other than a leading minus, no inf/nan. Correctly rounded
  * (strtod); a result too large for a double is None. */
 static bool lib_parse_float(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   if (vm_str_len(args[0]) > PARSE_MAX_CHARS)
     return vm_error(vm, E_RUNTIME, "parse_float: input string too long (max 1000 characters)");
   size_t n;
@@ -118,7 +115,6 @@ static bool lib_parse_float(VM *vm, Value *args, int nargs, Value *out) {
 
 /* int_to_float(value): Python float(int), correctly rounded. */
 static bool lib_int_to_float(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   double d;
   if (!vm_num_to_double(vm, args[0], &d)) return false;
   *out = v_float(d);
@@ -127,7 +123,6 @@ static bool lib_int_to_float(VM *vm, Value *args, int nargs, Value *out) {
 
 /* char_code(text): the first code point. */
 static bool lib_char_code(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   size_t n, i = 0;
   const char *s = lib_str(args[0], &n);
   if (n == 0) return vm_error(vm, E_RUNTIME, "char_code: empty string");
@@ -139,11 +134,13 @@ static bool lib_char_code(VM *vm, Value *args, int nargs, Value *out) {
  * (U+D800..U+DFFF) is an error: a String is valid UTF-8 and cannot hold
  * one (the reference makes a string its own output cannot encode). */
 static bool lib_from_char_code(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   int64_t c;
   if (!vm_int_get(args[0], &c) || c < 0 || c > 0x10FFFF) {
     Buf t = BUF_INIT;
-    vm_int_text(vm, args[0], &t);
+    if (!vm_int_text(vm, args[0], &t)) { /* a Float, or too many digits: that error stands */
+      buf_free(&t);
+      return false;
+    }
     vm_error(vm, E_RUNTIME, "from_char_code: code point %s out of range", t.data ? t.data : "?");
     buf_free(&t);
     return false;

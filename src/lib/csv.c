@@ -175,7 +175,6 @@ static bool check_row(CsvReader *r, Value row) {
 
 /* csv_parse(text) -> List[List[String]] */
 static bool lib_csv_parse(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   Value row = v_unit();
   vm_push_root(vm, &row);
   CsvReader r = {vm, "csv_parse", NULL, 0, 0, START_RECORD, BUF_INIT, 0, &row};
@@ -195,7 +194,6 @@ static bool lib_csv_parse(VM *vm, Value *args, int nargs, Value *out) {
  * cells, extra cells are dropped, a repeated header keeps its first
  * position and the last value. */
 static bool lib_csv_parse_with_headers(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   Value row = v_unit(), headers = v_unit(), map = v_unit(), empty = v_unit();
   vm_push_root(vm, &row);
   vm_push_root(vm, &headers);

@@ -48,7 +48,6 @@ static const char *env_lookup(Value name) {
 
 /* env_get(name) -> Option[String]. */
 static bool lib_env_get(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   const char *v = env_lookup(args[0]);
   if (!v) {
     *out = vm_none(vm);
@@ -59,7 +58,6 @@ static bool lib_env_get(VM *vm, Value *args, int nargs, Value *out) {
 
 /* env_get_or(name, default) -> String. */
 static bool lib_env_get_or(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   const char *v = env_lookup(args[0]);
   if (!v) {
     *out = args[1];
@@ -68,17 +66,16 @@ static bool lib_env_get_or(VM *vm, Value *args, int nargs, Value *out) {
   return host_string(vm, v, strlen(v), out);
 }
 
-/* cli_args() -> List[String]: the host's geno_config.cli_args (the CLI
- * passes what follows `--`). */
+/* cli_args() -> List[String]: the program arguments the host gave
+ * (geno_config.cli_args; the CLI passes what follows `--`). */
 static bool lib_cli_args(VM *vm, Value *args, int nargs, Value *out) {
-  (void)args, (void)nargs;
-  const geno_config *cfg = vm_config(vm);
-  size_t n = cfg ? cfg->ncli_args : 0;
+  size_t n;
+  const char *const *argv = vm_program_args(vm, &n);
   Value item = v_unit();
   vm_push_root(vm, &item);
   bool ok = vm_check_size(vm, "List", n) && vm_list(vm, 0, out);
   for (size_t i = 0; ok && i < n; i++) {
-    const char *a = cfg->cli_args[i] ? cfg->cli_args[i] : "";
+    const char *a = argv[i];
     ok = host_string(vm, a, strlen(a), &item) && vm_list_push(vm, out, item);
   }
   vm_pop_roots(vm, 1);

@@ -15,7 +15,6 @@
  * response, not here. The constructor's field order is status, body,
  * headers (the argument order differs). */
 static bool lib_http_respond(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   Value fields[3] = {args[0], args[2], args[1]};
   return vm_ctor(vm, "HttpResponse", fields, 3, out);
 }

@@ -11,7 +11,6 @@
 /* print(value: T) -> Unit: the canonical rendering (a top-level String
  * raw) and a newline, counted against max_output_length (E505). */
 static bool lib_print(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   *out = v_unit();
   return vm_print(vm, args[0]);
 }

@@ -559,7 +559,6 @@ static bool err_text(VM *vm, const char *msg, Value *out) {
 }
 
 static bool lib_json_parse(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   Parser p;
   memset(&p, 0, sizeof p);
   p.vm = vm;
@@ -669,42 +668,11 @@ static void out_newline(Out *o, int depth) {
   }
 }
 
-/* A JSON string literal with Python's escapes. */
+static void out_sink(void *ud, const char *s, size_t n) { out_raw(ud, s, n); }
+
+/* A JSON string literal with Python's escapes (str_quote, base/buf.h). */
 static void out_string(Out *o, const char *s, size_t n) {
-  char tmp[16];
-  out_raw(o, "\"", 1);
-  size_t run = 0;
-  for (size_t i = 0; i < n;) {
-    size_t at = i;
-    int32_t c = lib_utf8_next(s, n, &i);
-    const char *esc = NULL;
-    switch (c) {
-      case '"': esc = "\\\""; break;
-      case '\\': esc = "\\\\"; break;
-      case '\n': esc = "\\n"; break;
-      case '\r': esc = "\\r"; break;
-      case '\t': esc = "\\t"; break;
-      case '\b': esc = "\\b"; break;
-      case '\f': esc = "\\f"; break;
-      default: break;
-    }
-    bool plain = !esc && c >= 0x20 && (!o->ascii || c < 0x7F);
-    if (plain) continue;
-    out_raw(o, s + run, at - run);
-    run = i;
-    if (esc) {
-      out_raw(o, esc, 2);
-    } else if (c < 0x10000) {
-      snprintf(tmp, sizeof tmp, "\\u%04x", (unsigned)c);
-      out_raw(o, tmp, 6);
-    } else {
-      int32_t v = c - 0x10000;
-      snprintf(tmp, sizeof tmp, "\\u%04x\\u%04x", (unsigned)(0xD800 + (v >> 10)), (unsigned)(0xDC00 + (v & 0x3FF)));
-      out_raw(o, tmp, 12);
-    }
-  }
-  out_raw(o, s + run, n - run);
-  out_raw(o, "\"", 1);
+  str_quote(s, n, o->ascii, out_sink, o);
   o->work += n;
 }
 
@@ -915,7 +883,6 @@ static bool emit(Out *o, WriteFn write, Value v, Value *out) {
 }
 
 static bool lib_json_stringify(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   Out o = {vm, NULL, 0, true, 0, "json_stringify", 0, 0, 0, 0};
   return check_json(&o, args[0], 0) && emit(&o, write_json, args[0], out);
 }
@@ -923,7 +890,6 @@ static bool lib_json_stringify(VM *vm, Value *args, int nargs, Value *out) {
 /* json_stringify_pretty(value, indent): indent <= 0 is compact; either way
  * non-ASCII text is written as is (Python's ensure_ascii=False). */
 static bool lib_json_stringify_pretty(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   int64_t indent;
   if (!vm_int_get(args[1], &indent)) {
     mpz_t z;
@@ -1208,7 +1174,12 @@ static bool write_any(Out *o, Value v, int depth) {
     case T_LIST:
     case T_TUPLE:
     case T_UNIT: {
-      /* () is the empty tuple, an empty array (see docs/compatibility.md) */
+      /* a written () is the empty tuple, an empty array; a Unit no () wrote
+       * is the reference's None (see v_unit_written) */
+      if (v.tag == T_UNIT && !v.as.i) {
+        out_raw(o, "null", 4);
+        return true;
+      }
       size_t n = 0, len;
       if (v.tag == T_LIST) vm_list_items(v, &n);
       else if (v.tag == T_TUPLE) vm_tuple_items(v, &n);
@@ -1237,7 +1208,6 @@ static bool write_any(Out *o, Value v, int depth) {
 }
 
 static bool lib_json_to_string(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   Out o = {vm, NULL, 0, true, 0, "json_to_string", 0, 0, 0, 0};
   return check_any(&o, args[0], 0) && emit(&o, write_any, args[0], out);
 }

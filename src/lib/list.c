@@ -16,7 +16,6 @@
 /* length(list) -> Int: elements of a List or Array, code points of a
  * String (the checker admits exactly those three). */
 static bool lib_length(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   size_t n;
   switch (args[0].tag) {
     case T_LIST: vm_list_items(args[0], &n); break;
@@ -85,7 +84,6 @@ static bool lib_range(VM *vm, Value *args, int nargs, Value *out) {
 /* append(list, element) -> List[T]: a new list; appending to the newest
  * list built on a buffer reuses it (amortised O(1), see value.h). */
 static bool lib_append(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   *out = args[0];
   return vm_list_push(vm, out, args[1]);
 }
@@ -93,7 +91,6 @@ static bool lib_append(VM *vm, Value *args, int nargs, Value *out) {
 /* map(list, transform) -> List[U]: transform once per element, left to
  * right. */
 static bool lib_map(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   size_t n, len;
   vm_list_items(args[0], &n);
   if (!vm_list(vm, n, out)) return false;
@@ -110,7 +107,6 @@ static bool lib_map(VM *vm, Value *args, int nargs, Value *out) {
 /* filter(list, predicate) -> List[T]: the elements for which predicate
  * holds, in order. */
 static bool lib_filter(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   size_t n, len;
   vm_list_items(args[0], &n);
   if (!vm_list(vm, 0, out)) return false;
@@ -128,7 +124,6 @@ static bool lib_filter(VM *vm, Value *args, int nargs, Value *out) {
  * the reference, a String or List accumulator is held to the size limit
  * after every step. */
 static bool lib_fold(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   size_t n, len;
   vm_list_items(args[0], &n);
   *out = args[1];
@@ -173,7 +168,6 @@ static bool is_negative(Value v) {
 
 /* head(list) -> T: the first element. */
 static bool lib_head(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   size_t n;
   Value *items = vm_list_items(args[0], &n);
   if (n == 0) return vm_error(vm, E_RUNTIME, "head of empty list");
@@ -183,18 +177,16 @@ static bool lib_head(VM *vm, Value *args, int nargs, Value *out) {
 
 /* tail(list) -> List[T]: all but the first element. */
 static bool lib_tail(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   size_t n;
   vm_list_items(args[0], &n);
   if (n == 0) return vm_error(vm, E_RUNTIME, "tail of empty list");
-  return lib_list_from(vm, args[0], 1, n - 1, out);
+  return lib_list_part(vm, &args[0], 1, n - 1, out);
 }
 
 /* contains(list, element) -> Bool: by `==` (so 1 and 1.0 match). Like
  * the reference's `in`, the comparisons cost no steps, only light work
  * per element and per node compared (vm_values_same). */
 static bool lib_contains(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   size_t n, i;
   Value *items = vm_list_items(args[0], &n);
   int r = 0;
@@ -211,7 +203,6 @@ static bool lib_contains(VM *vm, Value *args, int nargs, Value *out) {
 
 /* concat(list1, list2) -> List[T]: the combined size is checked first. */
 static bool lib_concat(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   size_t n1, n2, len;
   vm_list_items(args[0], &n1);
   vm_list_items(args[1], &n2);
@@ -236,7 +227,6 @@ static bool lib_concat(VM *vm, Value *args, int nargs, Value *out) {
 /* set_at(list, index, value) -> List[T]: a copy with one element
  * replaced; no negative indexing. */
 static bool lib_set_at(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   size_t n;
   int64_t i;
   vm_list_items(args[0], &n);
@@ -252,7 +242,6 @@ static bool lib_set_at(VM *vm, Value *args, int nargs, Value *out) {
  * counts from the end (slice(xs, 0, -1) drops the last element). Never
  * fails. */
 static bool lib_slice(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   size_t len;
   vm_list_items(args[0], &len);
   int64_t n = (int64_t)len, s = lib_int_sat(args[1]), e = lib_int_sat(args[2]);
@@ -268,12 +257,11 @@ static bool lib_slice(VM *vm, Value *args, int nargs, Value *out) {
     *out = args[0];
     return true;
   }
-  return lib_list_from(vm, args[0], (size_t)s, (size_t)(e - s), out);
+  return lib_list_part(vm, &args[0], (size_t)s, (size_t)(e - s), out);
 }
 
 /* reverse(list) -> List[T] */
 static bool lib_reverse(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   size_t n, len;
   vm_list_items(args[0], &n);
   if (!vm_list(vm, n, out)) return false;
@@ -306,7 +294,6 @@ static bool make_pairs(VM *vm, Value first, Value second, size_t n, Value *out) 
 
 /* zip(list1, list2) -> List[(A, B)]: as long as the shorter list. */
 static bool lib_zip(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   size_t n1, n2;
   vm_list_items(args[0], &n1);
   vm_list_items(args[1], &n2);
@@ -315,7 +302,6 @@ static bool lib_zip(VM *vm, Value *args, int nargs, Value *out) {
 
 /* enumerate(list) -> List[(Int, T)]: indices from 0. */
 static bool lib_enumerate(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   size_t n;
   vm_list_items(args[0], &n);
   return make_pairs(vm, args[0], v_unit(), n, out);
@@ -343,7 +329,6 @@ static bool join_parts(VM *vm, Value parts, size_t n, Value *out) {
 
 /* list_flatten(lists) -> List[T] */
 static bool lib_list_flatten(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   size_t n;
   vm_list_items(args[0], &n);
   return join_parts(vm, args[0], n, out);
@@ -353,7 +338,6 @@ static bool lib_list_flatten(VM *vm, Value *args, int nargs, Value *out) {
  * the results are concatenated. The size of the result so far is checked
  * after each call, before the next one runs. */
 static bool lib_flat_map(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   size_t n, len, k, total = 0;
   vm_list_items(args[0], &n);
   Value parts = v_unit();
@@ -380,7 +364,6 @@ static bool lib_flat_map(VM *vm, Value *args, int nargs, Value *out) {
 /* list_intersperse(list, separator) -> List[T]: separator between
  * neighbours; the size 2n-1 is checked first. */
 static bool lib_list_intersperse(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   size_t n, len;
   vm_list_items(args[0], &n);
   if (n == 0) return vm_list(vm, 0, out);
@@ -396,7 +379,6 @@ static bool lib_list_intersperse(VM *vm, Value *args, int nargs, Value *out) {
 /* list_chunk(list, size) -> List[List[T]]: consecutive pieces of `size`
  * elements, the last one possibly shorter. */
 static bool lib_list_chunk(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   size_t n, len;
   vm_list_items(args[0], &n);
   int64_t size = lib_int_sat(args[1]);
@@ -407,7 +389,7 @@ static bool lib_list_chunk(VM *vm, Value *args, int nargs, Value *out) {
   for (size_t c = 0; c < count; c++) {
     size_t start = c * step, k = n - start < step ? n - start : step;
     Value piece;
-    if (!lib_list_from(vm, args[0], start, k, &piece)) return false;
+    if (!lib_list_part(vm, &args[0], start, k, &piece)) return false;
     vm_list_items(*out, &len)[c] = piece;
   }
   return true;
@@ -415,7 +397,6 @@ static bool lib_list_chunk(VM *vm, Value *args, int nargs, Value *out) {
 
 /* list_take(list, count) -> List[T]: the first max(0, count) elements. */
 static bool lib_list_take(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   size_t n;
   vm_list_items(args[0], &n);
   int64_t k = lib_int_sat(args[1]);
@@ -424,12 +405,11 @@ static bool lib_list_take(VM *vm, Value *args, int nargs, Value *out) {
     *out = args[0];
     return true;
   }
-  return lib_list_from(vm, args[0], 0, (size_t)k, out);
+  return lib_list_part(vm, &args[0], 0, (size_t)k, out);
 }
 
 /* list_drop(list, count) -> List[T]: without the first max(0, count). */
 static bool lib_list_drop(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   size_t n;
   vm_list_items(args[0], &n);
   int64_t k = lib_int_sat(args[1]);
@@ -438,7 +418,7 @@ static bool lib_list_drop(VM *vm, Value *args, int nargs, Value *out) {
     return true;
   }
   if ((uint64_t)k >= n) return vm_list(vm, 0, out);
-  return lib_list_from(vm, args[0], (size_t)k, n - (size_t)k, out);
+  return lib_list_part(vm, &args[0], (size_t)k, n - (size_t)k, out);
 }
 
 /* ---- predicates and searches ------------------------------------------------ */
@@ -463,7 +443,6 @@ static bool scan_until(VM *vm, Value list, Value pred, bool stop, size_t *at) {
 
 /* all(list, predicate) -> Bool: stops at the first false; [] gives true. */
 static bool lib_all(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   size_t at, n;
   if (!scan_until(vm, args[0], args[1], false, &at)) return false;
   vm_list_items(args[0], &n);
@@ -473,7 +452,6 @@ static bool lib_all(VM *vm, Value *args, int nargs, Value *out) {
 
 /* list_any(list, predicate) -> Bool: stops at the first true. */
 static bool lib_list_any(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   size_t at, n;
   if (!scan_until(vm, args[0], args[1], true, &at)) return false;
   vm_list_items(args[0], &n);
@@ -484,7 +462,6 @@ static bool lib_list_any(VM *vm, Value *args, int nargs, Value *out) {
 /* take_while(list, predicate) -> List[T]: the prefix before the first
  * element the predicate rejects (which is the last one it sees). */
 static bool lib_take_while(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   size_t at, n;
   if (!scan_until(vm, args[0], args[1], false, &at)) return false;
   vm_list_items(args[0], &n);
@@ -492,12 +469,11 @@ static bool lib_take_while(VM *vm, Value *args, int nargs, Value *out) {
     *out = args[0];
     return true;
   }
-  return lib_list_from(vm, args[0], 0, at, out);
+  return lib_list_part(vm, &args[0], 0, at, out);
 }
 
 /* list_find(list, predicate) -> Option[T]: Some(first match) or None. */
 static bool lib_list_find(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   size_t at, n;
   if (!scan_until(vm, args[0], args[1], true, &at)) return false;
   Value *items = vm_list_items(args[0], &n);
@@ -510,7 +486,6 @@ static bool lib_list_find(VM *vm, Value *args, int nargs, Value *out) {
 
 /* list_find_index(list, predicate) -> Option[Int] */
 static bool lib_list_find_index(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   size_t at, n;
   if (!scan_until(vm, args[0], args[1], true, &at)) return false;
   vm_list_items(args[0], &n);
@@ -523,7 +498,6 @@ static bool lib_list_find_index(VM *vm, Value *args, int nargs, Value *out) {
 
 /* is_sorted(list) -> Bool: every neighbour pair in order (a <= b). */
 static bool lib_is_sorted(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   size_t n;
   Value *items = vm_list_items(args[0], &n);
   size_t i;
@@ -540,7 +514,6 @@ static bool lib_is_sorted(VM *vm, Value *args, int nargs, Value *out) {
  * multiplicities, compared by the ordering key (1 and 1.0 are the same):
  * both lists are sorted and compared element by element. */
 static bool lib_is_permutation(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   size_t n1, n2, len;
   vm_list_items(args[0], &n1);
   vm_list_items(args[1], &n2);
@@ -618,7 +591,6 @@ static bool sort_indices(VM *vm, Value list, size_t n, LibLessFn less, SortCtx *
  * would call it, so even an inconsistent one gives the reference's
  * result (`fn(a, b) -> -1` reverses the list). */
 static bool lib_sort(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   size_t n;
   vm_list_items(args[0], &n);
   SortCtx ctx = {args[1], args[0], 0};
@@ -628,7 +600,6 @@ static bool lib_sort(VM *vm, Value *args, int nargs, Value *out) {
 /* sort_by(list, key_fn) -> List[T]: key_fn once per element, in order,
  * before sorting; then a stable sort by the keys' ordering key. */
 static bool lib_sort_by(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   size_t n, len;
   vm_list_items(args[0], &n);
   Value keys = v_unit();
@@ -649,7 +620,6 @@ static bool lib_sort_by(VM *vm, Value *args, int nargs, Value *out) {
 
 /* list_fold_right(list, init, f) -> U: f(x, acc) from the right. */
 static bool lib_list_fold_right(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   size_t n, len;
   vm_list_items(args[0], &n);
   *out = args[1];
@@ -665,7 +635,6 @@ static bool lib_list_fold_right(VM *vm, Value *args, int nargs, Value *out) {
  * their keys first appear, found by a linear scan with `==` (as the
  * reference does); each group keeps its elements' order. */
 static bool lib_list_group_by(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   size_t n, len, ng;
   vm_list_items(args[0], &n);
   Value keys = v_unit(), groups = v_unit(), k = v_unit(), g = v_unit();

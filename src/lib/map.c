@@ -11,7 +11,6 @@
 
 /* map_get(map, key) -> Option[V] */
 static bool lib_map_get(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   Value v;
   int found = vm_table_get(vm, args[0], args[1], &v);
   if (found <= 0) {
@@ -25,7 +24,6 @@ static bool lib_map_get(VM *vm, Value *args, int nargs, Value *out) {
  * keeps its position (and its original form: 1 stays 1 when 1.0 is
  * inserted); a new key goes last and is size-checked before the copy. */
 static bool lib_map_insert(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   int found = vm_table_get(vm, args[0], args[1], NULL);
   if (found < 0 || (found == 0 && !vm_check_size(vm, "Map", vm_table_len(args[0]) + 1))) return false;
   return vm_table_copy(vm, args[0], T_MAP, out) && lib_charge_light(vm, vm_table_len(*out)) &&
@@ -35,7 +33,6 @@ static bool lib_map_insert(VM *vm, Value *args, int nargs, Value *out) {
 /* map_from_list(pairs) / map_from_entries(entries) -> Map[K, V]: a later
  * duplicate key replaces the value at the first one's position. */
 static bool lib_map_from_list(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   size_t n, len;
   vm_list_items(args[0], &n);
   if (!vm_table(vm, T_MAP, n, out)) return false;
@@ -49,7 +46,6 @@ static bool lib_map_from_list(VM *vm, Value *args, int nargs, Value *out) {
 
 /* map_entries(map) -> List[(K, V)]: insertion order. */
 static bool lib_map_entries(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   size_t n = vm_table_len(args[0]), pos = 0, i = 0, len;
   if (!vm_list(vm, n, out)) return false;
   Value k, v;
@@ -69,7 +65,6 @@ static bool lib_map_entries(VM *vm, Value *args, int nargs, Value *out) {
  * map2's new keys in theirs; map2's values win. The merged size is checked
  * before the copy. */
 static bool lib_map_merge(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   size_t total = vm_table_len(args[0]), pos = 0;
   Value k, v;
   if (!lib_count_new_keys(vm, args[0], args[1], &total)) return false;
@@ -83,7 +78,6 @@ static bool lib_map_merge(VM *vm, Value *args, int nargs, Value *out) {
 /* map_filter_map(map, predicate) -> Map[K, V]: predicate(k, v) once per
  * entry in insertion order; the kept entries keep their order. */
 static bool lib_map_filter_map(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   if (!vm_table(vm, T_MAP, 0, out)) return false;
   size_t pos = 0, i = 0;
   Value kv[2], keep;
@@ -97,7 +91,6 @@ static bool lib_map_filter_map(VM *vm, Value *args, int nargs, Value *out) {
 
 /* map_map_values(map, transform) -> Map[K, U]: same keys and order. */
 static bool lib_map_map_values(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   if (!vm_table(vm, T_MAP, vm_table_len(args[0]), out)) return false;
   size_t pos = 0, i = 0;
   Value k, v, r = v_unit();

@@ -100,29 +100,24 @@ static bool arith(VM *vm, ArithOp op, Value a, Value b, Value *out) {
 }
 
 static bool lib_add(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   return arith(vm, OP_ADD, args[0], args[1], out);
 }
 
 static bool lib_subtract(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   return arith(vm, OP_SUB, args[0], args[1], out);
 }
 
 static bool lib_multiply(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   return arith(vm, OP_MUL, args[0], args[1], out);
 }
 
 static bool lib_square(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   return arith(vm, OP_MUL, args[0], args[0], out);
 }
 
 /* divide(a, b): Int / Int truncates toward zero; anything with a Float is
  * float division. A zero divisor (0 or ±0.0) is E400. */
 static bool lib_divide(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   Value a = args[0], b = args[1];
   if (num_sign(b) == 0 && !(b.tag == T_FLOAT && isnan(b.as.f)))
     return vm_error(vm, E_DIV_ZERO, "Division by zero");
@@ -165,19 +160,16 @@ static bool abs_impl(VM *vm, Value v, Value *out) {
 }
 
 static bool lib_abs(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   return abs_impl(vm, args[0], out);
 }
 
 static bool lib_is_positive(VM *vm, Value *args, int nargs, Value *out) {
-  (void)vm, (void)nargs;
   *out = v_bool(num_sign(args[0]) > 0);
   return true;
 }
 
 /* bit_or(a, b): two's-complement OR on unbounded Ints. */
 static bool lib_bit_or(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   if (args[0].tag == T_INT && args[1].tag == T_INT) {
     *out = v_int(args[0].as.i | args[1].as.i);
     return true;
@@ -196,7 +188,6 @@ static bool lib_bit_or(VM *vm, Value *args, int nargs, Value *out) {
 
 /* max(a, b) = a if a >= b else b */
 static bool lib_max(VM *vm, Value *args, int nargs, Value *out) {
-  (void)vm, (void)nargs;
   int c = num_cmp(args[0], args[1]);
   *out = c == 0 || c == 1 ? args[0] : args[1];
   return true;
@@ -208,20 +199,17 @@ static Value py_min(Value a, Value b) { return num_cmp(b, a) == -1 ? b : a; }
 static Value py_max(Value a, Value b) { return num_cmp(b, a) == 1 ? b : a; }
 
 static bool lib_math_min(VM *vm, Value *args, int nargs, Value *out) {
-  (void)vm, (void)nargs;
   *out = py_min(args[0], args[1]);
   return true;
 }
 
 static bool lib_math_max(VM *vm, Value *args, int nargs, Value *out) {
-  (void)vm, (void)nargs;
   *out = py_max(args[0], args[1]);
   return true;
 }
 
 /* clamp(value, lo, hi) = max(lo, min(hi, value)): lo wins when lo > hi. */
 static bool lib_clamp(VM *vm, Value *args, int nargs, Value *out) {
-  (void)vm, (void)nargs;
   *out = py_max(args[1], py_min(args[2], args[0]));
   return true;
 }
@@ -274,7 +262,6 @@ ROUNDER(lib_math_round, R_ROUND, "math_round result")
 
 /* float_to_int: int(x), truncating toward zero; convert.c's row uses it. */
 bool lib_float_to_int(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   return to_int(vm, args[0], R_TRUNC, "float_to_int result", out);
 }
 
@@ -289,19 +276,16 @@ static bool sqrt_impl(VM *vm, Value v, const char *neg_msg, Value *out) {
 }
 
 static bool lib_sqrt(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   return sqrt_impl(vm, args[0], "sqrt of negative number", out);
 }
 
 static bool lib_math_sqrt(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   return sqrt_impl(vm, args[0], "math_sqrt: argument must be non-negative", out);
 }
 
 /* math_log(x): natural log. Like Python's math.log, an Int too large for
  * a double is still fine: log(m * 2^e) = log(m) + e * log(2). */
 static bool lib_math_log(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   Value v = args[0];
   if (num_sign(v) <= 0 && !(v.tag == T_FLOAT && isnan(v.as.f)))
     return vm_error(vm, E_RUNTIME, "math_log: argument must be positive");
@@ -339,23 +323,19 @@ static bool trig(VM *vm, Value v, bool cosine, Value *out) {
 }
 
 static bool lib_math_sin(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   return trig(vm, args[0], false, out);
 }
 
 static bool lib_math_cos(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   return trig(vm, args[0], true, out);
 }
 
 static bool lib_math_pi(VM *vm, Value *args, int nargs, Value *out) {
-  (void)vm, (void)args, (void)nargs;
   *out = v_float(3.141592653589793);
   return true;
 }
 
 static bool lib_math_e(VM *vm, Value *args, int nargs, Value *out) {
-  (void)vm, (void)args, (void)nargs;
   *out = v_float(2.718281828459045);
   return true;
 }

@@ -11,22 +11,17 @@
 
 /* mutable_map_new() -> MutableMap[K, V]: empty. */
 static bool lib_mutable_map_new(VM *vm, Value *args, int nargs, Value *out) {
-  (void)args;
-  (void)nargs;
   return vm_table(vm, T_MMAP, 0, out);
 }
 
 /* mutable_map_set(map, key, value) -> Unit: in place; an updated key
  * keeps its position, a new one goes last and is size-checked. */
 static bool lib_mutable_map_set(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
-  (void)out;
   return vm_table_set(vm, args[0], args[1], args[2]);
 }
 
 /* mutable_map_get(map, key) -> Option[V] */
 static bool lib_mutable_map_get(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   Value v;
   int found = vm_table_get(vm, args[0], args[1], &v);
   if (found <= 0) {
@@ -38,7 +33,6 @@ static bool lib_mutable_map_get(VM *vm, Value *args, int nargs, Value *out) {
 
 /* mutable_map_contains(map, key) -> Bool */
 static bool lib_mutable_map_contains(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   int found = vm_table_get(vm, args[0], args[1], NULL);
   *out = v_bool(found > 0);
   return found >= 0;
@@ -47,22 +41,17 @@ static bool lib_mutable_map_contains(VM *vm, Value *args, int nargs, Value *out)
 /* mutable_map_delete(map, key) -> Unit: a missing key is ignored; a key
  * deleted and set again goes last. */
 static bool lib_mutable_map_delete(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
-  (void)out;
   return vm_table_delete(vm, args[0], args[1]);
 }
 
 /* mutable_map_size(map) -> Int */
 static bool lib_mutable_map_size(VM *vm, Value *args, int nargs, Value *out) {
-  (void)vm;
-  (void)nargs;
   *out = v_int((int64_t)vm_table_len(args[0]));
   return true;
 }
 
 /* mutable_map_keys(map) -> List[K]: insertion order. */
 static bool lib_mutable_map_keys(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   size_t n = vm_table_len(args[0]), len, pos = 0, i = 0;
   if (!vm_list(vm, n, out)) return false;
   Value *items = vm_list_items(*out, &len), k;

@@ -13,23 +13,18 @@ static Value payload(Value v) { return vm_ctor_field(v, 0); }
 
 /* is_some(option) / option_is_some(option) -> Bool */
 static bool lib_is_some(VM *vm, Value *args, int nargs, Value *out) {
-  (void)vm;
-  (void)nargs;
   *out = v_bool(vm_is_ctor(args[0], "Some"));
   return true;
 }
 
 /* is_none(option) / option_is_none(option) -> Bool */
 static bool lib_is_none(VM *vm, Value *args, int nargs, Value *out) {
-  (void)vm;
-  (void)nargs;
   *out = v_bool(vm_is_ctor(args[0], "None"));
   return true;
 }
 
 /* unwrap(option) -> T: None is an error. */
 static bool lib_unwrap(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   if (!vm_is_ctor(args[0], "Some")) return vm_error(vm, E_RUNTIME, "unwrap called on None");
   *out = payload(args[0]);
   return true;
@@ -38,15 +33,12 @@ static bool lib_unwrap(VM *vm, Value *args, int nargs, Value *out) {
 /* unwrap_or(option, default) / option_unwrap_or -> T: default was
  * evaluated already (arguments are eager). */
 static bool lib_unwrap_or(VM *vm, Value *args, int nargs, Value *out) {
-  (void)vm;
-  (void)nargs;
   *out = vm_is_ctor(args[0], "Some") ? payload(args[0]) : args[1];
   return true;
 }
 
 /* option_map(option, f) -> Option[U]: Some(f(v)), else None. */
 static bool lib_option_map(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   if (!vm_is_ctor(args[0], "Some")) {
     *out = vm_none(vm);
     return true;
@@ -57,7 +49,6 @@ static bool lib_option_map(VM *vm, Value *args, int nargs, Value *out) {
 
 /* option_and_then(option, f) -> Option[U]: f(v), else None. */
 static bool lib_option_and_then(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   if (!vm_is_ctor(args[0], "Some")) {
     *out = vm_none(vm);
     return true;
@@ -69,7 +60,6 @@ static bool lib_option_and_then(VM *vm, Value *args, int nargs, Value *out) {
 /* option_flatten(option) -> Option[T]: Some(Some(x)) -> Some(x), else
  * None. */
 static bool lib_option_flatten(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   Value inner = vm_is_ctor(args[0], "Some") ? payload(args[0]) : v_unit();
   *out = vm_is_ctor(inner, "Some") || vm_is_ctor(inner, "None") ? inner : vm_none(vm);
   return true;
@@ -77,38 +67,30 @@ static bool lib_option_flatten(VM *vm, Value *args, int nargs, Value *out) {
 
 /* option_to_result(option, err) -> Result[T, E]: Ok(v) or Err(err). */
 static bool lib_option_to_result(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   if (vm_is_ctor(args[0], "Some")) return vm_ok(vm, payload(args[0]), out);
   return vm_err(vm, args[1], out);
 }
 
 /* result_is_ok(result) -> Bool */
 static bool lib_result_is_ok(VM *vm, Value *args, int nargs, Value *out) {
-  (void)vm;
-  (void)nargs;
   *out = v_bool(vm_is_ctor(args[0], "Ok"));
   return true;
 }
 
 /* result_is_err(result) -> Bool */
 static bool lib_result_is_err(VM *vm, Value *args, int nargs, Value *out) {
-  (void)vm;
-  (void)nargs;
   *out = v_bool(vm_is_ctor(args[0], "Err"));
   return true;
 }
 
 /* result_unwrap_or(result, default) -> T */
 static bool lib_result_unwrap_or(VM *vm, Value *args, int nargs, Value *out) {
-  (void)vm;
-  (void)nargs;
   *out = vm_is_ctor(args[0], "Ok") ? payload(args[0]) : args[1];
   return true;
 }
 
 /* result_to_option(result) -> Option[T]: Ok(v) -> Some(v), Err -> None. */
 static bool lib_result_to_option(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   if (vm_is_ctor(args[0], "Ok")) return vm_some(vm, payload(args[0]), out);
   *out = vm_none(vm);
   return true;
@@ -116,7 +98,6 @@ static bool lib_result_to_option(VM *vm, Value *args, int nargs, Value *out) {
 
 /* result_map(result, f) -> Result[U, E]: Ok(f(v)); an Err unchanged. */
 static bool lib_result_map(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   if (!vm_is_ctor(args[0], "Ok")) {
     *out = args[0];
     return true;
@@ -127,7 +108,6 @@ static bool lib_result_map(VM *vm, Value *args, int nargs, Value *out) {
 
 /* result_map_err(result, f) -> Result[T, F]: Err(f(e)); an Ok unchanged. */
 static bool lib_result_map_err(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   if (!vm_is_ctor(args[0], "Err")) {
     *out = args[0];
     return true;
@@ -138,7 +118,6 @@ static bool lib_result_map_err(VM *vm, Value *args, int nargs, Value *out) {
 
 /* result_and_then(result, f) -> Result[U, E]: f(v); an Err unchanged. */
 static bool lib_result_and_then(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   if (!vm_is_ctor(args[0], "Ok")) {
     *out = args[0];
     return true;

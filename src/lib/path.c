@@ -11,7 +11,6 @@
 /* path_join(base, child): posixpath.join of two parts. An absolute child
  * replaces base; a '/' is added unless base is empty or ends in one. */
 static bool lib_path_join(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   size_t bn, cn;
   const char *b = lib_str(args[0], &bn);
   const char *c = lib_str(args[1], &cn);
@@ -36,7 +35,6 @@ static size_t after_last_slash(const char *s, size_t n) {
 /* path_parent(path): posixpath.dirname. Everything up to the last '/',
  * with trailing slashes dropped unless it is all slashes ("/", "//"). */
 static bool lib_path_parent(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   size_t n;
   const char *s = lib_str(args[0], &n);
   size_t head = after_last_slash(s, n), keep = head;
@@ -47,7 +45,6 @@ static bool lib_path_parent(VM *vm, Value *args, int nargs, Value *out) {
 
 /* path_filename(path): posixpath.basename, the text after the last '/'. */
 static bool lib_path_filename(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   size_t n;
   const char *s = lib_str(args[0], &n);
   size_t at = after_last_slash(s, n);
@@ -58,7 +55,6 @@ static bool lib_path_filename(VM *vm, Value *args, int nargs, Value *out) {
  * of the file name counts only when a character other than '.' comes
  * before it in the name (".bashrc" and "..x" have none). */
 static bool lib_path_extension(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   size_t n;
   const char *s = lib_str(args[0], &n);
   size_t name = after_last_slash(s, n);
@@ -74,7 +70,6 @@ static bool lib_path_extension(VM *vm, Value *args, int nargs, Value *out) {
 /* path_is_absolute(path): starts with '/', or a drive form "X:/" where X
  * is a letter (Python str.isalpha, so "é:/" counts too). */
 static bool lib_path_is_absolute(VM *vm, Value *args, int nargs, Value *out) {
-  (void)vm, (void)nargs;
   size_t n, i = 0;
   const char *s = lib_str(args[0], &n);
   bool abs = n > 0 && s[0] == '/';

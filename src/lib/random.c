@@ -32,7 +32,6 @@ static bool random_bytes(VM *vm, void *buf, size_t n) {
 /* random_int(min, max) -> Int, inclusive at both ends, any size: a
  * uniform draw by rejection (fresh bits until below the range size). */
 static bool lib_random_int(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   mpz_t lo, hi, range, r;
   mpz_inits(lo, hi, range, r, NULL);
   vm_int_to_mpz(args[0], lo);
@@ -76,7 +75,6 @@ static bool lib_random_int(VM *vm, Value *args, int nargs, Value *out) {
 /* random_float() -> Float in [0, 1): 53 random bits, as Python's
  * random.random. */
 static bool lib_random_float(VM *vm, Value *args, int nargs, Value *out) {
-  (void)args, (void)nargs;
   uint64_t x;
   if (!random_bytes(vm, &x, sizeof x)) return false;
   *out = v_float((double)(x >> 11) * (1.0 / 9007199254740992.0));

@@ -35,7 +35,6 @@ static LibRegex *regex_prepare(VM *vm, const char *fn, Value pattern, Value text
 /* regex_match(pattern, text) -> Option[String]: the leftmost match, as
  * Python's re.search. */
 static bool lib_regex_match(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   LibRegex *re = regex_prepare(vm, "regex_match", args[0], args[1]);
   if (!re) return false;
   size_t tn, s, e;
@@ -58,7 +57,6 @@ static bool lib_regex_match(VM *vm, Value *args, int nargs, Value *out) {
 /* regex_find_all(pattern, text) -> List[String]: every match's text, with
  * finditer's rule for empty matches. */
 static bool lib_regex_find_all(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   LibRegex *re = regex_prepare(vm, "regex_find_all", args[0], args[1]);
   if (!re) return false;
   size_t tn, s, e, count = 0;
@@ -84,7 +82,6 @@ static bool lib_regex_find_all(VM *vm, Value *args, int nargs, Value *out) {
 /* regex_replace(pattern, replacement, text) -> String: every match
  * replaced; \N in the replacement inserts group N, all else is literal. */
 static bool lib_regex_replace_fn(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   size_t pn, rn, tn;
   const char *p = vm_str_bytes(args[0], &pn), *r = vm_str_bytes(args[1], &rn), *t = vm_str_bytes(args[2], &tn);
   Buf err = BUF_INIT, res = BUF_INIT;
@@ -96,7 +93,7 @@ static bool lib_regex_replace_fn(VM *vm, Value *args, int nargs, Value *out) {
       lib_regex_check_arg("regex_replace", "text", t, tn, &err) && vm_charge(vm, tn)) {
     LibRegexStatus st = lib_regex_replace(re, r, rn, t, tn, vm_max_size(vm), &res, &size, &err);
     if (st == LIB_RE_OK) ok = vm_string(vm, res.data ? res.data : "", res.len, out);
-    else if (st == LIB_RE_TOO_BIG) vm_check_size(vm, "regex_replace: String", size);
+    else if (st == LIB_RE_TOO_BIG) ok = vm_check_size(vm, "regex_replace: String", size); /* false: raises E504 */
     else regex_fail(vm, &err);
   } else if (err.len) {
     regex_fail(vm, &err);

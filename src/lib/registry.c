@@ -1,5 +1,5 @@
 /* The builtin registry: joins the family tables (families.h) into one
- * index sorted by name, for lib_builtin_find and lib_builtins.
+ * BuiltinTable sorted by name (lib_builtin_table).
  *
  * The index is built once per process, on first use, under pthread_once,
  * so concurrent first calls from several host threads are safe and later
@@ -10,8 +10,8 @@
 #include "families.h"
 
 static BuiltinDef index_rows[LIB_BUILTIN_COUNT]; /* sorted by name */
-static uint32_t int_params[LIB_BUILTIN_COUNT];   /* by index: lib_builtin_int_params */
-static size_t index_count;
+static uint32_t int_params[LIB_BUILTIN_COUNT];   /* by index: BuiltinTable.int_params */
+static BuiltinTable table;
 static pthread_once_t index_once = PTHREAD_ONCE_INIT;
 
 static int cmp_row(const void *a, const void *b) {
@@ -53,32 +53,19 @@ static void build_index(void) {
   qsort(index_rows, n, sizeof index_rows[0], cmp_row);
   /* A name defined by two families is a table bug, not a runtime condition. */
   for (size_t i = 1; i < n; i++) GENO_ASSERT(strcmp(index_rows[i - 1].name, index_rows[i].name) != 0);
-  index_count = n;
   for (size_t i = 0; i < n; i++) int_params[i] = sig_int_params(index_rows[i].sig);
+  table = (BuiltinTable){index_rows, n, int_params};
 }
 
-const uint32_t *lib_builtin_int_params(void) {
+const BuiltinTable *lib_builtin_table(void) {
   pthread_once(&index_once, build_index);
-  return int_params;
+  return &table;
 }
 
 const BuiltinDef *lib_builtins(size_t *count) {
-  pthread_once(&index_once, build_index);
-  if (count) *count = index_count;
-  return index_rows;
+  const BuiltinTable *t = lib_builtin_table();
+  if (count) *count = t->count;
+  return t->rows;
 }
 
-const BuiltinDef *lib_builtin_find(const char *name) {
-  if (!name) return NULL;
-  size_t n;
-  const BuiltinDef *rows = lib_builtins(&n);
-  size_t lo = 0, hi = n;
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    int c = strcmp(name, rows[mid].name);
-    if (c == 0) return &rows[mid];
-    if (c < 0) hi = mid;
-    else lo = mid + 1;
-  }
-  return NULL;
-}
+const BuiltinDef *lib_builtin_find(const char *name) { return chk_builtin_find(lib_builtin_table(), name); }

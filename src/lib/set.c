@@ -10,15 +10,12 @@
 
 /* set_new() -> Set[T]: empty. */
 static bool lib_set_new(VM *vm, Value *args, int nargs, Value *out) {
-  (void)args;
-  (void)nargs;
   return vm_table(vm, T_SET, 0, out);
 }
 
 /* set_from_list(list) -> Set[T]: duplicates (by `==`, so 1 and 1.0) keep
  * their first occurrence. */
 static bool lib_set_from_list(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   size_t n, len;
   vm_list_items(args[0], &n);
   if (!vm_table(vm, T_SET, n, out)) return false;
@@ -29,21 +26,16 @@ static bool lib_set_from_list(VM *vm, Value *args, int nargs, Value *out) {
 
 /* set_add(set, item) -> Unit: in place; a new item is size-checked. */
 static bool lib_set_add(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
-  (void)out;
   return vm_table_set(vm, args[0], args[1], v_unit());
 }
 
 /* set_remove(set, item) -> Unit: a missing item is ignored. */
 static bool lib_set_remove(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
-  (void)out;
   return vm_table_delete(vm, args[0], args[1]);
 }
 
 /* set_contains(set, item) -> Bool */
 static bool lib_set_contains(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   int found = vm_table_get(vm, args[0], args[1], NULL);
   *out = v_bool(found > 0);
   return found >= 0;
@@ -51,8 +43,6 @@ static bool lib_set_contains(VM *vm, Value *args, int nargs, Value *out) {
 
 /* set_size(set) -> Int */
 static bool lib_set_size(VM *vm, Value *args, int nargs, Value *out) {
-  (void)vm;
-  (void)nargs;
   *out = v_int((int64_t)vm_table_len(args[0]));
   return true;
 }
@@ -60,7 +50,6 @@ static bool lib_set_size(VM *vm, Value *args, int nargs, Value *out) {
 /* set_to_list(set) -> List[T]: sorted by the ordering key, as Sets are
  * displayed (their hash order is never visible). */
 static bool lib_set_to_list(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   size_t n = vm_table_len(args[0]), len, pos = 0, i = 0;
   if (!vm_list(vm, n, out)) return false;
   Value *items = vm_list_items(*out, &len), k;
@@ -71,7 +60,6 @@ static bool lib_set_to_list(VM *vm, Value *args, int nargs, Value *out) {
 /* set_union(a, b) -> Set[T]: a new set; its size is checked before it is
  * built. An element of both keeps a's version (1 stays 1 next to 1.0). */
 static bool lib_set_union(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   size_t total = vm_table_len(args[0]), pos = 0;
   Value k;
   if (!lib_count_new_keys(vm, args[0], args[1], &total)) return false;
@@ -86,7 +74,6 @@ static bool lib_set_union(VM *vm, Value *args, int nargs, Value *out) {
  * smaller set (b on a tie) and keeps the walked set's version of each
  * element, which shows when 1 meets 1.0. */
 static bool lib_set_intersection(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   bool walk_a = vm_table_len(args[1]) > vm_table_len(args[0]);
   Value walked = walk_a ? args[0] : args[1], other = walk_a ? args[1] : args[0], k;
   if (!vm_table(vm, T_SET, 0, out)) return false;

@@ -42,7 +42,6 @@ static size_t count_bytes(VM *vm, const char *hay, size_t hn, const char *nd, si
     c++;
     at = (size_t)p + nn;
   }
-  (void)vm;
   return c;
 }
 
@@ -373,8 +372,8 @@ static bool pad_impl(VM *vm, const char *fn, Value *args, bool left, Value *out)
   int64_t width = int_sat(args[1]);
   if (width > 0 && (uint64_t)width > limit) {
     Buf t = BUF_INIT;
-    vm_int_text(vm, args[1], &t);
-    vm_limit_error(vm, E_RESOURCE, "%s: String size exceeds limit (%s > %zu)", fn, t.data ? t.data : "?", limit);
+    if (vm_int_text(vm, args[1], &t))
+      vm_limit_error(vm, E_RESOURCE, "%s: String size exceeds limit (%s > %zu)", fn, t.data ? t.data : "?", limit);
     buf_free(&t);
     return false;
   }
@@ -395,103 +394,83 @@ static bool pad_impl(VM *vm, const char *fn, Value *args, bool left, Value *out)
 /* ---- core builtins ------------------------------------------------------------ */
 
 static bool lib_split(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   return split_impl(vm, "split", args, out);
 }
 
 static bool lib_string_split(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   return split_impl(vm, "string_split", args, out);
 }
 
 static bool lib_join(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   return join_impl(vm, "join", args, out);
 }
 
 static bool lib_string_join(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   return join_impl(vm, "string_join", args, out);
 }
 
 static bool lib_replace(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   return replace_impl(vm, "replace", args, out);
 }
 
 static bool lib_string_replace(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   return replace_impl(vm, "string_replace", args, out);
 }
 
 static bool lib_trim(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   return trim_impl(vm, args, true, true, out);
 }
 
 static bool lib_trim_start(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   return trim_impl(vm, args, true, false, out);
 }
 
 static bool lib_trim_end(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   return trim_impl(vm, args, false, true, out);
 }
 
 static bool lib_to_upper(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   return case_impl(vm, args, true, out);
 }
 
 static bool lib_to_lower(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   return case_impl(vm, args, false, out);
 }
 
 static bool lib_starts_with(VM *vm, Value *args, int nargs, Value *out) {
-  (void)vm, (void)nargs;
   return starts_impl(args, out);
 }
 
 static bool lib_ends_with(VM *vm, Value *args, int nargs, Value *out) {
-  (void)vm, (void)nargs;
   return ends_impl(args, out);
 }
 
 static bool lib_contains_substring(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   return contains_impl(vm, args, out);
 }
 
 static bool lib_split_once(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   return split_once_impl(vm, "split_once", args, out);
 }
 
 static bool lib_string_split_once(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   return split_once_impl(vm, "string_split_once", args, out);
 }
 
 static bool lib_repeat_string(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   return repeat_impl(vm, "repeat_string", args, out);
 }
 
 static bool lib_string_repeat(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   return repeat_impl(vm, "string_repeat", args, out);
 }
 
 static bool lib_substring(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   return substring_impl(vm, args, out);
 }
 
 /* to_chars(text) -> List[String]: one String per code point. */
 static bool lib_to_chars(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   size_t n, len, count = vm_str_len(args[0]);
   if (!vm_charge(vm, count) || !vm_list(vm, count, out)) return false;
   size_t at = 0;
@@ -524,7 +503,6 @@ static int cmp_strings(const void *a, const void *b) {
  * point order, and equal strings are interchangeable, so qsort's lack of
  * stability cannot show. */
 static bool lib_sort_strings(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   size_t n, len;
   vm_list_items(args[0], &n);
   if (n > SORT_STRINGS_MAX)
@@ -538,7 +516,6 @@ static bool lib_sort_strings(VM *vm, Value *args, int nargs, Value *out) {
 
 /* format(template, values): fill each literal "{}" in order. */
 static bool lib_format(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   size_t n, count;
   const char *t = lib_str(args[0], &n);
   Value *vals = vm_list_items(args[1], &count);
@@ -568,7 +545,6 @@ static bool lib_format(VM *vm, Value *args, int nargs, Value *out) {
 
 /* is_numeric_string(text): after stripping whitespace, ASCII -?[0-9]+. */
 static bool lib_is_numeric_string(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   Value t;
   if (!trim_impl(vm, args, true, true, &t)) return false;
   size_t n;
@@ -584,7 +560,6 @@ static bool lib_is_numeric_string(VM *vm, Value *args, int nargs, Value *out) {
 
 /* string_char_at(text, index): the code point there, "" when out of range. */
 static bool lib_string_char_at(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   int64_t i = int_sat(args[1]);
   if (i < 0 || (uint64_t)i >= vm_str_len(args[0])) return vm_string(vm, "", 0, out);
   return vm_str_char(vm, args[0], (size_t)i, out);
@@ -592,7 +567,6 @@ static bool lib_string_char_at(VM *vm, Value *args, int nargs, Value *out) {
 
 /* string_index_of(text, substring): str.find in code points, -1 if absent. */
 static bool lib_string_index_of(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   size_t n, pn;
   const char *s = lib_str(args[0], &n);
   const char *p = lib_str(args[1], &pn);
@@ -606,7 +580,6 @@ static bool lib_string_index_of(VM *vm, Value *args, int nargs, Value *out) {
  * ("aaa" / "aa" -> 1). The search runs forward over the reversed bytes so
  * it stays linear (memmem) for any needle. */
 static bool lib_string_last_index_of(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   size_t n, pn;
   const char *s = lib_str(args[0], &n);
   const char *p = lib_str(args[1], &pn);
@@ -636,12 +609,10 @@ static bool lib_string_last_index_of(VM *vm, Value *args, int nargs, Value *out)
 }
 
 static bool lib_string_pad_left(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   return pad_impl(vm, "string_pad_left", args, true, out);
 }
 
 static bool lib_string_pad_right(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   return pad_impl(vm, "string_pad_right", args, false, out);
 }
 

@@ -1165,7 +1165,6 @@ static bool toml_read(Toml *t, TNode **root) {
 
 /* toml_parse(text) -> Result[JsonValue, String] */
 static bool lib_toml_parse(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
   size_t n;
   const char *src = lib_str(args[0], &n);
   if (!vm_charge(vm, n)) return false;

@@ -8,6 +8,7 @@
 #include <geno.h>
 
 #include "../check/check.h"
+#include "../lib/builtins.h"
 #include "../base/utf8.h"
 #include "../syntax/lexer.h"
 #include "../syntax/format.h"
@@ -193,7 +194,7 @@ static void check_once(geno_result *r, const char *source, size_t len, const cha
       opts.deadline_ms = t1 - fe.lex_ms - fe.parse_ms + cfg->timeout_s * 1000.0;
       opts.timeout_s = cfg->timeout_s;
     }
-    chk_program(&fe.prog, &fe.diags, &opts);
+    chk_program(&fe.prog, lib_builtin_table(), &fe.diags, &opts);
     r->timing.typecheck_ms += rt_now_ms() - t1;
   }
   if (prefix) {

@@ -5,13 +5,11 @@
 #include <geno.h>
 
 #include "../base/buf.h"
+#include "../base/caps.h"
 #include "../base/common.h"
 #include "../check/check.h"
 #include "config.h"
 
-static const char *const cap_names[GENO_CAP_COUNT] = {
-    "print", "clock", "random", "fs", "http", "regex", "env", "process", "stdin", "serve",
-};
 
 void geno_config_init(geno_config *c) {
   if (!c) return;
@@ -34,15 +32,11 @@ void geno_config_init(geno_config *c) {
 unsigned geno_capability_from_name(const char *name) {
   if (!name) return 0;
   for (unsigned i = 0; i < GENO_CAP_COUNT; i++)
-    if (strcmp(cap_names[i], name) == 0) return 1u << i;
+    if (strcmp(base_cap_names[i], name) == 0) return 1u << i;
   return 0;
 }
 
-const char *geno_capability_name(unsigned cap) {
-  for (unsigned i = 0; i < GENO_CAP_COUNT; i++)
-    if (cap == (1u << i)) return cap_names[i];
-  return NULL;
-}
+const char *geno_capability_name(unsigned cap) { return base_cap_name(cap); }
 
 static size_t edit_distance(const char *a, const char *b) {
   size_t la = strlen(a), lb = strlen(b);
@@ -64,10 +58,10 @@ const char *geno_capability_suggest(const char *name) {
   const char *best = NULL;
   size_t best_d = 3;
   for (unsigned i = 0; i < GENO_CAP_COUNT; i++) {
-    size_t d = edit_distance(name, cap_names[i]);
+    size_t d = edit_distance(name, base_cap_names[i]);
     if (d < best_d) {
       best_d = d;
-      best = cap_names[i];
+      best = base_cap_names[i];
     }
   }
   return best;

@@ -5,7 +5,7 @@
 
 #include "../base/buf.h"
 #include "../base/utf8.h"
-#include "../lib/adts.h"
+#include "../check/adts.h"
 #include "../lib/builtins.h"
 #include "../vm/equal.h"
 #include "../vm/object.h"
@@ -108,7 +108,7 @@ static geno_value *to_host(VM *vm, Value v, int depth) {
   if ((v.tag < T_FIRST_OBJ || v.tag == T_STRING || v.tag == T_BIGINT) && !host_take(vm, HOST_NODE_BYTES(0)))
     return NULL;
   switch ((ValueTag)v.tag) {
-    case T_UNIT: return geno_value_new_unit();
+    case T_UNIT: return v.as.i ? geno_value_new_tuple(NULL, 0) : geno_value_new_unit(); /* v_unit_written */
     case T_BOOL: return geno_value_new_bool(v.as.b);
     case T_INT: return geno_value_new_int(v.as.i);
     case T_BIGINT: {
@@ -257,7 +257,7 @@ static bool from_host(VM *vm, const geno_value *hv, Value *out, int depth) {
     }
     case GENO_TUPLE: {
       if (hv->count == 0) {
-        *out = v_unit();
+        *out = v_unit_written();
         return true;
       }
       Value t;
@@ -420,14 +420,14 @@ static bool ty_match(TyCheck *tc, const geno_value *hv, const char **p, const Ty
     (*p)++;
   size_t nlen = (size_t)(*p - name);
   /* the type's arguments: positions of each, and the end of the whole type */
-  const char *args[LIB_ADT_MAX_FIELDS];
+  const char *args[CHK_ADT_MAX_FIELDS];
   int nargs = 0;
   const char *after = *p;
   if (*after == '[') {
     const char *q = after + 1;
     for (;;) {
       ty_ws(&q);
-      if (nargs < LIB_ADT_MAX_FIELDS) args[nargs++] = q;
+      if (nargs < CHK_ADT_MAX_FIELDS) args[nargs++] = q;
       ty_skip(&q);
       if (*q != ',') break;
       q++;
@@ -475,13 +475,13 @@ static bool ty_match(TyCheck *tc, const geno_value *hv, const char **p, const Ty
     if (nlen >= sizeof adt_name) return ty_fail(tc, hv, start, tlen);
     memcpy(adt_name, name, nlen);
     adt_name[nlen] = '\0';
-    const LibAdt *adt = lib_adt_find(adt_name);
+    const ChkAdt *adt = chk_adt_find(adt_name);
     if (!adt || nargs != adt->nparams) {
       snprintf(tc->why, sizeof tc->why, "the type %.*s cannot be checked", (int)(tlen > 80 ? 80 : tlen), start);
       return false;
     }
     if (hv->kind != GENO_CTOR || !hv->name) return ty_fail(tc, hv, start, tlen);
-    const LibAdtVariant *v = NULL;
+    const ChkAdtVariant *v = NULL;
     for (int k = 0; k < adt->nvariants; k++)
       if (strcmp(adt->variants[k].name, hv->name) == 0) v = &adt->variants[k];
     if (!v || (int)hv->count != v->nfields) return ty_fail(tc, hv, start, tlen);
@@ -528,11 +528,10 @@ static _Thread_local bool host_error_memory;
 void rt_host_error_is_memory(void) { host_error_memory = true; }
 
 bool rt_host_call(VM *vm, const BuiltinDef *def, Value *args, int nargs, Value *out) {
-  const geno_config *cfg = vm_config(vm);
-  const geno_callback *cb = NULL;
-  for (size_t i = 0; cfg && i < cfg->ncallbacks; i++)
-    if (cfg->callbacks[i].name && strcmp(cfg->callbacks[i].name, def->name) == 0 && cfg->callbacks[i].fn)
-      cb = &cfg->callbacks[i];
+  size_t ncb;
+  const geno_callback *cbs = vm_host_callbacks(vm, &ncb), *cb = NULL;
+  for (size_t i = 0; i < ncb; i++)
+    if (cbs[i].name && strcmp(cbs[i].name, def->name) == 0 && cbs[i].fn) cb = &cbs[i];
   if (!cb)
     return vm_error(vm, E_CALLBACK_MISSING,
                     "Host callback not provided for '%s'. Provide a callback via the host configuration.",

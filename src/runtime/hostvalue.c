@@ -268,26 +268,6 @@ geno_value *geno_value_copy(const geno_value *v) {
 
 #include "../vm/render.h"
 
-static void hv_quote(Buf *b, const char *s, size_t n) {
-  buf_putc(b, '"');
-  for (size_t i = 0; i < n; i++) {
-    unsigned char c = (unsigned char)s[i];
-    switch (c) {
-      case '\\': buf_puts(b, "\\\\"); break;
-      case '"': buf_puts(b, "\\\""); break;
-      case '\b': buf_puts(b, "\\b"); break;
-      case '\f': buf_puts(b, "\\f"); break;
-      case '\n': buf_puts(b, "\\n"); break;
-      case '\r': buf_puts(b, "\\r"); break;
-      case '\t': buf_puts(b, "\\t"); break;
-      default:
-        if (c < 0x20) buf_printf(b, "\\u%04x", c);
-        else buf_putc(b, (char)c);
-    }
-  }
-  buf_putc(b, '"');
-}
-
 /* Values nested deeper than this are cut off as "..." (host values are
  * built by the library from bounded VM values, or by hosts). */
 #define HV_MAX_DEPTH 10000
@@ -312,7 +292,7 @@ static void hv_text(Buf *b, const geno_value *v, bool top, int depth) {
       return;
     case GENO_STRING:
       if (top) buf_append(b, v->text ? v->text : "", v->len);
-      else hv_quote(b, v->text ? v->text : "", v->len);
+      else buf_json_string(b, v->text ? v->text : "", v->len); /* canonical quoting = JSON's */
       return;
     case GENO_LIST:
     case GENO_TUPLE:

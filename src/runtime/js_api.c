@@ -6,6 +6,7 @@
 #include <geno.h>
 
 #include "../check/check.h"
+#include "../lib/builtins.h"
 #include "../js/js.h"
 #include "config.h"
 #include "frontend.h"
@@ -35,7 +36,7 @@ static geno_result *compile(const char *source, size_t len, const char *filename
     chk_options_init(&opts);
     opts.target = target;
     opts.own_backend = true;
-    if (chk_program(&fe.prog, &fe.diags, &opts)) js_compile(&fe.prog, o, out, &fe.diags);
+    if (chk_program(&fe.prog, lib_builtin_table(), &fe.diags, &opts)) js_compile(&fe.prog, o, out, &fe.diags);
   }
   rt_result_add_diags(r, &fe.diags);
   rt_frontend_free(&fe);

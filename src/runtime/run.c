@@ -15,6 +15,7 @@
 #include "../vm/render.h"
 #include "config.h"
 #include "frontend.h"
+#include "run.h"
 #include "hostconv.h"
 #include "hostvalue.h"
 #include "result.h"
@@ -339,7 +340,50 @@ static void set_value(geno_result *r, VM *vm, Value v) {
   gc_charge(vm, -(ptrdiff_t)held);
 }
 
+/* What vm_new takes, from the run's configuration. */
+static void vm_limits_from(VmLimits *l, const geno_config *cfg) {
+  *l = (VmLimits){
+      .timeout_s = cfg->timeout_s,
+      .max_steps = cfg->max_steps,
+      .max_depth = cfg->max_recursion_depth,
+      .max_output = cfg->max_output_length,
+      .max_collection = cfg->max_collection_size,
+      .max_int_bits = cfg->max_integer_bits,
+      .heap_bytes = cfg->memory_bytes,
+      .caps = cfg->capabilities_set ? cfg->capabilities : 0,
+  };
+}
+
+static void vm_host_from(VmHost *h, const geno_config *cfg, const VmOutput *output) {
+  *h = (VmHost){
+      .builtins = lib_builtin_table(),
+      .call = rt_host_call,
+      .callbacks = cfg->callbacks,
+      .ncallbacks = cfg->ncallbacks,
+      .args = cfg->cli_args,
+      .nargs = cfg->ncli_args,
+  };
+  if (output) h->output = *output;
+  /* A callback named after a gated builtin that the library implements
+   * itself (print, clock_now, regex_match...) replaces it, as in the
+   * reference: hosts can capture output or fake the clock. The capability
+   * is still checked first. */
+  for (size_t i = 0; i < cfg->ncallbacks && h->noverrides < VM_MAX_OVERRIDES; i++) {
+    const BuiltinDef *d = cfg->callbacks[i].name ? lib_builtin_find(cfg->callbacks[i].name) : NULL;
+    if (d && d->cap && !(d->flags & BF_CALLBACK) && cfg->callbacks[i].fn) {
+      bool seen = false;
+      for (int k = 0; k < h->noverrides; k++) seen |= h->overrides[k] == d;
+      if (!seen) h->overrides[h->noverrides++] = d;
+    }
+  }
+}
+
 geno_result *geno_run(const char *source, size_t len, const char *filename, const geno_config *cfg) {
+  return rt_run(source, len, filename, cfg, NULL);
+}
+
+geno_result *rt_run(const char *source, size_t len, const char *filename, const geno_config *cfg,
+                    const VmOutput *output) {
   double t0 = rt_now_ms();
   geno_result *r = rt_result_new();
   if (!r) return NULL;
@@ -378,7 +422,7 @@ geno_result *geno_run(const char *source, size_t len, const char *filename, cons
     copts.deadline_ms = t0 + cfg->timeout_s * 1000.0;
     copts.timeout_s = cfg->timeout_s;
   }
-  bool checked = chk_program(&fe.prog, &fe.diags, &copts);
+  bool checked = chk_program(&fe.prog, lib_builtin_table(), &fe.diags, &copts);
   double t2 = rt_now_ms();
   r->timing.typecheck_ms = t2 - t1;
   if (!checked || diag_error_count(&fe.diags) > 0) {
@@ -389,7 +433,11 @@ geno_result *geno_run(const char *source, size_t len, const char *filename, cons
     return r;
   }
 
-  VM *vm = vm_new(cfg);
+  VmLimits limits;
+  VmHost host;
+  vm_limits_from(&limits, cfg);
+  vm_host_from(&host, cfg, output);
+  VM *vm = vm_new(&limits, &host);
   if (!vm) {
     /* geno.h promises one monitor call per run, this ending included */
     rt_result_add(r, E_RESOURCE, NULL, "out of memory");
@@ -399,21 +447,6 @@ geno_result *geno_run(const char *source, size_t len, const char *filename, cons
     return r;
   }
   vm->prog = &fe.prog;
-  vm->builtins = lib_builtins(&vm->nbuiltins);
-  vm->builtin_int_params = lib_builtin_int_params();
-  vm->host_call = rt_host_call;
-  /* A callback named after a gated builtin that the library implements
-   * itself (print, clock_now, regex_match...) replaces it, as in the
-   * reference: hosts can capture output or fake the clock. The capability
-   * is still checked first. */
-  for (size_t i = 0; i < cfg->ncallbacks && vm->noverrides < (int)ARRAY_LEN(vm->overrides); i++) {
-    const BuiltinDef *d = cfg->callbacks[i].name ? lib_builtin_find(cfg->callbacks[i].name) : NULL;
-    if (d && d->cap && !(d->flags & BF_CALLBACK) && cfg->callbacks[i].fn) {
-      bool seen = false;
-      for (int k = 0; k < vm->noverrides; k++) seen |= vm->overrides[k] == d;
-      if (!seen) vm->overrides[vm->noverrides++] = d;
-    }
-  }
   DiagList cdiags;
   diag_init(&cdiags);
   Image *img = cg_compile(vm, &fe.prog, &cdiags);

@@ -21,7 +21,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../runtime/hooks.h"
 #include "../runtime/hostvalue.h"
 #include "../runtime/result.h"
 #include "../vm/vm.h"
@@ -197,11 +196,6 @@ static bool output_hook(void *ud, const char *text, size_t n) {
   return true;
 }
 
-static void output_discard_hook(void *ud) {
-  const SbxChildCtx *c = ud;
-  __atomic_store_n(&c->out->len, 0, __ATOMIC_RELEASE);
-}
-
 /* The frame sent when there is no memory left to encode anything: built
  * without allocating. */
 static void send_no_memory(int fd) {
@@ -279,10 +273,8 @@ void sbx_child_main(const SbxChildCtx *ctx) {
   vm_prepare_thread(); /* normally learnt by the parent before fork */
   if (!sbx_filter_install(err, sizeof err)) setup_failed(fd, err);
   /* From here on the child holds no authority: user code may run. */
-  RtRunHooks hooks = {output_hook, output_discard_hook, (void *)ctx, ctx->out_cap};
-  rt_hooks_install(&hooks);
-  geno_result *r = ctx->fn(ctx->source, ctx->len, ctx->filename, &cfg, ctx->arg);
-  rt_hooks_install(NULL);
+  VmOutput output = {output_hook, (void *)ctx, ctx->out_cap};
+  geno_result *r = ctx->fn(ctx->source, ctx->len, ctx->filename, &cfg, &output, ctx->arg);
   send_result(fd, r);
   /* No cleanup: the kernel frees everything. */
   child_exit(0);

@@ -30,6 +30,7 @@
 #include "../runtime/config.h"
 #include "../runtime/preload.h"
 #include "../runtime/result.h"
+#include "../runtime/run.h"
 #include "../vm/vm.h"
 #include "wire.h"
 
@@ -494,14 +495,12 @@ geno_result *sbx_run(const char *source, size_t len, const char *filename, const
 /* ------------------------------------------------------------------------ */
 
 static geno_result *child_run(const char *source, size_t len, const char *filename, const geno_config *cfg,
-                              void *arg) {
-  (void)arg;
-  return geno_run(source, len, filename, cfg);
+                              const VmOutput *output, void *arg) {
+  return rt_run(source, len, filename, cfg, output);
 }
 
 static geno_result *child_check(const char *source, size_t len, const char *filename, const geno_config *cfg,
-                                void *arg) {
-  (void)arg;
+                                const VmOutput *output, void *arg) {
   return geno_check(source, len, filename, cfg);
 }
 

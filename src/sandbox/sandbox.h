@@ -23,6 +23,7 @@
 #include <geno.h>
 
 #include "../base/buf.h"
+#include "../vm/vm.h"
 
 /* The descriptor number of the channel inside the child. */
 #define SBX_CHILD_FD 3
@@ -45,9 +46,10 @@ enum { SBX_EXIT_SETUP = 120, SBX_EXIT_CHANNEL = 121 };
 uint64_t sbx_cpu_limit(const geno_config *cfg);
 
 /* The work a child does once the sandbox is installed: return a result
- * (ownership passes to the caller) or NULL when out of memory. */
+ * (ownership passes to the caller) or NULL when out of memory. Output goes
+ * to `output` as it is produced (the memory shared with the parent). */
 typedef geno_result *(*SbxChildFn)(const char *source, size_t len, const char *filename,
-                                   const geno_config *cfg, void *arg);
+                                   const geno_config *cfg, const VmOutput *output, void *arg);
 
 /* Run `fn` in a sandboxed child under cfg's isolation limits and return
  * what it produced, or a diagnostic for how it ended (E501 deadline or CPU

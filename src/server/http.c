@@ -78,7 +78,6 @@ typedef struct HeaderCount {
 } HeaderCount;
 
 static enum MHD_Result count_header(void *cls, enum MHD_ValueKind kind, const char *key, const char *value) {
-  (void)kind;
   HeaderCount *h = cls;
   if (strcasecmp(key, h->name) != 0) return MHD_YES;
   if (h->count++ == 0) h->first = value ? value : "";
@@ -414,7 +413,6 @@ static enum MHD_Result handle_get(Srv *s, struct MHD_Connection *c, Req *q) {
 /* ---- libmicrohttpd callbacks ------------------------------------------- */
 
 static void *on_uri(void *cls, const char *uri, struct MHD_Connection *c) {
-  (void)c;
   Srv *s = cls;
   Req *q = calloc(1, sizeof *q);
   if (!q) return NULL;
@@ -425,7 +423,6 @@ static void *on_uri(void *cls, const char *uri, struct MHD_Connection *c) {
 }
 
 static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls, enum MHD_RequestTerminationCode toe) {
-  (void)c;
   Srv *s = cls;
   Req *q = *con_cls;
   if (!q) return;
@@ -442,7 +439,6 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls, en
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url, const char *method,
                                   const char *version, const char *upload_data, size_t *upload_data_size,
                                   void **con_cls) {
-  (void)url, (void)version;
   Srv *s = cls;
   Req *q = *con_cls;
   if (!q) return MHD_NO;

@@ -1536,7 +1536,6 @@ static bool lvl_char(Sess *S, Level *L, unsigned c, bool inner) {
       continue;
     }
     default: /* LX_INTERP is handled by lex_char */
-      (void)inner;
       return failf(S, "internal error: lexer mode %d", L->mode);
     }
   }
@@ -1762,17 +1761,37 @@ typedef struct Trie {
   uint32_t *first, *sib, *tok_head; /* per node */
   uint8_t *byte;                    /* per node: the edge into it */
   uint32_t nnodes, cap;
+  uint32_t *tok_next;               /* per token: tokens ending at the same node */
 } Trie;
 
+/* How a token reads from between tokens (the fast paths of the mask). */
+enum {
+  G_WS,        /* blanks and line ends only: always fine between tokens */
+  G_LOWER_WS,  /* blanks, then a name starting in lower case or '_' */
+  G_UPPER_WS,  /* blanks, then a name starting in upper case */
+  G_DIGITS_WS, /* blanks, then digits */
+  G_LOWER_0, G_UPPER_0, G_DIGITS_0, /* the same without blanks */
+  G_OTHER_ID0, /* starts with a name or digit byte, but is more than a word */
+  G_OTHER,     /* anything else */
+  G__COUNT
+};
+/* Tokens that stay inside a literal or comment (no byte that could end
+ * it or be an error there, valid UTF-8 from a boundary). */
+enum { SAFE_STR, SAFE_TSTR, SAFE_FSTR, SAFE_LINE, SAFE_BLOCK, SAFE__COUNT };
+
 struct geno_constrain_vocab {
-  size_t n;
+  size_t n, words;  /* tokens; 64-bit words of a bitset */
   char *bytes;      /* all tokens, concatenated */
   size_t *off, *len;
-  uint32_t *tok_next; /* tokens ending at the same trie node */
-  Trie trie;
+  Trie trie;        /* all tokens */
+  uint64_t *group[G__COUNT];    /* bitsets */
+  uint64_t *safe[SAFE__COUNT];  /* bitsets */
+  Trie t_other_id0, t_other, t_lower, t_idchars, t_lower_ws_upper_ws_digits_ws;
+  Trie t_unsafe[SAFE__COUNT];
 };
 
 static bool trie_grow(Trie *T) {
+  if (!T->tok_next) return false;
   uint32_t cap = T->cap ? T->cap * 2 : 1024;
   uint32_t *a = realloc(T->first, cap * sizeof *a);
   if (!a) return false;
@@ -1812,7 +1831,8 @@ static int cmp_tok(const void *a, const void *b) {
  * order and the path of the previous token is the only one that can be
  * shared, so the trie is built without searching sibling lists. */
 static bool trie_build(geno_constrain_vocab *V, Trie *T, const uint32_t *order, size_t n) {
-  if (trie_node(T, 0) == NIL) return false;
+  T->tok_next = malloc((V->n ? V->n : 1) * sizeof *T->tok_next);
+  if (!T->tok_next || trie_node(T, 0) == NIL) return false;
   uint32_t *path = malloc((size_t)(1 + 64) * sizeof *path);
   size_t path_cap = 64, plen = 0; /* path[0] = root, path[d] = node at depth d of the previous token */
   if (!path) return false;
@@ -1849,7 +1869,7 @@ static bool trie_build(geno_constrain_vocab *V, Trie *T, const uint32_t *order, 
     }
     plen = len;
     uint32_t end = path[len];
-    V->tok_next[i] = T->tok_head[end];
+    T->tok_next[i] = T->tok_head[end];
     T->tok_head[end] = i;
     prev = s;
     prev_len = len;
@@ -1859,11 +1879,96 @@ static bool trie_build(geno_constrain_vocab *V, Trie *T, const uint32_t *order, 
 }
 
 static void trie_free(Trie *T) {
+  free(T->tok_next);
   free(T->first);
   free(T->sib);
   free(T->tok_head);
   free(T->byte);
 }
+
+static bool blank_byte(unsigned c) { return c == ' ' || c == '\t'; }
+
+/* The group of a token (see G_*). */
+static int token_group(const unsigned char *t, size_t n) {
+  size_t i = 0;
+  while (i < n && blank_byte(t[i])) i++;
+  bool ws = i > 0;
+  if (i == n) {
+    if (!n) return G_OTHER;
+    return G_WS;
+  }
+  size_t j = i;
+  while (j < n && (t[j] == ' ' || t[j] == '\t' || t[j] == '\n' || t[j] == '\r')) j++;
+  if (j == n) return G_WS; /* blanks and line ends */
+  if (is_idchar(t[i])) {
+    bool digits = is_digit(t[i]);
+    for (j = i; j < n; j++)
+      if (!(digits ? is_digit(t[j]) : is_idchar(t[j]))) break;
+    if (j == n) {
+      int g = digits ? G_DIGITS_0 : is_upper(t[i]) ? G_UPPER_0 : G_LOWER_0;
+      return ws ? g - 3 : g; /* G_x_WS = G_x_0 - 3 */
+    }
+    return ws ? G_OTHER : G_OTHER_ID0;
+  }
+  return G_OTHER;
+}
+
+/* Whether the token stays inside a literal or comment of kind `k`. */
+static bool token_safe(const unsigned char *t, size_t n, int k) {
+  int need = 0;
+  unsigned lo = 0x80, hi = 0xBF;
+  for (size_t i = 0; i < n; i++) {
+    unsigned c = t[i];
+    if (c == 0) return false;
+    switch (k) {
+    case SAFE_STR: if (c == '"' || c == '\\' || c == '\n' || c == '\r') return false; break;
+    case SAFE_TSTR: if (c == '"') return false; break;
+    case SAFE_FSTR: if (c == '"' || c == '\\' || c == '\n' || c == '\r' || c == '{') return false; break;
+    case SAFE_LINE: if (c == '\n' || c == '\r') return false; break;
+    default: if (c == '*') return false; break;
+    }
+    if (need) {
+      if (c < lo || c > hi) return false;
+      need--;
+      lo = 0x80;
+      hi = 0xBF;
+    } else if (c >= 0x80) {
+      if (c >= 0xC2 && c <= 0xDF) need = 1;
+      else if (c == 0xE0) need = 2, lo = 0xA0;
+      else if ((c >= 0xE1 && c <= 0xEC) || c == 0xEE || c == 0xEF) need = 2;
+      else if (c == 0xED) need = 2, hi = 0x9F;
+      else if (c == 0xF0) need = 3, lo = 0x90;
+      else if (c >= 0xF1 && c <= 0xF3) need = 3;
+      else if (c == 0xF4) need = 3, hi = 0x8F;
+      else return false;
+    }
+  }
+  return true;
+}
+
+static bool subset_trie(geno_constrain_vocab *V, Trie *T, const uint32_t *order, uint32_t *tmp,
+                        bool (*keep)(const geno_constrain_vocab *, uint32_t, int), int arg) {
+  size_t m = 0;
+  for (size_t r = 0; r < V->n; r++)
+    if (keep(V, order[r], arg)) tmp[m++] = order[r];
+  return trie_build(V, T, tmp, m);
+}
+
+static bool bit(const uint64_t *b, size_t i) { return (b[i >> 6] >> (i & 63)) & 1; }
+static bool keep_group(const geno_constrain_vocab *V, uint32_t i, int g) { return bit(V->group[g], i); }
+static bool keep_lower(const geno_constrain_vocab *V, uint32_t i, int g) {
+  (void)g;
+  return bit(V->group[G_LOWER_WS], i) || bit(V->group[G_LOWER_0], i);
+}
+static bool keep_idchars(const geno_constrain_vocab *V, uint32_t i, int g) {
+  (void)g;
+  return bit(V->group[G_LOWER_0], i) || bit(V->group[G_UPPER_0], i) || bit(V->group[G_DIGITS_0], i);
+}
+static bool keep_words_ws(const geno_constrain_vocab *V, uint32_t i, int g) {
+  (void)g;
+  return bit(V->group[G_LOWER_WS], i) || bit(V->group[G_UPPER_WS], i) || bit(V->group[G_DIGITS_WS], i);
+}
+static bool keep_unsafe(const geno_constrain_vocab *V, uint32_t i, int k) { return !bit(V->safe[k], i); }
 
 geno_constrain_vocab *geno_constrain_vocab_new(const char *const *tokens, const size_t *lens, size_t n) {
   geno_constrain_vocab *V = calloc(1, sizeof *V);
@@ -1871,28 +1976,47 @@ geno_constrain_vocab *geno_constrain_vocab_new(const char *const *tokens, const 
   size_t total = 0;
   for (size_t i = 0; i < n; i++) total += lens[i];
   V->n = n;
+  V->words = (n + 63) / 64;
   V->bytes = malloc(total ? total : 1);
   V->off = malloc((n ? n : 1) * sizeof *V->off);
   V->len = malloc((n ? n : 1) * sizeof *V->len);
-  V->tok_next = malloc((n ? n : 1) * sizeof *V->tok_next);
   uint32_t *order = malloc((n ? n : 1) * sizeof *order);
-  if (!V->bytes || !V->off || !V->len || !V->tok_next || !order || n >= NIL) goto fail;
+  uint32_t *tmp = malloc((n ? n : 1) * sizeof *tmp);
+  if (!V->bytes || !V->off || !V->len || !order || !tmp || n >= NIL) goto fail;
+  for (int g = 0; g < G__COUNT; g++)
+    if (!(V->group[g] = calloc(V->words ? V->words : 1, sizeof(uint64_t)))) goto fail;
+  for (int k = 0; k < SAFE__COUNT; k++)
+    if (!(V->safe[k] = calloc(V->words ? V->words : 1, sizeof(uint64_t)))) goto fail;
   size_t at = 0;
   for (size_t i = 0; i < n; i++) {
     if (lens[i]) memcpy(V->bytes + at, tokens[i], lens[i]);
     V->off[i] = at;
     V->len[i] = lens[i];
+    const unsigned char *t = (const unsigned char *)V->bytes + at;
     at += lens[i];
     order[i] = (uint32_t)i;
+    int g = token_group(t, lens[i]);
+    V->group[g][i >> 6] |= 1ull << (i & 63);
+    for (int k = 0; k < SAFE__COUNT; k++)
+      if (token_safe(t, lens[i], k)) V->safe[k][i >> 6] |= 1ull << (i & 63);
   }
   sort_vocab = V;
   qsort(order, n, sizeof *order, cmp_tok);
   sort_vocab = NULL;
-  if (!trie_build(V, &V->trie, order, n)) goto fail;
+  if (!trie_build(V, &V->trie, order, n) || !subset_trie(V, &V->t_other_id0, order, tmp, keep_group, G_OTHER_ID0) ||
+      !subset_trie(V, &V->t_other, order, tmp, keep_group, G_OTHER) ||
+      !subset_trie(V, &V->t_lower, order, tmp, keep_lower, 0) ||
+      !subset_trie(V, &V->t_idchars, order, tmp, keep_idchars, 0) ||
+      !subset_trie(V, &V->t_lower_ws_upper_ws_digits_ws, order, tmp, keep_words_ws, 0))
+    goto fail;
+  for (int k = 0; k < SAFE__COUNT; k++)
+    if (!subset_trie(V, &V->t_unsafe[k], order, tmp, keep_unsafe, k)) goto fail;
   free(order);
+  free(tmp);
   return V;
 fail:
   free(order);
+  free(tmp);
   geno_constrain_vocab_free(V);
   return NULL;
 }
@@ -1900,10 +2024,19 @@ fail:
 void geno_constrain_vocab_free(geno_constrain_vocab *V) {
   if (!V) return;
   trie_free(&V->trie);
+  trie_free(&V->t_other_id0);
+  trie_free(&V->t_other);
+  trie_free(&V->t_lower);
+  trie_free(&V->t_idchars);
+  trie_free(&V->t_lower_ws_upper_ws_digits_ws);
+  for (int k = 0; k < SAFE__COUNT; k++) {
+    trie_free(&V->t_unsafe[k]);
+    free(V->safe[k]);
+  }
+  for (int g = 0; g < G__COUNT; g++) free(V->group[g]);
   free(V->bytes);
   free(V->off);
   free(V->len);
-  free(V->tok_next);
   free(V);
 }
 
@@ -1914,25 +2047,52 @@ typedef struct DfsEntry {
   Core saved;    /* the state at the node */
 } DfsEntry;
 
-static size_t set_tokens(const geno_constrain_vocab *V, uint32_t head, uint64_t *bits) {
-  size_t n = 0;
-  for (uint32_t i = head; i != NIL; i = V->tok_next[i]) {
-    bits[i >> 6] |= 1ull << (i & 63);
-    n++;
-  }
-  return n;
+static void set_tokens(const Trie *T, uint32_t head, uint64_t *bits) {
+  for (uint32_t i = head; i != NIL; i = T->tok_next[i]) bits[i >> 6] |= 1ull << (i & 63);
 }
 
-/* Depth-first walk of the trie below `root` from the current state; every
- * node's state is a saved Core (frames are shared, copied on write). */
-static size_t mask_walk(Sess *S, const geno_constrain_vocab *V, const Trie *T, uint32_t root, uint64_t *bits) {
-  size_t cap = 64, sp = 0, count = 0;
+/* Depth-first walk of a trie from the current state; every node's state
+ * is a saved Core (frames are shared, copied on write), and a subtree is
+ * left as soon as the bytes leading to it fail. */
+static void mask_walk_at(Sess *S, const Trie *T, uint32_t start, uint64_t *bits);
+static void mask_walk(Sess *S, const Trie *T, uint64_t *bits) {
+  if (T->nnodes) mask_walk_at(S, T, 0, bits);
+}
+
+/* The child of the root for byte b, or NIL. */
+static uint32_t root_child(const Trie *T, unsigned b) {
+  for (uint32_t c = T->nnodes ? T->first[0] : NIL; c != NIL; c = T->sib[c])
+    if (T->byte[c] == b) return c;
+  return NIL;
+}
+
+/* Clear the bits of every token in the subtree of `node`. */
+static void clear_subtree(const Trie *T, uint32_t node, uint64_t *bits) {
+  for (uint32_t i = T->tok_head[node]; i != NIL; i = T->tok_next[i]) bits[i >> 6] &= ~(1ull << (i & 63));
+  for (uint32_t c = T->first[node]; c != NIL; c = T->sib[c]) clear_subtree(T, c, bits);
+}
+
+/* The tokens starting with byte b, from the current state. */
+static void mask_first_byte(Sess *S, const Trie *T, unsigned b, uint64_t *bits) {
+  uint32_t c = root_child(T, b);
+  if (c == NIL) return;
+  Core save = S->c;
+  S->c.mark = S->c.bump;
+  if (feed_byte(S, b)) {
+    set_tokens(T, T->tok_head[c], bits);
+    mask_walk_at(S, T, c, bits);
+  }
+  S->c = save;
+}
+
+static void mask_walk_at(Sess *S, const Trie *T, uint32_t start, uint64_t *bits) {
+  size_t cap = 64, sp = 0;
   DfsEntry *st = malloc(cap * sizeof *st);
   if (!st) {
     S->oom = true;
-    return 0;
+    return;
   }
-  st[0].next = T->first[root];
+  st[0].next = T->first[start];
   st[0].saved = S->c;
   for (;;) {
     DfsEntry *e = &st[sp];
@@ -1946,7 +2106,7 @@ static size_t mask_walk(Sess *S, const geno_constrain_vocab *V, const Trie *T, u
     S->c = e->saved;
     S->c.mark = S->c.bump;
     if (!feed_byte(S, T->byte[ch])) continue;
-    count += set_tokens(V, T->tok_head[ch], bits);
+    set_tokens(T, T->tok_head[ch], bits);
     if (T->first[ch] != NIL) {
       if (sp + 1 == cap) {
         DfsEntry *p = realloc(st, cap * 2 * sizeof *st);
@@ -1961,19 +2121,141 @@ static size_t mask_walk(Sess *S, const geno_constrain_vocab *V, const Trie *T, u
   }
   S->c = st[0].saved;
   free(st);
-  return count;
+}
+
+static void or_bits(uint64_t *dst, const uint64_t *src, size_t words) {
+  for (size_t i = 0; i < words; i++) dst[i] |= src[i];
+}
+
+/* Between tokens (outer level): words by what the recognizer accepts,
+ * everything else by walking the tries of the other groups. `words_0`:
+ * tokens with no leading blank are read from here too (false when the
+ * caller handles them as the continuation of a pending name). */
+static void mask_between(Sess *S, const geno_constrain_vocab *V, uint64_t *bits, bool words_0) {
+  bool nl = S->c.nl;
+  int32_t col = S->c.col;
+  or_bits(bits, V->group[G_WS], V->words);
+  ProbeCache *pc;
+  bool lower_free = probe(S, TOK_IDENT, nl, col, &pc) && !pc->ident_need;
+  bool upper = probe(S, TOK_TYPE_IDENT, nl, col, NULL);
+  bool digits = probe(S, TOK_INT, nl, col, NULL) || probe(S, TOK_FLOAT, nl, col, NULL);
+  if (lower_free) {
+    or_bits(bits, V->group[G_LOWER_WS], V->words);
+    if (words_0) or_bits(bits, V->group[G_LOWER_0], V->words);
+  }
+  if (upper) {
+    or_bits(bits, V->group[G_UPPER_WS], V->words);
+    if (words_0) or_bits(bits, V->group[G_UPPER_0], V->words);
+  }
+  if (digits) {
+    or_bits(bits, V->group[G_DIGITS_WS], V->words);
+    if (words_0) or_bits(bits, V->group[G_DIGITS_0], V->words);
+  }
+  if (!lower_free) {
+    /* names where only some spellings (keywords, `when`, a function's
+     * name) are accepted: walk them */
+    if (words_0) {
+      mask_walk(S, &V->t_lower, bits);
+    } else {
+      uint64_t *b2 = calloc(V->words ? V->words : 1, sizeof *b2);
+      if (!b2) {
+        S->oom = true;
+        return;
+      }
+      mask_walk(S, &V->t_lower, b2);
+      for (size_t i = 0; i < V->words; i++) bits[i] |= b2[i] & V->group[G_LOWER_WS][i];
+      free(b2);
+    }
+  }
+  mask_walk(S, &V->t_other, bits);
+  if (words_0) mask_walk(S, &V->t_other_id0, bits);
 }
 
 size_t geno_constrain_mask(geno_constrain *S, const geno_constrain_vocab *V, uint64_t *bits) {
   if (!V) return 0;
-  memset(bits, 0, ((V->n + 63) / 64) * sizeof *bits);
+  memset(bits, 0, V->words * sizeof *bits);
   if (!S || S->c.failed) return 0;
   bool spec = S->spec;
   S->spec = true;
   Core save = S->c;
-  size_t count = set_tokens(V, V->trie.tok_head[0], bits); /* empty tokens */
-  count += mask_walk(S, V, &V->trie, 0, bits);
+  S->c.mark = S->c.bump;
+  set_tokens(&V->trie, V->trie.tok_head[0], bits); /* empty tokens */
+  const Level *L = &S->c.outer;
+  int safe = -1;
+  switch (L->mode) {
+  case LX_STR: case LX_STR1: safe = SAFE_STR; break; /* safe tokens have no quote */
+  case LX_TSTR: safe = L->op == 0 ? SAFE_TSTR : -1; break;
+  case LX_FSTR: case LX_FQ1: safe = SAFE_FSTR; break;
+  case LX_LINE_COMMENT: safe = SAFE_LINE; break;
+  case LX_BLOCK_COMMENT: safe = SAFE_BLOCK; break;
+  default: break;
+  }
+  if (S->c.u8need || S->c.cr) {
+    mask_walk(S, &V->trie, bits);
+  } else if (safe >= 0) {
+    or_bits(bits, V->safe[safe], V->words);
+    mask_walk(S, &V->t_unsafe[safe], bits);
+  } else if (L->mode == LX_START) {
+    mask_between(S, V, bits, true);
+  } else if (L->mode == LX_IDENT || L->mode == LX_F) {
+    /* name bytes continue the pending name; anything else ends it first */
+    const char *w = S->idbuf + S->c.id_off;
+    ProbeCache *pc;
+    bool free_ext = is_upper((unsigned char)w[0]) ||
+                    (probe(S, TOK_IDENT, L->tok_nl, L->tok_col, &pc) && !pc->ident_need);
+    if (free_ext) {
+      or_bits(bits, V->group[G_LOWER_0], V->words);
+      or_bits(bits, V->group[G_UPPER_0], V->words);
+      or_bits(bits, V->group[G_DIGITS_0], V->words);
+    } else {
+      mask_walk(S, &V->t_idchars, bits);
+    }
+    mask_walk(S, &V->t_other_id0, bits);
+    /* the rest: first the name ends (as a blank would end it) */
+    Level *O = &S->c.outer;
+    if (L->mode == LX_F) {
+      /* `f` then `"` is an f-string: walk the tokens that could start so */
+      mask_walk(S, &V->t_other, bits);
+      uint64_t *b2 = calloc(V->words ? V->words : 1, sizeof *b2);
+      if (b2 && emit_name(S, O)) {
+        O->mode = LX_START;
+        uint64_t *keep = b2;
+        mask_between(S, V, keep, false);
+        /* only tokens that cannot continue `f` differently: blanks first */
+        for (size_t i = 0; i < V->words; i++)
+          bits[i] |= keep[i] & (V->group[G_WS][i] | V->group[G_LOWER_WS][i] | V->group[G_UPPER_WS][i] |
+                                V->group[G_DIGITS_WS][i]);
+      }
+      free(b2);
+    } else if (emit_name(S, O)) {
+      O->mode = LX_START;
+      mask_between(S, V, bits, false);
+    }
+  } else if (L->mode == LX_OP || L->mode == LX_SLASH) {
+    /* bytes that grow the operator (or make `/` a comment) go their own
+     * way; any other byte ends it first */
+    static const char grow[] = "<=>*/";
+    const Trie *T = &V->trie;
+    Level *O = &S->c.outer;
+    int alone = L->mode == LX_SLASH ? TOK_SLASH : op_alone(L->op);
+    if (alone >= 0 && emit(S, O, alone, false)) {
+      O->mode = LX_START;
+      mask_between(S, V, bits, true);
+    }
+    S->c = save;
+    S->c.mark = S->c.bump;
+    for (const char *g = grow; *g; g++) {
+      uint32_t c = root_child(T, (unsigned char)*g);
+      if (c == NIL) continue;
+      clear_subtree(T, c, bits);
+      mask_first_byte(S, T, (unsigned char)*g, bits);
+    }
+  } else {
+    mask_walk(S, &V->trie, bits);
+  }
   S->c = save;
   S->spec = spec;
+  size_t count = 0;
+  for (size_t i = 0; i < V->words; i++) count += (size_t)__builtin_popcountll(bits[i]);
   return count;
 }

@@ -22,6 +22,11 @@ typedef enum OpCode {
 
 /* Name of an opcode ("ADD"), for the disassembler and tests. */
 const char *vm_op_name(int op);
+/* The table's other columns (opcodes.h), by opcode: the operand format
+ * ("ABC+X") and whether the instruction charges its step weight and checks
+ * the limits. The compiler places weight and EXTRA words by them. */
+extern const char *const vm_op_formats[BC__COUNT];
+extern const bool vm_op_checks[BC__COUNT];
 struct Proto;
 /* Print a function's code (and its nested lambdas'). */
 void vm_disasm(const struct Proto *p, FILE *out);

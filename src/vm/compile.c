@@ -5,9 +5,10 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "../base/intern.h"
-#include "../lib/adts.h"
+#include "../check/adts.h"
 #include "gc.h"
 #include "object.h"
 
@@ -151,53 +152,29 @@ static int take_weight(FuncState *fs) {
   return w;
 }
 
-/* Plain emission carries no step weight: only instructions that can jump,
- * call or return charge the limit (see take_weight), so straight-line code
- * runs without touching the step counter. */
-int cg_emit(FuncState *fs, OpCode op, int a, int b, int c) { return emit_raw(fs, mk(op, a, b, c)); }
+/* The pending weight goes onto an instruction whose table row says it
+ * charges steps (those that can jump, call or return: see take_weight), so
+ * straight-line code runs without touching the step counter. */
+static Insn weighed(FuncState *fs, Insn in) {
+  if (vm_op_checks[in.op]) in.w = (uint8_t)take_weight(fs);
+  return in;
+}
+
+int cg_emit(FuncState *fs, OpCode op, int a, int b, int c) { return emit_raw(fs, weighed(fs, mk(op, a, b, c))); }
 
 int cg_emit_bx(FuncState *fs, OpCode op, int a, int32_t bx) {
   Insn in = mk(op, a, 0, 0);
   in.sbx = bx;
-  return emit_raw(fs, in);
+  return emit_raw(fs, weighed(fs, in));
 }
 
-int cg_emit_w(FuncState *fs, OpCode op, int a, int b, int c) {
-  Insn in = mk(op, a, b, c);
-  in.w = (uint8_t)take_weight(fs);
-  return emit_raw(fs, in);
-}
-
-/* Instructions whose jump offset does not fit beside their operands; they
- * are followed by an EXTRA word holding it (sbx), which cg_patch targets. */
-static bool has_extra(OpCode op) {
-  switch (op) {
-    case BC_JLT:
-    case BC_JLE:
-    case BC_JEQ:
-    case BC_JLTI:
-    case BC_JLEI:
-    case BC_JGTI:
-    case BC_JGEI:
-    case BC_JEQI:
-    case BC_JLTK:
-    case BC_JLEK:
-    case BC_JGTK:
-    case BC_JGEK:
-    case BC_JEQK:
-    case BC_FORITER:
-    case BC_TESTCTOR:
-    case BC_TESTOPT:
-    case BC_TESTLIST:
-    case BC_PROP:
-    case BC_LSLICE: return true;
-    default: return false;
-  }
-}
+/* Instructions whose jump offset (or other wide operand) does not fit
+ * beside their operands: "+X" in their format. They are followed by an
+ * EXTRA word holding it (sbx), which cg_patch targets. */
+static bool has_extra(OpCode op) { return strstr(vm_op_formats[op], "+X") != NULL; }
 
 int cg_emit_jump(FuncState *fs, OpCode op, int a, int b, int c) {
-  Insn in = mk(op, a, b, c);
-  in.w = (uint8_t)take_weight(fs);
+  Insn in = weighed(fs, mk(op, a, b, c));
   if (has_extra(op)) {
     emit_raw(fs, in);
     Insn x = mk(BC_EXTRA, 0, 0, 0);
@@ -424,24 +401,22 @@ VarRef cg_resolve(FuncState *fs, const char *name) {
 
 int cg_find_func(FuncState *fs, const char *name) { return cgm_get(&fs->scope->funcs, name); }
 
-/* Builtins are addressed by their row index in the table (lib_builtins). */
-static int builtin_index(const char *name) {
-  const BuiltinDef *d = lib_builtin_find(name);
-  if (!d) return -1;
-  size_t n;
-  const BuiltinDef *all = lib_builtins(&n);
-  return (int)(d - all);
+/* Builtins are addressed by their row index in the VM's builtin table. */
+static int builtin_index(const VM *vm, const char *name) {
+  const BuiltinDef *d = chk_builtin_find(vm->builtin_table, name);
+  return d ? (int)(d - vm->builtins) : -1;
 }
 
-bool cg_builtin_is(int b, const char *name) {
-  size_t n;
-  const BuiltinDef *all = lib_builtins(&n);
-  return b >= 0 && (size_t)b < n && strcmp(all[b].name, name) == 0;
+int cg_find_builtin(FuncState *fs, const char *name) { return builtin_index(fs->cg->vm, name); }
+
+const BuiltinDef *cg_builtin(FuncState *fs, int b) {
+  const VM *vm = fs->cg->vm;
+  return b >= 0 && (size_t)b < vm->nbuiltins ? &vm->builtins[b] : NULL;
 }
 
-int cg_find_builtin(FuncState *fs, const char *name) {
-  (void)fs;
-  return builtin_index(name);
+bool cg_builtin_is(FuncState *fs, int b, const char *name) {
+  const BuiltinDef *d = cg_builtin(fs, b);
+  return d && strcmp(d->name, name) == 0;
 }
 
 /* A module with no `export` shows everything; otherwise only what it
@@ -728,14 +703,14 @@ Proto *cg_function(Cg *cg, FuncState *parent, ModScope *scope, const char *name,
     fs.pending++; /* the reference runs an expression body as a return statement */
     int r = cg_expr(&fs, expr_body, -1);
     fs.span = expr_body->span;
-    cg_emit_w(&fs, BC_RET, r, 0, 0);
+    cg_emit(&fs, BC_RET, r, 0, 0);
   } else {
     cg_block(&fs, body);
     fs.span = decl ? decl->end_span : span;
     if (fs.result_reg >= 0) {
       cg_emit(&fs, BC_LOADU, fs.result_reg, 0, 0);
     } else {
-      cg_emit_w(&fs, BC_RETU, 0, 0, 0);
+      cg_emit(&fs, BC_RETU, 0, 0, 0);
     }
   }
   if (fs.result_reg >= 0) {
@@ -749,7 +724,7 @@ Proto *cg_function(Cg *cg, FuncState *parent, ModScope *scope, const char *name,
       fs.freereg = cg_nactive(&fs);
     }
     cg_leave(&fs);
-    cg_emit_w(&fs, BC_RET, fs.result_reg, 0, 0);
+    cg_emit(&fs, BC_RET, fs.result_reg, 0, 0);
   }
   finish_proto(&fs);
   fs_free(&fs);
@@ -769,7 +744,7 @@ static Proto *example_thunk(Cg *cg, ModScope *scope, Example *ex) {
   cg_expr(&fs, ex->output, base + 2);
   fs.span = ex->span;
   cg_emit(&fs, BC_NEWTUPLE, base, base + 1, 2);
-  cg_emit_w(&fs, BC_RET, base, 0, 0);
+  cg_emit(&fs, BC_RET, base, 0, 0);
   finish_proto(&fs);
   fs_free(&fs);
   return p;
@@ -824,12 +799,12 @@ static CtorInfo *add_ctor(Cg *cg, const char *name, int type_id, int nfields, co
 static void builtin_adts(Cg *cg) {
   Interner *in = &cg->prog->names;
   size_t nadts;
-  const LibAdt *adts = lib_adts(&nadts);
+  const ChkAdt *adts = chk_adts(&nadts);
   for (size_t i = 0; i < nadts; i++) {
     int t = add_type(cg, intern_cstr(in, adts[i].name));
     for (int v = 0; v < adts[i].nvariants; v++) {
-      const LibAdtVariant *lv = &adts[i].variants[v];
-      const char *fields[LIB_ADT_MAX_FIELDS];
+      const ChkAdtVariant *lv = &adts[i].variants[v];
+      const char *fields[CHK_ADT_MAX_FIELDS];
       for (int f = 0; f < lv->nfields; f++) fields[f] = intern_cstr(in, lv->fields[f].name);
       add_ctor(cg, intern_cstr(in, lv->name), t, lv->nfields, fields);
     }
@@ -1000,7 +975,7 @@ static void compile_impls(Cg *cg) {
   for (int t = 0; t < cg->img->ntraits; t++) {
     TraitTable *tm = &cg->img->traits[t];
     tm->fallback = cgm_get(&cg->scopes[0].funcs, tm->name);
-    if (tm->fallback < 0) tm->fallback_builtin = builtin_index(tm->name);
+    if (tm->fallback < 0) tm->fallback_builtin = builtin_index(cg->vm, tm->name);
   }
 }
 

@@ -30,7 +30,7 @@
 
 #include <setjmp.h>
 
-#include "../lib/builtins.h"
+#include "../check/builtin_table.h"
 #include "../syntax/ast.h"
 #include "chunk.h"
 #include "vm.h"
@@ -145,11 +145,12 @@ typedef struct Cg {
   bool failed;
 } Cg;
 
-/* emission */
+/* emission: an instruction whose row in opcodes.h charges steps takes the
+ * pending weight (vm_op_checks), the others carry none */
 int cg_emit(FuncState *fs, OpCode op, int a, int b, int c);
 int cg_emit_bx(FuncState *fs, OpCode op, int a, int32_t bx);
 /* A jump-carrying instruction (+X format or sbx jump): returns the index
- * of the word holding the offset, for cg_patch. Takes the pending weight. */
+ * of the word holding the offset, for cg_patch. */
 int cg_emit_jump(FuncState *fs, OpCode op, int a, int b, int c);
 void cg_patch(FuncState *fs, int at, int target);
 void cg_patch_here(FuncState *fs, int at);
@@ -159,8 +160,6 @@ void cg_jl_free(JumpList *jl);
 /* Place pending weight before a label. */
 void cg_flush(FuncState *fs);
 int cg_here(FuncState *fs);
-/* Weight-carrying non-jump instructions (calls, returns). */
-int cg_emit_w(FuncState *fs, OpCode op, int a, int b, int c);
 
 /* registers, scopes, locals */
 int cg_reserve(FuncState *fs, int n);
@@ -185,7 +184,9 @@ int cg_find_func(FuncState *fs, const char *name);
 /* Builtin index for `name` (unqualified), or -1. */
 int cg_find_builtin(FuncState *fs, const char *name);
 /* Builtin b (an index into the builtin table) is the one named `name`. */
-bool cg_builtin_is(int b, const char *name);
+/* Row b of the builtin table (NULL when out of range). */
+const BuiltinDef *cg_builtin(FuncState *fs, int b);
+bool cg_builtin_is(FuncState *fs, int b, const char *name);
 /* `Mod.name`: sets *fidx (function) or *bidx (builtin); false if Mod is
  * not a module visible here. */
 bool cg_find_qualified(FuncState *fs, const char *mod, const char *name, int *fidx, int *bidx);

@@ -462,9 +462,8 @@ typedef enum CalleeKind { CK_VALUE, CK_FUNC, CK_BUILTIN, CK_TRAIT, CK_UNDEF } Ca
  * storing). */
 static int builtin_params(FuncState *fs, int b, const char **names, bool *optional, int max) {
   if (!names) max = INT_MAX;
-  size_t n;
-  const BuiltinDef *all = lib_builtins(&n);
-  const char *s = all[b].sig ? strchr(all[b].sig, '(') : NULL;
+  const char *sig = cg_builtin(fs, b)->sig;
+  const char *s = sig ? strchr(sig, '(') : NULL;
   if (!s) return 0;
   s++;
   int count = 0, depth = 0;
@@ -602,7 +601,7 @@ static int call_common(FuncState *fs, Span sp, Expr *callee, CallArg *args, int 
   }
   if (kind == CK_FUNC && nslots < np) nslots = np;
   int save = fs->freereg;
-  if (discard && kind == CK_BUILTIN && nargs == 3 && nslots == 3 && cg_builtin_is(idx, "mutable_map_set")) {
+  if (discard && kind == CK_BUILTIN && nargs == 3 && nslots == 3 && cg_builtin_is(fs, idx, "mutable_map_set")) {
     /* A statement `mutable_map_set(m, k, v)`: MMSET reads the arguments
      * where they are, with no moves into a call frame and no result.
      * Arguments are still evaluated in source order, and those that are
@@ -615,7 +614,7 @@ static int call_common(FuncState *fs, Span sp, Expr *callee, CallArg *args, int 
     for (int i = 0; i < 3; i++) reg[slot[i]] = args[i].value ? cg_expr(fs, args[i].value, -1) : args[i].reg;
     fs->span = sp;
     fs->pending++; /* a builtin call is one more step */
-    cg_emit_w(fs, BC_MMSET, reg[0], reg[1], reg[2]);
+    cg_emit(fs, BC_MMSET, reg[0], reg[1], reg[2]);
     fs->freereg = save;
     return target(fs, dst); /* unused: the statement discards it */
   }
@@ -653,12 +652,12 @@ static int call_common(FuncState *fs, Span sp, Expr *callee, CallArg *args, int 
   for (int i = 0; i < nslots; i++)
     if (!filled[i]) cg_emit(fs, BC_LOADMISS, base + 1 + i, 0, 0);
   switch (kind) {
-    case CK_VALUE: cg_emit_w(fs, BC_CALL, base, nslots, 0); break;
-    case CK_FUNC: cg_emit_w(fs, BC_CALLG, base, nslots, idx); break;
-    case CK_TRAIT: cg_emit_w(fs, BC_TCALL, base, nslots, idx); break;
+    case CK_VALUE: cg_emit(fs, BC_CALL, base, nslots, 0); break;
+    case CK_FUNC: cg_emit(fs, BC_CALLG, base, nslots, idx); break;
+    case CK_TRAIT: cg_emit(fs, BC_TCALL, base, nslots, idx); break;
     case CK_BUILTIN:
       fs->pending++; /* a builtin call is one more step */
-      cg_emit_w(fs, BC_CALLB, base, nslots, idx);
+      cg_emit(fs, BC_CALLB, base, nslots, idx);
       break;
     case CK_UNDEF: cg_emit_bx(fs, BC_UNDEF, base, cg_name(cg, undef_name)); break;
   }
@@ -770,13 +769,13 @@ static int list_lit(FuncState *fs, Expr *e, int dst) {
   return d;
 }
 
-/* The empty tuple `()` is Unit. */
+/* The empty tuple `()` is Unit (written: see v_unit_written). */
 static int tuple_lit(FuncState *fs, Expr *e, int dst) {
   int n = e->u.list.n;
   if (n == 0) {
     int d = target(fs, dst);
     at(fs, e);
-    cg_emit(fs, BC_LOADU, d, 0, 0);
+    cg_emit(fs, BC_LOADU, d, 1, 0);
     return d;
   }
   int save = fs->freereg;
@@ -1045,7 +1044,7 @@ int cg_expr(FuncState *fs, Expr *e, int dst) {
       fs->freereg = save;
       int d = target(fs, dst);
       at(fs, e);
-      cg_emit_w(fs, BC_AWAIT, d, r, 0);
+      cg_emit(fs, BC_AWAIT, d, r, 0);
       return d;
     }
     case EX_BINARY: return binary(fs, e, dst);
@@ -1096,6 +1095,5 @@ int cg_expr(FuncState *fs, Expr *e, int dst) {
  * and never promote. */
 bool cg_expr_is_float(const Expr *e) {
   if (!e || !e->type) return false;
-  const Type *t = chk_resolve(e->type);
-  return t && t->kind == TY_FLOAT;
+  return e->type->kind == TY_FLOAT;
 }

@@ -44,7 +44,7 @@ void cg_return_reg(FuncState *fs, int r, bool promote) {
     cg_jl_add(fs, &fs->to_epilogue, cg_emit_jump(fs, BC_JMP, 0, 0, 0));
     return;
   }
-  cg_emit_w(fs, BC_RET, r, 0, 0);
+  cg_emit(fs, BC_RET, r, 0, 0);
 }
 
 /* Set by the checker on let/var/assign/return statements that convert Int to Float. */
@@ -341,10 +341,8 @@ static void pattern(FuncState *fs, Pattern *p, int r, bool r_owned, JumpList *fa
 /* The builtin's declared result type is Option[...]: the text after the
  * parameter list's closing parenthesis (parameter types may contain
  * arrows of their own, so the list is skipped by depth). */
-static bool builtin_returns_option(int b) {
-  size_t n;
-  const BuiltinDef *all = lib_builtins(&n);
-  const char *s = all[b].sig;
+static bool builtin_returns_option(FuncState *fs, int b) {
+  const char *s = cg_builtin(fs, b)->sig;
   if (!s || *s != '(') return false;
   int depth = 0;
   for (; *s; s++) {
@@ -372,8 +370,8 @@ static bool option_arms(FuncState *fs, const MatchArm *arms, int narms) {
 static bool fuse_option_call(FuncState *fs, const Expr *scrutinee, int sr, int start) {
   if (scrutinee->kind != EX_CALL || (int)fs->p->ncode <= start) return false;
   Insn *last = &fs->p->code[fs->p->ncode - 1];
-  if (last->op != BC_CALLB || last->a != sr || !builtin_returns_option(last->c)) return false;
-  if (last->b == 2 && (cg_builtin_is(last->c, "mutable_map_get") || cg_builtin_is(last->c, "map_get"))) {
+  if (last->op != BC_CALLB || last->a != sr || !builtin_returns_option(fs, last->c)) return false;
+  if (last->b == 2 && (cg_builtin_is(fs, last->c, "mutable_map_get") || cg_builtin_is(fs, last->c, "map_get"))) {
     /* MMGETO sr, map, key. When the arguments were locals, the call is
      * just their two moves into the frame (nothing else was emitted, so
      * no jump lands between them), and MMGETO reads the locals instead. */
@@ -445,8 +443,7 @@ void cg_match(FuncState *fs, Expr *scrutinee, MatchArm *arms, int narms, bool is
     if (arm->guard) cg_cond_jump(fs, arm->guard, false, &fail);
     if (is_expr) {
       fs->pending++; /* the reference runs an arm value as a return statement */
-      int r = cg_expr(fs, arm->value, dst);
-      (void)r;
+      cg_expr(fs, arm->value, dst);
       if (promote) cg_emit(fs, BC_PROMOTE, dst, 0, 0);
     } else {
       cg_enter(fs);
@@ -619,12 +616,12 @@ void cg_stmt(FuncState *fs, Stmt *s) {
       break;
     case ST_RETURN:
       if (s->u.ret.bare) {
-        fs->pending++; /* the implicit () */
+        fs->pending++; /* the implicit (), written (v_unit_written) */
         if (fs->result_reg >= 0 && !fs->in_lambda) {
-          cg_emit(fs, BC_LOADU, fs->result_reg, 0, 0);
+          cg_emit(fs, BC_LOADU, fs->result_reg, 1, 0);
           cg_jl_add(fs, &fs->to_epilogue, cg_emit_jump(fs, BC_JMP, 0, 0, 0));
         } else {
-          cg_emit_w(fs, BC_RETU, 0, 0, 0);
+          cg_emit(fs, BC_RETU, 1, 0, 0);
         }
       } else {
         int r = cg_expr(fs, s->u.ret.value, -1);

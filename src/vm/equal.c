@@ -188,10 +188,114 @@ static bool eq_seq(EqCtx *c, const Value *x, const Value *y, size_t n, int depth
   return true;
 }
 
+/* Sets in an example check (c->approx): equal when their elements pair up
+ * one to one with every pair approximately equal, as in the reference
+ * (a perfect matching of a bipartite graph, found by augmenting paths), so
+ * {0.1 + 0.2} matches {0.3}. Hash lookups cannot find such pairs, so each
+ * element is compared with every element of the other set: n * n charged
+ * comparisons, and candidate lists as long as the matches found. */
+typedef struct Cands {
+  size_t *at; /* indexes into the right-hand set's elements */
+  size_t n, cap;
+} Cands;
+
+/* Looks for an augmenting path from left element `root` (Kuhn's algorithm,
+ * with an explicit stack: a path can be as long as the set). match_r[j] is
+ * the left element paired with right element j, or SIZE_MAX; stamp marks
+ * the right elements this search has visited. */
+static bool augment(size_t root, const Cands *cand, size_t *match_r, size_t *stamp, size_t mark, size_t *stk_l,
+                    size_t *stk_pos, size_t *via) {
+  size_t top = 0;
+  stk_l[0] = root;
+  stk_pos[0] = 0;
+  for (;;) {
+    size_t l = stk_l[top];
+    if (stk_pos[top] == cand[l].n) {
+      if (top == 0) return false;
+      top--;
+      continue;
+    }
+    size_t r = cand[l].at[stk_pos[top]++];
+    if (stamp[r] == mark) continue;
+    stamp[r] = mark;
+    via[top] = r;
+    if (match_r[r] == SIZE_MAX) {
+      for (size_t k = 0; k <= top; k++) match_r[via[k]] = stk_l[k];
+      return true;
+    }
+    top++;
+    stk_l[top] = match_r[r];
+    stk_pos[top] = 0;
+  }
+}
+
+static bool eq_sets_approx(EqCtx *c, ObjMap *x, ObjMap *y, int depth) {
+  size_t n = x->t.live, pos = 0, i = 0;
+  HEntry *e;
+  Value *left = malloc((n ? n : 1) * sizeof *left), *right = malloc((n ? n : 1) * sizeof *right);
+  Cands *cand = calloc(n ? n : 1, sizeof *cand);
+  size_t *work = malloc((n ? n : 1) * 5 * sizeof *work);
+  bool ok = left && right && cand && work;
+  if (ok) {
+    while (tbl_next(&x->t, &pos, &e)) left[i++] = e->key;
+    pos = i = 0;
+    while (tbl_next(&y->t, &pos, &e)) right[i++] = e->key;
+  }
+  for (size_t l = 0; ok && l < n; l++) {
+    for (size_t r = 0; r < n; r++) {
+      int saved = c->nseen;
+      bool same = eq(c, left[l], right[r], depth + 1);
+      c->nseen = saved;
+      if (c->failed) {
+        ok = false;
+        break;
+      }
+      if (!same) continue;
+      Cands *k = &cand[l];
+      if (k->n == k->cap) {
+        size_t cap = k->cap ? k->cap * 2 : 4;
+        size_t *at = realloc(k->at, cap * sizeof *at);
+        if (!at) {
+          ok = false;
+          break;
+        }
+        k->at = at;
+        k->cap = cap;
+      }
+      k->at[k->n++] = r;
+    }
+    if (ok && cand[l].n == 0) break; /* an element with no partner: unequal */
+  }
+  bool matched = ok && !c->failed;
+  if (matched) {
+    size_t *match_r = work, *stamp = work + n, *stk_l = work + 2 * n, *stk_pos = work + 3 * n, *via = work + 4 * n;
+    for (size_t r = 0; r < n; r++) {
+      match_r[r] = SIZE_MAX;
+      stamp[r] = SIZE_MAX;
+    }
+    for (size_t l = 0; matched && l < n; l++) {
+      if (cand[l].n == 0 || !charge(c, 1)) matched = false;
+      else matched = augment(l, cand, match_r, stamp, l, stk_l, stk_pos, via);
+    }
+  }
+  if (!left || !right || !cand || !work || (!ok && !c->failed)) {
+    if (!c->failed) vm_raise_oom(c->vm);
+    c->failed = true;
+    matched = false;
+  }
+  for (size_t l = 0; cand && l < n; l++) free(cand[l].at);
+  free(left);
+  free(right);
+  free(cand);
+  free(work);
+  return matched;
+}
+
 /* Maps and Sets are equal when they have the same keys (and, for Maps,
  * equal values per key) regardless of insertion order. */
 static bool eq_tables(EqCtx *c, ObjMap *x, ObjMap *y, int depth) {
   if (x->t.live != y->t.live) return false;
+  if (c->approx && x->hdr.kind == T_SET) return eq_sets_approx(c, x, y, depth);
   size_t pos = 0;
   HEntry *e;
   while (tbl_next(&x->t, &pos, &e)) {

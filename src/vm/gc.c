@@ -86,8 +86,6 @@ static void block_free(VM *vm, void *p, size_t size) {
     return;
   }
 #else
-  (void)vm;
-  (void)size;
 #endif
   free(p);
 }
@@ -209,7 +207,7 @@ static void blacken(VM *vm, Obj *o) {
     case T_STRING: mark_obj(vm, (Obj *)((ObjString *)o)->buf); break;
     case T_LIST: {
       ObjList *l = (ObjList *)o;
-      if (l->buf) mark_obj(vm, (Obj *)l->buf);
+      if (l->store) mark_obj(vm, l->store); /* a view keeps its storage alive */
       else mark_values(vm, l->inl, l->len);
       break;
     }

@@ -256,7 +256,7 @@ bool obj_list(VM *vm, size_t n, Value *out) {
   ObjList *l = (ObjList *)gc_new(vm, T_LIST, sizeof(ObjList) + n * sizeof(Value));
   if (!l) return false;
   l->len = n;
-  l->buf = NULL;
+  l->store = NULL;
   l->items = l->inl;
   for (size_t i = 0; i < n; i++) l->inl[i] = v_unit();
   *out = v_obj((Obj *)l);
@@ -270,7 +270,7 @@ bool obj_list_from(VM *vm, const Value *items, size_t n, Value *out) {
 }
 
 /* append(xs, x) -> a new list; xs is unchanged (the language's value
- * semantics). When xs is the longest list viewing its shared buffer and
+ * semantics). When xs ends where its shared buffer's used part ends and
  * the buffer has room, x is written after it and the new list views one
  * more element: amortised O(1). Otherwise the elements move to a new buffer
  * of twice the size. Lists that share a buffer never see each other's
@@ -287,14 +287,16 @@ bool obj_list_append(VM *vm, Value *list, Value x) {
     return false;
   }
   nl->len = 0;
-  nl->buf = NULL;
+  nl->store = NULL;
   nl->items = nl->inl;
   Value result = v_obj((Obj *)nl);
   gc_push_root(vm, &result);
   l = AS_LIST(*list);
-  ObjListBuf *b = l->buf;
-  if (b && l->len == b->used && b->used < b->cap) {
-    b->items[b->used++] = keepx;
+  ObjListBuf *b = l->store && l->store->kind == T_LISTBUF ? (ObjListBuf *)l->store : NULL;
+  Value *first;
+  if (b && l->items + l->len == b->items + b->used && b->used < b->cap) {
+    b->items[b->used++] = keepx; /* l ends where the buffer's used part ends */
+    first = l->items;
   } else {
     size_t cap = n < 4 ? 4 : n * 2;
     ObjListBuf *nb = listbuf_alloc(vm, cap);
@@ -307,12 +309,42 @@ bool obj_list_append(VM *vm, Value *list, Value x) {
     nb->items[l->len] = keepx;
     nb->used = n;
     b = nb;
+    first = nb->items;
   }
-  nl->buf = b;
-  nl->items = b->items;
+  nl->store = (Obj *)b;
+  nl->items = first;
   nl->len = n;
   gc_pop_roots(vm, 2);
   *list = result;
+  return true;
+}
+
+/* Elements [start, start + n) of *list: a view sharing its storage, or a
+ * copy when the view would pin a storage more than twice its size (see
+ * value.h). A view costs one header, so a recursive walk by the rest
+ * pattern is linear in time and memory. */
+bool obj_list_slice(VM *vm, Value *list, size_t start, size_t n, Value *out) {
+  ObjList *l = AS_LIST(*list);
+  GENO_ASSERT(start <= l->len && n <= l->len - start);
+  if (n == l->len) {
+    *out = *list; /* immutable: the whole list is itself */
+    return true;
+  }
+  Obj *store = l->store ? l->store : (Obj *)l;
+  size_t held = store->kind == T_LISTBUF ? ((ObjListBuf *)store)->used : ((ObjList *)store)->len;
+  if (n == 0 || n < held / 2) {
+    if (!obj_list(vm, n, out)) return false;
+    l = AS_LIST(*list); /* fetched again after the allocation */
+    if (n) memcpy(AS_LIST(*out)->items, l->items + start, n * sizeof(Value));
+    return true;
+  }
+  ObjList *v = (ObjList *)gc_new(vm, T_LIST, sizeof(ObjList));
+  if (!v) return false;
+  l = AS_LIST(*list);
+  v->len = n;
+  v->store = l->store ? l->store : (Obj *)l;
+  v->items = l->items + start;
+  *out = v_obj((Obj *)v);
   return true;
 }
 

@@ -35,6 +35,10 @@ bool obj_string_char(VM *vm, Value s, size_t idx, Value *out);
 bool obj_list(VM *vm, size_t n, Value *out);
 /* *list = *list ++ [x] (amortised O(1), see value.h). *list must be rooted. */
 bool obj_list_append(VM *vm, Value *list, Value x);
+/* *out = elements [start, start + n) of *list (start + n <= its length),
+ * sharing its storage when that pins no more than about twice the
+ * elements (see value.h), else a copy. *list must be rooted. */
+bool obj_list_slice(VM *vm, Value *list, size_t start, size_t n, Value *out);
 /* New List holding items[0..n) (copied). items must be rooted. */
 bool obj_list_from(VM *vm, const Value *items, size_t n, Value *out);
 

@@ -20,13 +20,17 @@
  *
  * Columns: name, format, checks limits (1/0), semantics. Include this file
  * with OPCODE(name, fmt, checks) defined; the comment column is the
- * documentation. */
+ * documentation. The columns drive the code: the compiler gives weight
+ * only to instructions whose `checks` is 1 and writes an EXTRA word after
+ * every "+X" format (vm_op_checks, vm_op_formats in chunk.h), and the
+ * `opcodes` test (tests/check_opcodes.py) holds the dispatch loop's
+ * CHARGE() calls to the same column. */
 
 /* ---- loads and moves ---- */
 OPCODE(MOVE, "AB", 0)        /* R[a] = R[b] */
 OPCODE(LOADK, "ABx", 0)      /* R[a] = K[bx] */
 OPCODE(LOADI, "AsBx", 0)     /* R[a] = Int(sbx) */
-OPCODE(LOADU, "A", 0)        /* R[a] = () */
+OPCODE(LOADU, "AB", 0)       /* R[a] = (); b = 1: a written `()` (v_unit_written) */
 OPCODE(LOADB, "AB", 0)       /* R[a] = Bool(b) */
 OPCODE(LOADMISS, "A", 0)     /* R[a] = MISSING (an argument left to its default) */
 OPCODE(LOADCTOR, "ABx", 0)   /* R[a] = the field-less constructor bx */
@@ -101,7 +105,7 @@ OPCODE(MMGETO, "ABC", 1)    /* CALLBO of mutable_map_get/map_get, done inline: R
 OPCODE(MMSET, "ABC", 1)     /* statement mutable_map_set(R[a], R[b], R[c]), done inline; no result */
 OPCODE(TCALL, "ABC", 1)     /* R[a] = trait method c dispatched on R[a+1]'s type */
 OPCODE(RET, "A", 1)         /* return R[a] */
-OPCODE(RETU, "", 1)         /* return () */
+OPCODE(RETU, "A", 1)        /* return (); a = 1: a bare `return` (v_unit_written) */
 OPCODE(TESTARG, "AsBx", 1)  /* if R[a] is not MISSING then ip += sbx (skip the default) */
 OPCODE(AWAIT, "AB", 1)      /* R[a] = run the async value R[b] (else R[b] itself) */
 

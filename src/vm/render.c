@@ -95,38 +95,12 @@ static void tok_close(RCtx *c) {
 
 static void puts_(RCtx *c, const char *s) { put(c, s, strlen(s)); }
 
-/* Canonical quoted string: escapes \\ \" \b \f \n \r \t, other C0 controls
- * as \u00XX, everything else raw. */
+static void put_sink(void *ud, const char *s, size_t n) { put(ud, s, n); }
+
+/* Canonical quoted string (the one escaper, str_quote in base/buf.h). */
 static void quote_canonical(RCtx *c, const ObjString *s) {
   tok_begin(c);
-  put(c, "\"", 1);
-  size_t run = 0;
-  for (size_t i = 0; i < s->blen; i++) {
-    unsigned char ch = (unsigned char)s->data[i];
-    const char *esc = NULL;
-    char tmp[8];
-    switch (ch) {
-      case '\\': esc = "\\\\"; break;
-      case '"': esc = "\\\""; break;
-      case '\b': esc = "\\b"; break;
-      case '\f': esc = "\\f"; break;
-      case '\n': esc = "\\n"; break;
-      case '\r': esc = "\\r"; break;
-      case '\t': esc = "\\t"; break;
-      default:
-        if (ch < 0x20) {
-          snprintf(tmp, sizeof tmp, "\\u%04x", ch);
-          esc = tmp;
-        }
-    }
-    if (esc) {
-      put(c, s->data + run, i - run);
-      puts_(c, esc);
-      run = i + 1;
-    }
-  }
-  put(c, s->data + run, s->blen - run);
-  put(c, "\"", 1);
+  str_quote(s->data, s->blen, false, put_sink, c);
   tok_close(c);
 }
 
@@ -482,7 +456,7 @@ static bool json(JCtx *c, Value v, int depth) {
   Buf *o = c->out;
   char tmp[64];
   switch ((ValueTag)v.tag) {
-    case T_UNIT: buf_puts(o, "null"); return true;
+    case T_UNIT: buf_puts(o, v.as.i ? "{\"_tuple\": []}" : "null"); return true; /* see v_unit_written */
     case T_BOOL: buf_puts(o, v.as.b ? "true" : "false"); return true;
     case T_INT:
     case T_BIGINT: return fmt_int(c->vm, v, o);

@@ -109,10 +109,26 @@ typedef struct ObjString {
 } ObjString;
 
 /* A List keeps its elements either inline (a list made at once: a
- * literal, map's result...) or in a shared ObjListBuf: `append(xs, x)`
- * moves the elements to a buffer with room to spare, and extends that
- * buffer in place when xs is the longest list using it, so appending in a
- * loop is amortised O(1) instead of a copy per element. */
+ * literal, map's result...) or in storage it shares with other Lists:
+ * - `append(xs, x)` moves the elements to an ObjListBuf with room to
+ *   spare, and extends that buffer in place when xs ends where the
+ *   buffer's used part ends, so appending in a loop is amortised O(1)
+ *   instead of a copy per element.
+ * - A contiguous sub-list (the rest of `[h, ...t]`, tail, list_drop,
+ *   slice, list_take, take_while, list_chunk) is a view: `items` points
+ *   into the storage of the list it came from, so walking a list by its
+ *   rest pattern is linear, not quadratic. The storage is then that
+ *   list's ObjListBuf, or the list itself when its elements are inline
+ *   (never another view: a view of a view reads the same storage).
+ * Lists are immutable, so sharing is invisible: a List never sees past its
+ * own len, and nothing writes to elements a List can see.
+ * Memory: a view is charged only its header (the elements are charged
+ * once, to their storage), and the storage stays alive (and charged) while
+ * any view of it lives. So that a small view cannot pin a much larger
+ * storage, obj_list_slice copies instead of sharing when the sub-list is
+ * shorter than half of the storage's used elements: a view never keeps
+ * alive more than about twice its own elements (four times in bytes,
+ * counting a buffer's spare room). */
 typedef struct ObjListBuf {
   Obj hdr;
   size_t used;
@@ -123,8 +139,10 @@ typedef struct ObjListBuf {
 typedef struct ObjList {
   Obj hdr;
   size_t len;
-  ObjListBuf *buf; /* shared storage, or NULL when the elements are inline */
-  Value *items;    /* buf->items or inl */
+  Obj *store;   /* shared storage: a T_LISTBUF, or the T_LIST whose inline
+                   elements this view reads; NULL when the elements are
+                   this list's own inline ones */
+  Value *items; /* the first element: inside store, or inl */
   Value inl[];
 } ObjList;
 
@@ -224,10 +242,24 @@ typedef struct ObjCell {
 
 /* ---- inline constructors and tests --------------------------------------- */
 
+/* Unit comes in two forms that differ only at the host boundary, where
+ * the reference's values are Python's None and (): v_unit() is the Unit
+ * that no `()` wrote (a function that ends without a return, a builtin's
+ * result), written `null` in RunResult JSON; v_unit_written() is a `()`
+ * in the source or a bare `return`, written {"_tuple": []} and given to
+ * hosts as an empty GENO_TUPLE. Everywhere else (equality, hashing,
+ * printing, matching) the two are the same value. */
 static inline Value v_unit(void) {
   Value v;
   v.tag = T_UNIT;
   v.as.i = 0;
+  return v;
+}
+
+static inline Value v_unit_written(void) {
+  Value v;
+  v.tag = T_UNIT;
+  v.as.i = 1;
   return v;
 }
 static inline Value v_missing(void) {

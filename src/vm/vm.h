@@ -15,8 +15,63 @@
 #include <geno.h>
 
 #include "../base/buf.h"
+#include "../check/builtin_table.h"
 #include "chunk.h"
 #include "value.h"
+
+/* ---- what a VM is made from --------------------------------------------------
+ * src/runtime builds these from a geno_config and passes them to vm_new,
+ * which copies what it keeps: a VM holds no pointer to its maker's
+ * structures or stack. */
+
+/* The limits of one run (include/geno.h gives their meaning). */
+typedef struct VmLimits {
+  double timeout_s;          /* 0 = no deadline */
+  uint64_t max_steps;        /* 0 = unlimited */
+  uint32_t max_depth;        /* nested Geno calls; 0 = VM_HARD_MAX_DEPTH */
+  uint64_t max_output;       /* code points of output; 0 = none allowed */
+  uint64_t max_collection;   /* elements / code points; 0 = only empty ones */
+  uint32_t max_int_bits;     /* >= 1 (the runtime refuses 0) */
+  uint64_t heap_bytes;       /* the GC-counted heap; 0 = no limit */
+  unsigned caps;             /* granted GENO_CAP_* bits */
+} VmLimits;
+
+/* Where output goes as it is produced, instead of the VM's own buffer (a
+ * sandbox child writes it into memory its parent reads, so that it
+ * survives a kill). */
+typedef struct VmOutput {
+  /* Takes a piece of output: valid UTF-8, never split inside a character,
+   * already within max_output. False when it has no room left (nothing
+   * taken): the run ends with E505. */
+  bool (*write)(void *ud, const char *text, size_t len);
+  void *ud;
+  size_t capacity; /* bytes it can take in all (for the E505 message) */
+} VmOutput;
+
+struct VM;
+/* Carries out a BF_CALLBACK builtin, or one the host overrides, for the
+ * program: like a BuiltinFn, with the row being called. */
+typedef bool (*VmHostCall)(struct VM *vm, const BuiltinDef *def, Value *args, int nargs, Value *out);
+
+/* How the VM reaches its host. */
+#define VM_MAX_OVERRIDES 8
+typedef struct VmHost {
+  const BuiltinTable *builtins; /* static storage (src/lib's table) */
+  VmHostCall call;              /* NULL: callbacks fail with E413 */
+  /* The host's callbacks, read back by `call` through vm_host_callbacks.
+   * The array is copied; names and userdata stay the host's, valid for
+   * the run (geno.h: the config is borrowed during the call). */
+  const geno_callback *callbacks;
+  size_t ncallbacks;
+  /* Gated builtins the library implements that the host replaced with its
+   * own callback (print captured by the host...): copied, at most
+   * VM_MAX_OVERRIDES. */
+  const BuiltinDef *overrides[VM_MAX_OVERRIDES];
+  int noverrides;
+  VmOutput output;              /* write NULL: kept in the VM's buffer */
+  const char *const *args;      /* what cli_args() returns; copied */
+  size_t nargs;
+} VmHost;
 
 /* Value stack slots. The stack is one malloc'd block (untouched pages cost
  * nothing); 1M slots (16 MiB) hold 500 frames of 2,000 registers. Running
@@ -132,9 +187,10 @@ typedef struct VM {
   /* program */
   Image *img;
   struct Program *prog;  /* front end (names, for interning) */
-  const struct BuiltinDef *builtins; /* the sorted builtin table */
+  const BuiltinTable *builtin_table; /* VmHost.builtins; the next three are its fields */
+  const BuiltinDef *builtins; /* sorted by name */
   size_t nbuiltins;
-  const uint32_t *builtin_int_params; /* lib_builtin_int_params(); set with builtins */
+  const uint32_t *builtin_int_params; /* its int_params */
   Obj **builtin_values;  /* cached builtin function values, by index */
 
   /* limits */
@@ -159,19 +215,18 @@ typedef struct VM {
   const struct ObjString *scur_str;
   size_t scur_cp, scur_off;
 
-  /* host */
-  const geno_config *cfg;
+  /* host (VmHost, copied by vm_new) */
   unsigned caps;          /* granted capabilities */
   bool discard_output;    /* example verification: print writes nothing */
-  Buf out;                /* program output */
-
-  /* host callbacks (BF_CALLBACK builtins); set by the runtime */
-  bool (*host_call)(struct VM *vm, const struct BuiltinDef *def, Value *args, int nargs, Value *out);
-  /* Gated builtins the host replaced with its own callback (e.g. print
-   * captured by the host); usually none. Set by the runtime. */
-  const struct BuiltinDef *overrides[8];
+  Buf out;                /* program output (when no VmOutput takes it) */
+  VmOutput output;
+  VmHostCall host_call;
+  geno_callback *callbacks; /* malloc'd copy of the array */
+  size_t ncallbacks;
+  const BuiltinDef *overrides[VM_MAX_OVERRIDES];
   int noverrides;
-  void *host_data;
+  char **args;            /* cli_args: one malloc'd block */
+  size_t nargs;
 
   /* errors */
   VMError err;
@@ -180,8 +235,10 @@ typedef struct VM {
 
 /* ---- lifecycle (vm_state.c) ---------------------------------------------- */
 
-/* [m] A VM configured from cfg (limits, capabilities). */
-VM *vm_new(const geno_config *cfg);
+/* [m] A VM with these limits and host. Both are copied (with the
+ * callback array and the program arguments); host->builtins must be
+ * static. NULL when out of memory. */
+VM *vm_new(const VmLimits *limits, const VmHost *host) GENO_MUST_CHECK;
 void vm_free(VM *vm);
 
 /* ---- errors (vm_error.c) ------------------------------------------------ */
@@ -232,18 +289,18 @@ bool vm_unwind(VM *vm, int entry);
 int vm_code_for_message(const char *msg);
 /* Call a function value with arguments (copied first); result in *out
  * (which must be a rooted slot or a C local the caller roots after). */
-bool vm_call_value(VM *vm, Value fn, const Value *args, int nargs, Value *out);
+bool vm_call_value(VM *vm, Value fn, const Value *args, int nargs, Value *out) GENO_MUST_CHECK;
 /* Call a top-level function prototype directly. */
-bool vm_call_proto(VM *vm, const Proto *p, const Value *args, int nargs, Value *out);
+bool vm_call_proto(VM *vm, const Proto *p, const Value *args, int nargs, Value *out) GENO_MUST_CHECK;
 /* Invoke builtin number `index` on args (rooted); gate by capability. */
-bool vm_call_builtin(VM *vm, int index, Value *args, int nargs, Value *out);
+bool vm_call_builtin(VM *vm, int index, Value *args, int nargs, Value *out) GENO_MUST_CHECK;
 /* Raise "'float' object cannot be interpreted as an integer" when an
  * argument the builtin declares `Int` is a Float (`Int ** negative Int` is
  * typed Int but is a Float at run time, as in the reference); the library
  * code behind an Int parameter can then rely on an Int. */
 bool vm_builtin_int_args(VM *vm, int index, const Value *args, int nargs);
 /* Run an async value synchronously (await). Non-async values are returned. */
-bool vm_await(VM *vm, Value v, Value *out);
+bool vm_await(VM *vm, Value v, Value *out) GENO_MUST_CHECK;
 /* The function value of top-level proto p (allocated once). */
 bool vm_fn_value(VM *vm, Proto *p, Value *out);
 bool vm_builtin_value(VM *vm, int index, Value *out);

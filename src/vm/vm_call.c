@@ -3,7 +3,8 @@
  * handlers (see vm.h for the call model). */
 #include <stdio.h>
 
-#include "../lib/builtins.h"
+#include "../base/caps.h"
+#include "../check/builtin_table.h"
 #include "object.h"
 #include "render.h"
 
@@ -179,8 +180,8 @@ bool vm_builtin_int_args(VM *vm, int index, const Value *args, int nargs) {
 bool vm_call_builtin(VM *vm, int index, Value *args, int nargs, Value *out) {
   const BuiltinDef *d = &vm->builtins[index];
   if (d->cap && !(vm->caps & d->cap))
-    return vm_raise(vm, E_CAPABILITY, NULL, "Capability denied: '%s' requires a capability that was not granted",
-                    d->name);
+    return vm_raise(vm, E_CAPABILITY, NULL, "Capability denied: '%s' requires the '%s' capability, which was not granted",
+                    d->name, base_cap_name(d->cap) ? base_cap_name(d->cap) : "?");
   if (vm->builtin_int_params[index] && !vm_builtin_int_args(vm, index, args, nargs)) return false;
   for (int i = 0; i < vm->noverrides; i++)
     if (vm->overrides[i] == d) return vm->host_call(vm, d, args, nargs, out);

@@ -10,8 +10,14 @@ static const char *const op_names[BC__COUNT] = {
 #undef OPCODE
 };
 
-static const char *const op_formats[BC__COUNT] = {
+const char *const vm_op_formats[BC__COUNT] = {
 #define OPCODE(name, fmt, checks) fmt,
+#include "opcodes.h"
+#undef OPCODE
+};
+
+const bool vm_op_checks[BC__COUNT] = {
+#define OPCODE(name, fmt, checks) checks,
 #include "opcodes.h"
 #undef OPCODE
 };
@@ -23,7 +29,7 @@ void vm_disasm(const Proto *p, FILE *out) {
           p->nparams, p->nregs, p->nupvals);
   for (uint32_t pc = 0; pc < p->ncode; pc++) {
     Insn in = p->code[pc];
-    const char *fmt = op_formats[in.op];
+    const char *fmt = vm_op_formats[in.op];
     fprintf(out, "  %4u  [%d:%d] %-10s", pc, p->lines[pc].line, p->lines[pc].col, op_names[in.op]);
     if (in.w) fprintf(out, " w=%u", in.w);
     if (strstr(fmt, "Bx")) fprintf(out, " a=%u bx=%d", in.a, in.sbx);

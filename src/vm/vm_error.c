@@ -6,7 +6,6 @@
 #include "render.h"
 
 Span vm_frame_span(const VM *vm, const Frame *f) {
-  (void)vm;
   Span sp = {0};
   if (!f || !f->p || !f->ip || f->p->ncode == 0) return sp;
   ptrdiff_t pc = f->ip - f->p->code - 1;

@@ -9,7 +9,7 @@
  * (see opcodes.h), so straight-line code pays nothing for the limits. */
 #include <math.h>
 
-#include "../lib/builtins.h"
+#include "../check/builtin_table.h"
 #include "equal.h"
 #include "object.h"
 #include "render.h"
@@ -185,7 +185,7 @@ L_LOADI:
   R[i.a] = v_int(i.sbx);
   DISPATCH();
 L_LOADU:
-  R[i.a] = v_unit();
+  R[i.a] = i.b ? v_unit_written() : v_unit();
   DISPATCH();
 L_LOADB:
   R[i.a] = v_bool(i.b != 0);
@@ -760,7 +760,7 @@ L_RET:
   goto do_return;
 L_RETU:
   CHARGE();
-  ret = v_unit();
+  ret = i.a ? v_unit_written() : v_unit();
 /* The result goes to the slot just below the callee's base, which is the
  * caller's function register R[a] of the CALL. */
 do_return : {
@@ -937,13 +937,16 @@ L_GETLE: {
   R[i.a] = l->items[l->len - i.c];
   DISPATCH();
 }
-/* The rest of a list pattern `[a, ..rest, z]`: from c to len minus EXTRA's bx. */
+/* The rest of a list pattern `[a, ..rest, z]`: from c to len minus EXTRA's bx,
+ * a view sharing the list's storage (obj_list_slice). */
 L_LSLICE: {
   SAVE();
-  ObjList *l = AS_LIST(R[i.b]);
-  size_t from = i.c, to = l->len - ip->bx;
-  Value t;
-  TRY(obj_list_from(vm, to > from ? list_items(l) + from : NULL, to > from ? to - from : 0, &t));
+  Value whole = R[i.b], t;
+  size_t from = i.c, to = AS_LIST(whole)->len - ip->bx;
+  gc_push_root(vm, &whole);
+  bool ok = obj_list_slice(vm, &whole, from, to > from ? to - from : 0, &t);
+  gc_pop_roots(vm, 1);
+  TRY(ok);
   R[i.a] = t;
   SKIPX();
   DISPATCH();

@@ -1,9 +1,10 @@
-/* VM lifecycle (creation from a geno_config, teardown) and the limits
+/* VM lifecycle (creation from limits and a host, teardown) and the limits
  * that are checked outside the dispatch loop: steps and deadline, integer
  * size, collection size. */
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <string.h>
 #include <time.h>
 
 #include "gc.h"
@@ -58,41 +59,68 @@ static const char *c_stack_limit(void) {
 
 void vm_prepare_thread(void) { (void)c_stack_limit(); }
 
-VM *vm_new(const geno_config *cfg) {
+/* The program arguments in one block: the pointer array, then the texts. */
+static char **copy_args(const char *const *args, size_t n) {
+  size_t bytes = (n + 1) * sizeof(char *);
+  for (size_t i = 0; i < n; i++) bytes += strlen(args[i] ? args[i] : "") + 1;
+  char **out = malloc(bytes);
+  if (!out) return NULL;
+  char *text = (char *)(out + n + 1);
+  for (size_t i = 0; i < n; i++) {
+    const char *a = args[i] ? args[i] : "";
+    size_t len = strlen(a) + 1;
+    memcpy(text, a, len);
+    out[i] = text;
+    text += len;
+  }
+  out[n] = NULL;
+  return out;
+}
+
+VM *vm_new(const VmLimits *lim, const VmHost *host) {
   VM *vm = calloc(1, sizeof *vm);
   if (!vm) return NULL;
-  geno_config defaults;
-  if (!cfg) {
-    geno_config_init(&defaults);
-    cfg = &defaults;
-  }
-  vm->cfg = cfg;
   vm->c_stack_limit = c_stack_limit();
-  vm->heap_limit = (size_t)cfg->memory_bytes;
+  vm->heap_limit = (size_t)lim->heap_bytes;
   vm->next_gc = vm->heap_limit && vm->heap_limit < GC_MIN_THRESHOLD ? vm->heap_limit : GC_MIN_THRESHOLD;
   vm->stack = malloc(VM_STACK_SLOTS * sizeof(Value));
-  uint32_t depth = cfg->max_recursion_depth ? cfg->max_recursion_depth : VM_HARD_MAX_DEPTH;
+  uint32_t depth = lim->max_depth ? lim->max_depth : VM_HARD_MAX_DEPTH;
   if (depth > VM_HARD_MAX_DEPTH) depth = VM_HARD_MAX_DEPTH;
   vm->max_depth = (int)depth;
   vm->max_frames = (int)depth + 2;
   vm->frames = malloc((size_t)vm->max_frames * sizeof(Frame));
   vm->roots = malloc(VM_MAX_ROOTS * sizeof(Value *));
-  if (!vm->stack || !vm->frames || !vm->roots) {
+  vm->nargs = host->nargs;
+  vm->args = copy_args(host->args, host->nargs);
+  vm->ncallbacks = host->ncallbacks;
+  vm->callbacks = malloc((host->ncallbacks ? host->ncallbacks : 1) * sizeof *vm->callbacks);
+  if (!vm->stack || !vm->frames || !vm->roots || !vm->args || !vm->callbacks) {
     free(vm->stack);
     free(vm->frames);
     free(vm->roots);
+    free(vm->args);
+    free(vm->callbacks);
     free(vm);
     return NULL;
   }
+  if (host->ncallbacks) memcpy(vm->callbacks, host->callbacks, host->ncallbacks * sizeof *vm->callbacks);
   vm->stack_end = vm->stack + VM_STACK_SLOTS;
   vm->sp = vm->stack;
-  vm->max_steps = cfg->max_steps;
-  vm->timeout_s = cfg->timeout_s;
-  vm->max_collection = cfg->max_collection_size;
-  vm->max_int_bits = cfg->max_integer_bits;
+  vm->max_steps = lim->max_steps;
+  vm->timeout_s = lim->timeout_s;
+  vm->max_collection = lim->max_collection;
+  vm->max_int_bits = lim->max_int_bits;
   vm->small_int_max = vm->max_int_bits >= 63 ? INT64_MAX : (INT64_C(1) << vm->max_int_bits) - 1;
-  vm->max_output = cfg->max_output_length;
-  vm->caps = cfg->capabilities_set ? cfg->capabilities : 0;
+  vm->max_output = lim->max_output;
+  vm->caps = lim->caps;
+  vm->builtin_table = host->builtins;
+  vm->builtins = host->builtins ? host->builtins->rows : NULL;
+  vm->nbuiltins = host->builtins ? host->builtins->count : 0;
+  vm->builtin_int_params = host->builtins ? host->builtins->int_params : NULL;
+  vm->host_call = host->call;
+  vm->output = host->output;
+  vm->noverrides = host->noverrides < VM_MAX_OVERRIDES ? host->noverrides : VM_MAX_OVERRIDES;
+  for (int i = 0; i < vm->noverrides; i++) vm->overrides[i] = host->overrides[i];
   update_step_check(vm);
   return vm;
 }
@@ -116,6 +144,8 @@ void vm_free(VM *vm) {
   free(vm->stack);
   free(vm->frames);
   free(vm->roots);
+  free(vm->args);
+  free(vm->callbacks);
   buf_free(&vm->out);
   free(vm);
 }

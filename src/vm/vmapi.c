@@ -3,7 +3,6 @@
 
 #include <stdio.h>
 
-#include "../runtime/hooks.h"
 #include "equal.h"
 #include "object.h"
 #include "render.h"
@@ -105,6 +104,9 @@ Value *vm_list_items(Value list, size_t *n) {
 }
 
 bool vm_list_push(VM *vm, Value *list, Value x) { return obj_list_append(vm, list, x); }
+bool vm_list_slice(VM *vm, Value *list, size_t start, size_t n, Value *out) {
+  return obj_list_slice(vm, list, start, n, out);
+}
 bool vm_tuple(VM *vm, size_t n, Value *out) { return obj_tuple(vm, n, out); }
 
 Value *vm_tuple_items(Value t, size_t *n) {
@@ -243,21 +245,26 @@ bool vm_output(VM *vm, const char *s, size_t n) {
                           (unsigned long long)vm->max_output);
   vm->out_chars += cp;
   if (vm->discard_output) return true;
-  /* A sandbox child streams its output to its parent (runtime/hooks.h). */
-  switch (rt_hook_output(s, n)) {
-    case RT_HOOK_TAKEN: return true;
-    case RT_HOOK_FULL:
-      return vm_raise_fatal(vm, E_OUTPUT, NULL,
-                            "Output limit exceeded: the sandbox returns at most %llu bytes of output",
-                            (unsigned long long)rt_hook_output_capacity());
-    case RT_HOOK_NONE: break;
+  /* A sandbox child streams its output to its parent (VmOutput). */
+  if (vm->output.write) {
+    if (n == 0 || vm->output.write(vm->output.ud, s, n)) return true;
+    return vm_raise_fatal(vm, E_OUTPUT, NULL, "Output limit exceeded: the sandbox returns at most %llu bytes of output",
+                          (unsigned long long)vm->output.capacity);
   }
   buf_append(&vm->out, s, n);
   if (vm->out.failed) return vm_raise_oom(vm);
   return true;
 }
 
-const struct geno_config *vm_config(const VM *vm) { return vm->cfg; }
+const char *const *vm_program_args(const VM *vm, size_t *n) {
+  *n = vm->nargs;
+  return (const char *const *)vm->args;
+}
+
+const struct geno_callback *vm_host_callbacks(const VM *vm, size_t *n) {
+  *n = vm->ncallbacks;
+  return vm->callbacks;
+}
 
 bool vm_print(VM *vm, Value v) {
   if (v.tag == T_STRING) {

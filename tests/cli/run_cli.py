@@ -17,6 +17,12 @@ import tempfile
 PROGRAMS = {
     "hi.geno": 'func main() -> Unit\n    print("hi")\nend func\n',
     "value.geno": "func main() -> Int\n    return 42\nend func\n",
+    "units.geno": (
+        "func f() -> Unit\n    example () -> ()\n    print(1)\nend func\n"
+        "func main() -> (Unit, Unit, List[Unit])\n    return (f(), (), [print(2), ()])\nend func\n"
+    ),
+    "unit_end.geno": 'func main() -> Unit\n    print("hi")\nend func\n',
+    "unit_bare.geno": 'func main() -> Unit\n    print("hi")\n    return\nend func\n',
     "typo.geno": 'func main() -> Unit\n    print(undefined_name)\nend func\n',
     "syntax.geno": "func main() -> Unit\n    let x: Int = (1 +\nend func\n",
     "crash.geno": 'func main() -> Unit\n    print("before")\n    let xs: List[Int] = []\n    print(xs[3])\nend func\n',
@@ -230,6 +236,15 @@ CASES = [
     Case("run: --cap none denies print", ["run", "--cap", "none", "{d}/hi.geno"], 1, err=["E412"], no_out=["hi"]),
     Case("run: runtime error keeps output", ["run", "{d}/crash.geno"], 1, out=["before\n"], err=["crash.geno:4:", "error[E"]),
     Case("run --json: success", ["run", "--json", "{d}/value.geno"], 0, check=json_check(True)),
+    # the reference's Units: () written or a bare return is {"_tuple": []};
+    # a Unit no () wrote (main ending without a return, print's result) is null
+    *[Case(f"run --json{' --unsafe' if unsafe else ''}: Unit shapes ({prog})",
+           ["run", "--json", *(["--unsafe"] if unsafe else []), "--cap", "print", "{d}/" + prog], 0,
+           check=lambda out, want=want: None if json.loads(out)["value"] == want
+           else f"value {json.loads(out)['value']!r}, expected {want!r}")
+      for unsafe in (False, True)
+      for prog, want in (("units.geno", {"_tuple": [None, {"_tuple": []}, [None, {"_tuple": []}]]}),
+                         ("unit_end.geno", None), ("unit_bare.geno", {"_tuple": []}))],
     Case("run --json: check error", ["run", "--json", "{d}/typo.geno"], 1, check=json_check(False, "E301")),
     Case("run --json: syntax error", ["run", "--json", "{d}/syntax.geno"], 1, check=json_check(False)),
     Case("check: clean", ["check", "{d}/hi.geno"], 0),

@@ -240,6 +240,66 @@ static void test_result_json(void **state) {
   geno_result_free(r);
 }
 
+/* The reference's two Units: a `()` written in the source or a bare
+ * `return` is the empty tuple ({"_tuple": []}, an empty GENO_TUPLE for
+ * hosts); a Unit no `()` wrote (main or a function ending without a
+ * return, a builtin's result) is null, GENO_UNIT. Same in a child process. */
+static const struct {
+  const char *src, *json;
+} unit_cases[] = {
+    {"func main() -> Unit\n    print(\"a\")\nend func\n", "null"},
+    {"func main() -> Unit\n    return ()\nend func\n", "{\"_tuple\": []}"},
+    {"func main() -> Unit\n    if true then\n        return\n    end if\n    print(1)\nend func\n", "{\"_tuple\": []}"},
+    {"func main() -> Unit\n    ensures true\n    return\nend func\n", "{\"_tuple\": []}"},
+    {"func main() -> Unit\n    ensures true\n    print(1)\nend func\n", "null"},
+    {"func main() -> (Int, Unit)\n    return (1, ())\nend func\n", "{\"_tuple\": [1, {\"_tuple\": []}]}"},
+    {"func f() -> Unit\n    example () -> ()\n    print(1)\nend func\n"
+     "func g() -> Unit\n    example () -> ()\n    return\nend func\n"
+     "func main() -> List[Unit]\n    return [f(), (), g(), print(2)]\nend func\n",
+     "[null, {\"_tuple\": []}, {\"_tuple\": []}, null]"},
+    {"func g() -> Unit\n    example () -> ()\n    return\nend func\nfunc main() -> Unit\n    return g()\nend func\n",
+     "{\"_tuple\": []}"},
+    {"func main() -> Option[Unit]\n    return Some(())\nend func\n",
+     "{\"_constructor\": \"Some\", \"fields\": {\"value\": {\"_tuple\": []}}}"},
+};
+
+static void test_unit_shapes(void **state) {
+  (void)state;
+  geno_config cfg;
+  geno_config_init(&cfg);
+  cfg.capabilities_set = true;
+  cfg.capabilities = GENO_CAP_PRINT;
+  for (int isolated = 0; isolated < 2; isolated++) {
+    for (size_t i = 0; i < sizeof unit_cases / sizeof unit_cases[0]; i++) {
+      const char *src = unit_cases[i].src;
+      geno_result *r = isolated ? geno_run_isolated(src, strlen(src), "t.geno", &cfg) : run_cfg(src, &cfg);
+      assert_non_null(r);
+      if (!geno_result_ok(r)) fail_msg("case %zu: %s", i, geno_result_diagnostic(r, 0)->message);
+      assert_string_equal(geno_result_value_json(r), unit_cases[i].json);
+      char *whole = geno_result_to_json(r);
+      char want[256];
+      snprintf(want, sizeof want, "\"value\": %s", unit_cases[i].json);
+      if (!strstr(whole, want)) fail_msg("case %zu: %s lacks %s", i, whole, want);
+      free(whole);
+      /* the host value has the same shape, and renders to the same JSON */
+      const geno_value *v = geno_result_value(r);
+      char *vj = geno_value_to_json(v);
+      assert_string_equal(vj, unit_cases[i].json);
+      free(vj);
+      geno_result_free(r);
+    }
+  }
+  geno_result *r = run_cfg("func main() -> Unit\n    return ()\nend func\n", &cfg);
+  assert_int_equal(geno_value_type(geno_result_value(r)), GENO_TUPLE);
+  assert_int_equal(geno_value_count(geno_result_value(r)), 0);
+  assert_null(geno_result_value_text(r)); /* still Unit: no `=> ...` text */
+  geno_result_free(r);
+  r = run_cfg("func main() -> Unit\n    print(1)\nend func\n", &cfg);
+  assert_non_null(geno_result_value(r));
+  assert_int_equal(geno_value_type(geno_result_value(r)), GENO_UNIT);
+  geno_result_free(r);
+}
+
 /* Set elements in the JSON value come sorted by their JSON text (the
  * reference's order), whatever the insertion order. */
 static void test_set_json_order(void **state) {
@@ -383,6 +443,7 @@ int main(void) {
       cmocka_unit_test(test_host_callback),        cmocka_unit_test(test_test_mode),
       cmocka_unit_test(test_test_mode_report),
       cmocka_unit_test(test_heap_limit),           cmocka_unit_test(test_result_json),
+      cmocka_unit_test(test_unit_shapes),
       cmocka_unit_test(test_set_json_order),       cmocka_unit_test(test_deadline_by_allocation),
       cmocka_unit_test(test_steps_used_at_the_limit),
       cmocka_unit_test(test_small_thread_stack),

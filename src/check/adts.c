@@ -3,7 +3,7 @@
 
 #include <string.h>
 
-static const LibAdt adts[] = {
+static const ChkAdt adts[] = {
     {"Option", {"T"}, 1, 2, {{"Some", 1, {{"value", "T"}}}, {"None", 0, {{0}}}}},
     {"Result", {"T", "E"}, 2, 2, {{"Ok", 1, {{"value", "T"}}}, {"Err", 1, {{"error", "E"}}}}},
     {"JsonValue", {0}, 0, 7,
@@ -31,12 +31,12 @@ static const LibAdt adts[] = {
      {{"FileMetadata", 3, {{"kind", "FileKind"}, {"size", "Int"}, {"modified_ms", "Int"}}}}},
 };
 
-const LibAdt *lib_adts(size_t *count) {
+const ChkAdt *chk_adts(size_t *count) {
   *count = sizeof adts / sizeof adts[0];
   return adts;
 }
 
-const LibAdt *lib_adt_find(const char *name) {
+const ChkAdt *chk_adt_find(const char *name) {
   for (size_t i = 0; i < sizeof adts / sizeof adts[0]; i++)
     if (strcmp(adts[i].name, name) == 0) return &adts[i];
   return NULL;

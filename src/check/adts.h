@@ -7,38 +7,38 @@
  *
  * Field types are written in builtin-signature syntax ("Int",
  * "List[(String, String)]"); type parameters are single capital letters. */
-#ifndef GENO_LIB_ADTS_H
-#define GENO_LIB_ADTS_H
+#ifndef GENO_CHECK_ADTS_H
+#define GENO_CHECK_ADTS_H
 
 #include <stddef.h>
 
-#define LIB_ADT_MAX_FIELDS 5
-#define LIB_ADT_MAX_VARIANTS 7
+#define CHK_ADT_MAX_FIELDS 5
+#define CHK_ADT_MAX_VARIANTS 7
 
-typedef struct LibAdtField {
+typedef struct ChkAdtField {
   const char *name, *type;
-} LibAdtField;
+} ChkAdtField;
 
-typedef struct LibAdtVariant {
+typedef struct ChkAdtVariant {
   const char *name;
   int nfields;
-  LibAdtField fields[LIB_ADT_MAX_FIELDS];
-} LibAdtVariant;
+  ChkAdtField fields[CHK_ADT_MAX_FIELDS];
+} ChkAdtVariant;
 
-typedef struct LibAdt {
+typedef struct ChkAdt {
   const char *name;
   const char *params[2]; /* type parameters ("T", "E") */
   int nparams;
   int nvariants;
-  LibAdtVariant variants[LIB_ADT_MAX_VARIANTS];
-} LibAdt;
+  ChkAdtVariant variants[CHK_ADT_MAX_VARIANTS];
+} ChkAdt;
 
 /* All built-in ADTs. Order fixes constructor ids: Some, None, Ok, Err come
  * first (CTOR_SOME .. CTOR_ERR in src/vm/chunk.h). Static storage;
  * thread-safe. */
-const LibAdt *lib_adts(size_t *count);
+const ChkAdt *chk_adts(size_t *count);
 
 /* The ADT named `name`, or NULL. */
-const LibAdt *lib_adt_find(const char *name);
+const ChkAdt *chk_adt_find(const char *name);
 
 #endif
