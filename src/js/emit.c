@@ -1955,15 +1955,22 @@ static void emit_impls(Js *J, Buf *b) {
 
 /* ---- the program ------------------------------------------------------------------------------------- */
 
-static void emit_examples(Js *J, Buf *b) {
+/* The example checks as one function $examples; it is async (and awaits
+ * each check) when an async function has examples. Returns whether it is
+ * async. */
+static bool emit_examples(Js *J, Buf *b) {
   Module *entry = J->prog->modules[0];
-  bool any = false;
+  bool any = false, async = false;
+  for (int i = 0; i < entry->ndecls; i++) {
+    Decl *d = entry->decls[i];
+    if (d->kind == D_FUNC && d->u.func.nexamples > 0 && d->u.func.is_async) async = true;
+  }
   for (int i = 0; i < entry->ndecls; i++) {
     Decl *d = entry->decls[i];
     if (d->kind != D_FUNC || d->u.func.nexamples == 0) continue;
     FuncDecl *f = &d->u.func;
     if (!any) {
-      buf_puts(b, "\nfunction $examples() {");
+      buf_puts(b, async ? "\nasync function $examples() {" : "\nfunction $examples() {");
       need(J, "$example");
       any = true;
     }
@@ -1971,7 +1978,7 @@ static void emit_examples(Js *J, Buf *b) {
       Example *ex = &f->examples[e];
       J->nvars = 0;
       J->nscopes = 0;
-      buf_printf(b, "\n  $example(\"%s\", () => f_%s(", f->name, f->name);
+      buf_printf(b, "\n  %s$example(\"%s\", () => f_%s(", async ? "await " : "", f->name, f->name);
       int required = 0;
       for (int k = 0; k < f->nparams; k++) required += f->params[k].def == NULL;
       Expr *in = ex->input;
@@ -1994,10 +2001,11 @@ static void emit_examples(Js *J, Buf *b) {
       }
       buf_puts(b, "), () => ");
       expr(J, b, ex->output);
-      buf_printf(b, ", %d, %d);", ex->span.line, ex->span.col);
+      buf_puts(b, ");");
     }
   }
   if (any) buf_puts(b, "\n}");
+  return async;
 }
 
 void js_options_init(JsOptions *o) {
@@ -2045,7 +2053,7 @@ bool js_compile(Program *prog, const JsOptions *o, Buf *out, DiagList *diags) {
   }
   J.mod = 0;
   bool examples = o->check_examples;
-  if (examples) emit_examples(&J, &code);
+  bool async_examples = examples && emit_examples(&J, &code);
   bool has_examples = examples && strstr(code.data ? code.data : "", "function $examples()") != NULL;
   buf_puts(&code, "\n");
   if (o->flavor == JS_ESM) {
@@ -2063,13 +2071,19 @@ bool js_compile(Program *prog, const JsOptions *o, Buf *out, DiagList *diags) {
     if (o->flavor == JS_ESM)
       buf_puts(&code, "if (typeof process !== \"undefined\" && process.argv[1] && import.meta.url === "
                       "require(\"url\").pathToFileURL(require(\"fs\").realpathSync(process.argv[1])).href)\n  ");
-    buf_printf(&code, "$main(() => { %s$S = 0; return f_main(); }, true);\n", has_examples ? "$examples(); " : "");
+    if (async_examples) {
+      need(&J, "$aw");
+      buf_puts(&code, "$main(async () => { await $examples(); $S = 0; return $aw(f_main()); }, true);\n");
+    } else {
+      buf_printf(&code, "$main(() => { %s$S = 0; return f_main(); }, true);\n", has_examples ? "$examples(); " : "");
+    }
   } else if (init && update && render) {
     need(&J, "$app");
     buf_printf(&code, "$app(f_init, f_update, f_render%s);\n", has_examples ? ", $examples" : ", null");
   } else if (has_examples) {
     need(&J, "$main");
-    buf_puts(&code, "$main(() => { $examples(); }, false);\n");
+    buf_puts(&code, async_examples ? "$main(async () => { await $examples(); }, false);\n"
+                                   : "$main(() => { $examples(); }, false);\n");
   }
   /* the classes of the types the code uses, ahead of it */
   emit_types(&J, &types);

@@ -31,12 +31,14 @@ function $app(init, update, render, examples) {
   }
   let model, last = null;
   const fail = (e) => { $report(e); $flush(); };
-  try {
-    if (examples) examples();
-    model = init();
-    render(model);
-    $flush();
-  } catch (e) { fail(e); return; }
+  const start = () => {
+    try {
+      model = init();
+      render(model);
+      $flush();
+    } catch (e) { fail(e); return; }
+    requestAnimationFrame(frame);
+  };
   const frame = (ts) => {
     const dt = last === null ? 0.016 : (ts - last) / 1000;
     last = ts;
@@ -50,7 +52,10 @@ function $app(init, update, render, examples) {
     $mouse.clicked = false;
     requestAnimationFrame(frame);
   };
-  requestAnimationFrame(frame);
+  let checked;
+  try { checked = examples && examples(); } catch (e) { fail(e); return; }
+  if (checked instanceof Promise) checked.then(start, fail);
+  else start();
 }
 
 //@ $b_screen_width

@@ -19,7 +19,7 @@ const $caps = (() => {
   return s;
 })();
 function $cap(name, builtin) {
-  if (!$caps.has(name)) $fail("E412", "Capability denied: '" + builtin + "' requires a capability that was not granted");
+  if (!$caps.has(name)) $fail("E412", "Capability denied: '" + builtin + "' requires the '" + name + "' capability, which was not granted");
 }
 
 //@ $b_print

@@ -221,6 +221,58 @@ function $eq(a, b) {
   return false;
 }
 
+//@ $eqa
+// Equality of an example check: Floats compare approximately (within a
+// relative 1e-9 or an absolute 1e-12, as the VM does), also inside
+// containers; the elements of two Sets must pair up one to one (a perfect
+// matching, found by augmenting paths).
+function $close(x, y) {
+  x = Number(x); y = Number(y);
+  if (x === y) return true;
+  if (!isFinite(x) || !isFinite(y)) return false;
+  const d = Math.abs(x - y);
+  return d <= 1e-9 * Math.max(Math.abs(x), Math.abs(y)) || d <= 1e-12;
+}
+function $eqa(a, b) {
+  const t = typeof a, u = typeof b;
+  if ((t === "bigint" || t === "number") && (u === "bigint" || u === "number")) return $close(a, b);
+  if (t !== "object" || a === null || u !== "object" || b === null) return a === b;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!$eqa(a[i], b[i])) return false;
+    return true;
+  }
+  if (a.constructor !== b.constructor) return false;
+  if (a instanceof $V) {
+    for (const k of a.$f) if (!$eqa(a[k], b[k])) return false;
+    return true;
+  }
+  if (a instanceof $T || a.a !== undefined) return $eqa(a.a, b.a);
+  if (!(a.m instanceof Map)) return $eq(a, b);
+  if (a.m.size !== b.m.size) return false;
+  if (a instanceof $GSet) {
+    const l = [...a.m.values()].map((e) => e[0]), r = [...b.m.values()].map((e) => e[0]);
+    const cand = l.map((x) => r.map((y, j) => ($eqa(x, y) ? j : -1)).filter((j) => j >= 0));
+    if (cand.some((c) => c.length === 0)) return false;
+    const owner = new Array(r.length).fill(-1);
+    const tryL = (i, seen) => {
+      for (const j of cand[i]) {
+        if (seen[j]) continue;
+        seen[j] = true;
+        if (owner[j] < 0 || tryL(owner[j], seen)) { owner[j] = i; return true; }
+      }
+      return false;
+    };
+    for (let i = 0; i < l.length; i++) if (!tryL(i, [])) return false;
+    return true;
+  }
+  for (const [k, e] of a.m) {
+    const o = b.m.get(k);
+    if (o === undefined || !$eqa(e[1], o[1])) return false;
+  }
+  return true;
+}
+
 //@ $cmp
 // The total order used for sorting and for < on structured values.
 function $cmp(a, b) {
@@ -315,8 +367,13 @@ function $pow(a, b) {
     if (a === 0n) $fail("E400", "Division by zero: cannot compute 0 ** " + b);
     return Math.pow(Number(a), Number(b));
   }
-  const ab = a < 0n ? -a : a;
-  if (ab > 1n && b > BigInt($CFG.bits)) $fatal("E504", "Exponentiation result too large (estimated more than " + $CFG.bits + " bits)");
+  // 0, 1 and -1 to any power are one bit; other bases are refused before
+  // computing when bits(base) * exponent exceeds the limit.
+  if (a === 0n || a === 1n) return b === 0n ? 1n : a;
+  if (a === -1n) return b & 1n ? -1n : 1n;
+  const est = BigInt((a < 0n ? -a : a).toString(2).length) * b;
+  if (b >= 1n << 63n || est >= 1n << 64n) $fatal("E504", "Exponentiation result too large (estimated more than " + $CFG.bits + " bits)");
+  if (est > BigInt($CFG.bits)) $fatal("E504", "Exponentiation result too large (estimated " + est + " bits)");
   return $bits(a ** b);
 }
 //@ $fpow
@@ -603,12 +660,19 @@ const $MISS = Symbol("missing");
 //@ $example
 // `example` clauses are checked before main, with output discarded, as
 // `geno run` does: the first failure ends the run (E409).
-function $example(fname, call, want, line, col) {
+function $example(fname, call, want) {
   const saved = $out.length, savedN = $outN;
+  const restore = () => { $quiet = false; $out.length = saved; $outN = savedN; };
+  const check = (got) => {
+    const w = want();
+    if (!$eqa(got, w))
+      $fatal("E409", "Example verification failed for " + fname + ": expected " + $render(w, false) + ", got " + $render(got, false));
+  };
   $quiet = true;
   let got;
-  try { got = call(); } finally { $quiet = false; $out.length = saved; $outN = savedN; }
-  const w = want();
-  if (!$eq(got, w))
-    $fatal("E409", "Example verification failed for " + fname + ": expected " + $render(w, false) + ", got " + $render(got, false));
+  try { got = call(); } catch (e) { restore(); throw e; }
+  // an async function's example compares the awaited value
+  if (got && got.$run) return got.$run().then((v) => { restore(); check(v); }, (e) => { restore(); throw e; });
+  restore();
+  check(got);
 }
