@@ -20,6 +20,7 @@
  *   path outward with copies (value semantics); Arrays, Vecs and
  *   MutableMaps change in place. */
 #include <stdarg.h>
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1831,8 +1832,29 @@ static void collect_types(Js *J, Buf *b) {
 
 /* Classes of the ADTs other than Option and Result: T_Type extends $V,
  * C_Variant extends T_Type. Emitted for every type (they are small). */
+/* Does `text` hold `prefix``name` as a whole identifier? */
+static bool mentions(const char *text, const char *prefix, const char *name) {
+  size_t lp = strlen(prefix), ln = strlen(name);
+  for (const char *p = strstr(text, prefix); p; p = strstr(p + 1, prefix)) {
+    bool start = p == text || !(isalnum((unsigned char)p[-1]) || p[-1] == '_' || p[-1] == '$');
+    char after = p[lp + ln];
+    if (start && strncmp(p + lp, name, ln) == 0 && !(isalnum((unsigned char)after) || after == '_' || after == '$'))
+      return true;
+  }
+  return false;
+}
+
 static void emit_types(Js *J, Buf *b) {
   const char *last = NULL;
+  /* the built-in types the prelude's units make or test (json_parse makes
+   * JsonValues): their classes are emitted as if the program used them */
+  Buf pre = BUF_INIT;
+  js_prelude_emit(J->need, J->nneed, &pre);
+  for (int i = 0; i < J->nvariants && pre.data; i++)
+    if (J->variants[i].builtin && !J->variants[i].builtin_opt &&
+        (mentions(pre.data, "C_", J->variants[i].name) || mentions(pre.data, "T_", J->variants[i].type)))
+      J->variants[i].used = true;
+  buf_free(&pre);
   for (int i = 0; i < J->nvariants; i++)
     if (J->variants[i].used) use_type(J, J->variants[i].type);
   for (int i = 0; i < J->nvariants; i++) {

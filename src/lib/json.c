@@ -1213,9 +1213,9 @@ static bool lib_json_to_string(VM *vm, Value *args, int nargs, Value *out) {
 }
 
 const BuiltinDef lib_json_builtins[] = {
-    {"json_parse", "(text: String) -> Result[JsonValue, String]", 0, NULL, 0, lib_json_parse, NULL},
-    {"json_stringify", "(value: JsonValue) -> String", 0, NULL, 0, lib_json_stringify, NULL},
-    {"json_stringify_pretty", "(value: JsonValue, indent: Int) -> String", 0, NULL, 0, lib_json_stringify_pretty, NULL},
-    {"json_to_string", "(value: T) -> String", 0, NULL, 0, lib_json_to_string, NULL},
+    {"json_parse", "(text: String) -> Result[JsonValue, String]", 0, NULL, 0, lib_json_parse, "$b_json_parse"},
+    {"json_stringify", "(value: JsonValue) -> String", 0, NULL, 0, lib_json_stringify, "$b_json_stringify"},
+    {"json_stringify_pretty", "(value: JsonValue, indent: Int) -> String", 0, NULL, 0, lib_json_stringify_pretty, "$b_json_stringify_pretty"},
+    {"json_to_string", "(value: T) -> String", 0, NULL, 0, lib_json_to_string, "$b_json_to_string"},
 };
 const size_t lib_json_builtin_count = ARRAY_LEN(lib_json_builtins);
