@@ -148,6 +148,10 @@ def main():
         (known_bad if rel in known or os.path.basename(path) in known else bad).append((rel, why))
     for rel, why in bad:
         print("DIFF %s: %s" % (rel, why))
+    for path, why in results:
+        rel = os.path.relpath(os.path.abspath(path), root)
+        if why is None and rel in known:
+            print("STALE %s: listed as a known difference but the results agree (remove it from the list)" % rel)
     if args.list_all:
         for rel, why in known_bad:
             print("known %s: %s" % (rel, why))

@@ -566,6 +566,14 @@ static void binary(Js *J, Buf *b, Expr *e) {
       return;
     case OP_EQ:
     case OP_NEQ:
+      if (lk == TY_UNIT && rk == TY_UNIT) { /* () and the written () are one value */
+        buf_putc(b, '(');
+        expr(J, b, l);
+        buf_puts(b, ", ");
+        expr(J, b, r);
+        buf_puts(b, op == OP_EQ ? ", true)" : ", false)");
+        return;
+      }
       if (nums || (lk == rk && (lk == TY_STRING || lk == TY_BOOL || lk == TY_UNIT))) {
         buf_putc(b, '(');
         paren_expr(J, b, l);
@@ -1146,7 +1154,8 @@ static void expr(Js *J, Buf *b, Expr *e) {
       break;
     case EX_TUPLE:
       if (e->u.list.n == 0) {
-        buf_puts(b, "undefined");
+        need(J, "$U0");
+        buf_puts(b, "$U0");
         break;
       }
       need(J, "$V");
@@ -1622,8 +1631,9 @@ static void stmt(Js *J, Buf *b, Stmt *s) {
     case ST_MATCH: match_stmt(J, b, s); break;
     case ST_RETURN:
       nl(J, b);
-      if (s->u.ret.bare) {
-        buf_puts(b, "return;");
+      if (s->u.ret.bare) { /* the written Unit, as `()` */
+        need(J, "$U0");
+        buf_puts(b, "return $U0;");
         break;
       }
       buf_puts(b, "return ");

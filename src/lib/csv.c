@@ -230,7 +230,7 @@ static bool lib_csv_parse_with_headers(VM *vm, Value *args, int nargs, Value *ou
 }
 
 const BuiltinDef lib_csv_builtins[] = {
-    {"csv_parse", "(text: String) -> List[List[String]]", 0, NULL, 0, lib_csv_parse, NULL},
-    {"csv_parse_with_headers", "(text: String) -> List[Map[String, String]]", 0, NULL, 0, lib_csv_parse_with_headers, NULL},
+    {"csv_parse", "(text: String) -> List[List[String]]", 0, NULL, 0, lib_csv_parse, "$b_csv_parse"},
+    {"csv_parse_with_headers", "(text: String) -> List[Map[String, String]]", 0, NULL, 0, lib_csv_parse_with_headers, "$b_csv_parse_with_headers"},
 };
 const size_t lib_csv_builtin_count = ARRAY_LEN(lib_csv_builtins);

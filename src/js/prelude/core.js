@@ -196,11 +196,18 @@ function $repr(v) {
   return $render(v, false);
 }
 
+//@ $U0
+// Unit is undefined, except a `()` written in the source or a bare
+// `return`: $U0, the same value to every operation but json_to_string
+// (`[]` for it, `null` for the other, as in the VM and the reference).
+const $U0 = Object.freeze({ $u: true, $show() { return "()"; } });
+
 //@ $eq
 // Structural equality.
 function $eq(a, b) {
   if (a === b) return true;
   const t = typeof a;
+  if (a === undefined || b === undefined) return (a === undefined ? b : a).$u === true;
   if (t !== "object" || a === null || typeof b !== "object" || b === null) {
     if (t === "bigint" && typeof b === "number") return Number(a) === b;
     if (t === "number" && typeof b === "bigint") return a === Number(b);
@@ -236,6 +243,7 @@ function $close(x, y) {
 function $eqa(a, b) {
   const t = typeof a, u = typeof b;
   if ((t === "bigint" || t === "number") && (u === "bigint" || u === "number")) return $close(a, b);
+  if (a === undefined || b === undefined) return $eq(a, b);
   if (t !== "object" || a === null || u !== "object" || b === null) return a === b;
   if (Array.isArray(a)) {
     if (!Array.isArray(b) || a.length !== b.length) return false;
@@ -637,7 +645,7 @@ function $report(e) {
 // Runs main (sync or async), then shows its value as `=> value`.
 function $main(f, show) {
   const done = (r) => {
-    try { if (show && r !== undefined) $print("=> " + $render(r, false)); } catch (e) { $report(e); return; }
+    try { if (show && r !== undefined && r.$u !== true) $print("=> " + $render(r, false)); } catch (e) { $report(e); return; }
     $flush();
   };
   try {

@@ -281,6 +281,7 @@ function $jany(v, o, d) {
     case "boolean": return v ? "true" : "false";
     case "undefined": return "null";
   }
+  if (v.$u) return "[]";
   if (Array.isArray(v) || v instanceof $T) return "[" + (Array.isArray(v) ? v : v.a).map((x) => $jany(x, o, d + 1)).join(",") + "]";
   if (v instanceof $V) {
     if (typeof T_JsonValue !== "undefined" && v instanceof T_JsonValue) return $jw(v, o, d);
@@ -299,4 +300,105 @@ function $jany(v, o, d) {
     return "{" + $jdedupe(pairs).map(([k, x]) => $jq(k, true) + ":" + $jany(x, o, d + 1)).join(",") + "}";
   }
   return $jq($render(v, true), true);
+}
+
+//@ $csvRows
+// Python's csv.reader, excel dialect, not strict: records of fields, each
+// at most 131072 characters; a text over max_collection_size ends the run.
+function $csvRows(s, fn, each) {
+  const lim = (n) => { if (n > $CFG.coll) $fatal("E504", fn + ": String size exceeds limit (" + n + " > " + $CFG.coll + ")"); };
+  const n = s.length;
+  let pos = 0;
+  for (;;) {
+    let row = [], field = "", cps = 0, st = 0, started = false, done = false;
+    // states: 0 record start, 1 field start, 2 in field, 3 quoted, 4 quote in quoted, 5 eat line end
+    const save = () => { lim(cps); row.push(field); field = ""; cps = 0; };
+    const add = (ch) => {
+      if (cps >= 131072) $fail("E499", "field larger than field limit (131072)");
+      field += ch; cps++;
+    };
+    const step = (c) => { // c: a character or null (end of line)
+      const nl = c === "\n" || c === "\r";
+      switch (st) {
+        case 0:
+          if (c === null) { done = true; return; }
+          if (nl) { st = 5; return; }
+          st = 1;
+        // fall through
+        case 1:
+          if (nl || c === null) { save(); st = c === null ? 0 : 5; done = c === null; }
+          else if (c === "\"") st = 3;
+          else if (c === ",") save();
+          else { st = 2; add(c); }
+          return;
+        case 2:
+          if (nl || c === null) { save(); st = c === null ? 0 : 5; done = c === null; }
+          else if (c === ",") { st = 1; save(); }
+          else add(c);
+          return;
+        case 3:
+          if (c === null) return;
+          if (c === "\"") st = 4; else add(c);
+          return;
+        case 4:
+          if (c === "\"") { st = 3; add(c); }
+          else if (c === ",") { st = 1; save(); }
+          else if (nl || c === null) { save(); st = c === null ? 0 : 5; done = c === null; }
+          else { st = 2; add(c); }
+          return;
+        case 5:
+          if (c === null) { st = 0; done = true; }
+      }
+    };
+    const start = pos;
+    while (pos < n && !done) {
+      started = true;
+      const cp = s.codePointAt(pos), ch = String.fromCodePoint(cp);
+      pos += ch.length;
+      step(ch);
+      if (ch === "\n" || (ch === "\r" && s[pos] !== "\n") || pos >= n) step(null);
+    }
+    $S += (pos - start) >> 4;
+    if (!done) {
+      if (!(started && (cps > 0 || st === 3))) return;
+      save();
+    }
+    each(row);
+    if (!done) return;
+  }
+}
+
+//@ $b_csv_parse
+function $b_csv_parse(s) {
+  const out = [];
+  $csvRows(s, "csv_parse", (r) => {
+    $jlim("List", out.length + 1);
+    $jlim("List", r.length);
+    for (const f of r) { const n = $slen(f); if (n > $CFG.coll) $fatal("E504", "csv_parse: String size exceeds limit (" + n + " > " + $CFG.coll + ")"); }
+    out.push(r);
+  });
+  return out;
+}
+
+//@ $b_csv_parse_with_headers
+// The first record names the columns; a short record gets "" for missing
+// cells, extra cells are dropped, a repeated header keeps its first
+// position and the last value.
+function $b_csv_parse_with_headers(s) {
+  const fn = "csv_parse_with_headers", out = [];
+  let heads = null;
+  const lim = (n) => { if (n > $CFG.coll) $fatal("E504", fn + ": String size exceeds limit (" + n + " > " + $CFG.coll + ")"); };
+  $csvRows(s, fn, (r) => {
+    if (heads === null) { heads = r; return; }
+    $jlim("List", out.length + 1);
+    const m = new Map();
+    heads.forEach((h, i) => {
+      const v = i < r.length ? r[i] : "";
+      lim($slen(h)); lim($slen(v));
+      if (!m.has(h)) $jlim("Map", m.size + 1);
+      $mset(m, h, v);
+    });
+    out.push(new $GMap(m));
+  });
+  return out;
 }
