@@ -551,12 +551,31 @@ GENO_API geno_result *geno_check(const char *source, size_t len, const char *fil
 /* The JavaScript back end                                                    */
 /* ------------------------------------------------------------------------ */
 
-/* Flags of geno_compile_js. */
+/* Flags of geno_compile_js and geno_compile_js_ex. */
 enum {
-  GENO_JS_ESM = 1 << 0, /* an ES module that exports the entry module's
-                           functions (main runs when the file is node's
-                           entry script); default: a classic script */
+  GENO_JS_ESM = 1 << 0,        /* an ES module that exports the entry module's
+                                  functions (main runs when the file is node's
+                                  entry script); default: a classic script */
+  GENO_JS_SOURCE_MAP = 1 << 1, /* geno_compile_js_ex: also a source map */
+  GENO_JS_DTS = 1 << 2,        /* geno_compile_js_ex: also TypeScript declarations */
 };
+
+/* The texts geno_compile_js_ex makes: each malloc'd and NUL-terminated
+ * (free each with geno_free), or NULL (length 0) when not asked for or
+ * when the compilation failed. */
+typedef struct geno_js_output {
+  char *js;               /* the script, as geno_compile_js gives it */
+  size_t js_len;          /* bytes */
+  char *source_map;       /* GENO_JS_SOURCE_MAP: Source Map V3 JSON of js: each
+                             line where a statement or function starts maps to
+                             its module (sources: the modules' file names, with
+                             their text in sourcesContent), line and column */
+  size_t source_map_len;
+  char *dts;              /* GENO_JS_DTS: a .d.ts for the ES module (the entry
+                             module's functions and types, for the values of the
+                             generated code: Int is bigint, see docs/compatibility.md) */
+  size_t dts_len;
+} geno_js_output;
 
 /* [e] Check the program for the node-cli target and compile it to one
  * JavaScript file (ES2020, strict mode) that runs under Node as
@@ -574,6 +593,14 @@ enum {
  * out of memory. Thread-safe (shares nothing between calls). */
 GENO_API geno_result *geno_compile_js(const char *source, size_t len, const char *filename,
                                       const geno_config *cfg, unsigned flags, char **js, size_t *js_len);
+
+/* [e] geno_compile_js with the extra outputs of flags (GENO_JS_SOURCE_MAP,
+ * GENO_JS_DTS) in *out (all fields are set; see geno_js_output).
+ * js_name is the script's file name recorded in the source map ("file";
+ * NULL: ""). Returns NULL only when out of memory. Thread-safe. */
+GENO_API geno_result *geno_compile_js_ex(const char *source, size_t len, const char *filename,
+                                         const geno_config *cfg, unsigned flags, const char *js_name,
+                                         geno_js_output *out);
 
 /* [e] As geno_compile_js for the browser target: a standalone HTML page
  * (UTF-8) holding the program's script inline, a canvas of width x height

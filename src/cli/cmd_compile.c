@@ -21,8 +21,9 @@ static const char compile_help[] =
     "\n"
     "options:\n"
     "  --target js          the target (js is the only one)\n"
-    "  --esm                an ES module exporting the entry module's functions\n"
-    "  --source-map         also write OUT.map (needs -o)\n"
+    "  --esm                an ES module exporting the entry module's functions;\n"
+    "                       with -o, also its TypeScript declarations (.d.ts)\n"
+    "  --source-map         also write OUT.map, mapping lines to the source (needs -o)\n"
     "  -o, --output OUT     the output file (default: stdout)\n"
     "  --max-steps N        step limit (default 1000000; 0: none)\n"
     "  --timeout S          wall-clock limit in seconds (default 30; 0: none)\n"
@@ -65,39 +66,16 @@ static bool write_file(const char *path, const char *data, size_t len) {
   return ok;
 }
 
-/* Line-granular Source Map V3: each generated line after the prelude maps
- * to line 1 of the source (the back end does not track lines yet); the
- * source text is embedded. */
-static char *source_map(const char *js, size_t len, const char *src_path, const char *src, size_t src_len) {
-  size_t lines = 0;
-  for (size_t i = 0; i < len; i++) lines += js[i] == '\n';
-  size_t cap = lines + 4096 + src_len * 6 + strlen(src_path) * 6;
-  char *out = malloc(cap);
-  if (!out) return NULL;
-  size_t k = (size_t)snprintf(out, cap, "{\"version\":3,\"file\":\"\",\"sources\":[");
-  FILE *mem = fmemopen(out + k, cap - k, "w");
-  if (!mem) {
-    free(out);
-    return NULL;
-  }
-  fputc('"', mem);
-  for (const char *p = src_path; *p; p++) {
-    if (*p == '"' || *p == '\\') fputc('\\', mem);
-    fputc(*p, mem);
-  }
-  fputs("\"],\"sourcesContent\":[\"", mem);
-  for (size_t i = 0; i < src_len; i++) {
-    unsigned char c = (unsigned char)src[i];
-    if (c == '"' || c == '\\') fprintf(mem, "\\%c", c);
-    else if (c == '\n') fputs("\\n", mem);
-    else if (c < 0x20) fprintf(mem, "\\u%04x", c);
-    else fputc(c, mem);
-  }
-  fputs("\"],\"names\":[],\"mappings\":\"AAAA", mem);
-  for (size_t i = 1; i < lines; i++) fputs(";AAAA", mem);
-  fputs("\"}\n", mem);
-  fclose(mem);
-  return out;
+/* The .d.ts beside an ES module OUT: OUT with its .mjs extension made
+ * .d.mts, or its .js made .d.ts, else OUT + ".d.ts" (malloc'd). */
+static char *dts_path(const char *out) {
+  size_t n = strlen(out);
+  char *p = malloc(n + 8);
+  if (!p) return NULL;
+  if (n > 4 && strcmp(out + n - 4, ".mjs") == 0) snprintf(p, n + 8, "%.*s.d.mts", (int)(n - 4), out);
+  else if (n > 3 && strcmp(out + n - 3, ".js") == 0) snprintf(p, n + 8, "%.*s.d.ts", (int)(n - 3), out);
+  else snprintf(p, n + 8, "%s.d.ts", out);
+  return p;
 }
 
 typedef struct CommonOpts {
@@ -182,9 +160,13 @@ int cmd_compile(int argc, char **argv) {
   if (c.max_coll >= 0) cfg.max_collection_size = (uint64_t)c.max_coll;
   if (c.max_bits >= 0) cfg.max_integer_bits = (uint32_t)c.max_bits;
   if (c.no_examples) cfg.check_examples = false;
-  char *js = NULL;
-  size_t js_len = 0;
-  geno_result *r = geno_compile_js(prog.source, prog.length, prog.path, &cfg, esm ? GENO_JS_ESM : 0, &js, &js_len);
+  const char *base = c.out ? strrchr(c.out, '/') : NULL;
+  base = base ? base + 1 : c.out;
+  unsigned flags = (esm ? GENO_JS_ESM : 0) | (smap ? GENO_JS_SOURCE_MAP : 0) | (esm && c.out ? GENO_JS_DTS : 0);
+  geno_js_output o;
+  geno_result *r = geno_compile_js_ex(prog.source, prog.length, prog.path, &cfg, flags, base, &o);
+  char *js = r ? o.js : NULL;
+  size_t js_len = r ? o.js_len : 0;
   int status = EXIT_OK;
   if (!r) {
     fprintf(stderr, "Error: out of memory\n");
@@ -199,30 +181,33 @@ int cmd_compile(int argc, char **argv) {
     if (smap) {
       size_t n = strlen(c.out);
       char *map_path = malloc(n + 5);
-      const char *base = strrchr(c.out, '/');
-      base = base ? base + 1 : c.out;
-      char *map = map_path ? source_map(js, js_len, prog.path, prog.source, prog.length) : NULL;
-      if (map_path && map) {
+      size_t extra = strlen(base) + 64;
+      char *grown = map_path ? realloc(js, js_len + extra) : NULL;
+      if (grown) {
+        js = grown;
+        js_len += (size_t)snprintf(js + js_len, extra, "//# sourceMappingURL=%s.map\n", base);
         snprintf(map_path, n + 5, "%s.map", c.out);
-        ok = write_file(map_path, map, strlen(map));
-        size_t extra = strlen(base) + 64;
-        char *grown = realloc(js, js_len + extra);
-        if (grown) {
-          js = grown;
-          js_len += (size_t)snprintf(js + js_len, extra, "//# sourceMappingURL=%s.map\n", base);
-        }
+        ok = write_file(map_path, o.source_map, o.source_map_len);
       } else {
         ok = false;
         fprintf(stderr, "Error: out of memory\n");
       }
-      free(map);
       free(map_path);
+    }
+    if (ok && o.dts) {
+      char *path = dts_path(c.out);
+      ok = path && write_file(path, o.dts, o.dts_len);
+      free(path);
     }
     ok = ok && write_file(c.out, js, js_len);
     if (ok) printf("Compiled to %s\n", c.out);
     status = ok ? EXIT_OK : EXIT_FAIL;
   }
   free(js);
+  if (r) {
+    geno_free(o.source_map);
+    geno_free(o.dts);
+  }
   geno_result_free(r);
   cli_free_program(&prog);
   return status;

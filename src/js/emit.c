@@ -103,6 +103,15 @@ static void nl(Js *J, Buf *b) {
   for (int i = 0; i < J->indent; i++) buf_puts(b, "  ");
 }
 
+/* Source positions for the source map: with o->source_map set, a marker
+ * "\x01MODULE:LINE:COL\x02" is written where a statement or function
+ * starts; finish_map removes them from the text and turns them into
+ * mappings. (No generated text holds \x01 otherwise: string literals
+ * escape every control character.) */
+static void mark(Js *J, Buf *b, Span sp) {
+  if (J->o->source_map && sp.line > 0) buf_printf(b, "\x01%d:%d:%d\x02", J->mod, sp.line, sp.col);
+}
+
 static Type *ty(Expr *e) { return e ? e->type : NULL; }
 static int kind(Expr *e) {
   Type *t = ty(e);
@@ -1497,6 +1506,7 @@ static void try_stmt(Js *J, Buf *b, Stmt *s) {
 
 static void stmt(Js *J, Buf *b, Stmt *s) {
   bool promote = (s->aux & CHK_AUX_PROMOTE_FLOAT) != 0;
+  mark(J, b, s->span);
   switch (s->kind) {
     case ST_LET: {
       Buf v = BUF_INIT;
@@ -1768,6 +1778,7 @@ static void function(Js *J, Buf *b, FuncDecl *f, const char *jsname, const char 
                display, jsname, display);
   }
   nl(J, b);
+  mark(J, b, f->span);
   buf_printf(b, "%sfunction %s%s(", f->is_async ? "async " : "", jsname, f->is_async ? "$a" : "");
   scope_push(J);
   for (int i = 0; i < f->nparams; i++) {
@@ -2052,6 +2063,78 @@ void js_options_init(JsOptions *o) {
   o->check_examples = true;
 }
 
+/* ---- the source map ------------------------------------------------------------------------------ */
+
+static void vlq(Buf *b, long v) {
+  static const char digits[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  unsigned long u = v < 0 ? ((unsigned long)-v << 1) | 1 : (unsigned long)v << 1;
+  do {
+    unsigned d = u & 31;
+    u >>= 5;
+    if (u) d |= 32;
+    buf_putc(b, digits[d]);
+  } while (u);
+}
+
+/* Append code to out without its position markers (see mark) and write
+ * the Source Map V3 of out to o->source_map: each generated line that
+ * holds the start of a statement or function maps its column 0 to that
+ * statement's line and column in its module; the prelude's lines map to
+ * nothing. Sources are the modules' file names, with their text. */
+static void finish_map(Js *J, const char *code, size_t n, Buf *out) {
+  Buf *m = J->o->source_map;
+  long line = 0, prev_src = 0, prev_line = 0, prev_col = 0;
+  for (size_t i = 0; i < out->len; i++) line += out->data[i] == '\n';
+  Buf maps = BUF_INIT;
+  for (long k = 0; k < line; k++) buf_putc(&maps, ';');
+  bool mapped = false, pending = false;
+  long src = 0, sl = 0, sc = 0;
+  for (size_t i = 0; i < n; i++) {
+    char c = code[i];
+    if (c == '\x01') {
+      const char *end = memchr(code + i, '\x02', n - i);
+      if (!end) break;
+      if (sscanf(code + i + 1, "%ld:%ld:%ld", &src, &sl, &sc) == 3) pending = true;
+      i = (size_t)(end - code);
+      continue;
+    }
+    if (c == '\n') {
+      buf_putc(&maps, ';');
+      mapped = false;
+    } else if (pending && c != ' ' && !mapped) {
+      vlq(&maps, 0);
+      vlq(&maps, src - prev_src);
+      vlq(&maps, (sl - 1) - prev_line);
+      vlq(&maps, (sc - 1) - prev_col);
+      prev_src = src;
+      prev_line = sl - 1;
+      prev_col = sc - 1;
+      mapped = true;
+      pending = false;
+    }
+    buf_putc(out, c);
+  }
+  buf_puts(m, "{\"version\":3,\"file\":");
+  const char *file = J->o->source_name ? J->o->source_name : "";
+  buf_json_string(m, file, strlen(file));
+  buf_puts(m, ",\"sources\":[");
+  for (int i = 0; i < J->prog->nmodules; i++) {
+    const char *f = J->prog->modules[i]->file ? J->prog->modules[i]->file : "";
+    if (i) buf_putc(m, ',');
+    buf_json_string(m, f, strlen(f));
+  }
+  buf_puts(m, "],\"sourcesContent\":[");
+  for (int i = 0; i < J->prog->nmodules; i++) {
+    const Module *mod = J->prog->modules[i];
+    if (i) buf_putc(m, ',');
+    buf_json_string(m, mod->src ? mod->src : "", mod->src ? mod->len : 0);
+  }
+  buf_puts(m, "],\"names\":[],\"mappings\":\"");
+  buf_append(m, maps.data ? maps.data : "", maps.len);
+  buf_puts(m, "\"}\n");
+  buf_free(&maps);
+}
+
 bool js_compile(Program *prog, const JsOptions *o, Buf *out, DiagList *diags) {
   Js J = {0};
   J.prog = prog;
@@ -2085,6 +2168,7 @@ bool js_compile(Program *prog, const JsOptions *o, Buf *out, DiagList *diags) {
   }
   J.mod = 0;
   bool examples = o->check_examples;
+  J.mod = 0; /* examples belong to the entry module */
   bool async_examples = examples && emit_examples(&J, &code);
   bool has_examples = examples && strstr(code.data ? code.data : "", "function $examples()") != NULL;
   buf_puts(&code, "\n");
@@ -2132,7 +2216,8 @@ bool js_compile(Program *prog, const JsOptions *o, Buf *out, DiagList *diags) {
                (unsigned long long)o->max_output_length, (unsigned long long)o->max_collection_size,
                o->max_integer_bits, o->timeout_s);
     js_prelude_emit(J.need, J.nneed, out);
-    buf_append(out, code.data, code.len);
+    if (o->source_map) finish_map(&J, code.data ? code.data : "", code.len, out);
+    else buf_append(out, code.data, code.len);
   }
   buf_free(&code);
   free(J.need);

@@ -34,8 +34,11 @@ typedef struct JsOptions {
   int max_integer_bits;
   double timeout_s;          /* wall-clock limit in seconds (0: none), checked every 65536 steps */
   bool check_examples;       /* verify examples before main, as `geno run` does */
-  const char *source_name;   /* for the source map (NULL: none) */
-  Buf *source_map;           /* when non-NULL, receives a Source Map V3 (line granularity) */
+  const char *source_name;   /* the source map's "file": the script's name (NULL: "") */
+  Buf *source_map;           /* when non-NULL, receives the script's Source Map V3: each
+                                generated line where a statement or function starts maps
+                                to its module, line and column (sources: the modules' files,
+                                with their text) */
 } JsOptions;
 
 void js_options_init(JsOptions *o);
@@ -44,6 +47,11 @@ void js_options_init(JsOptions *o);
  * JavaScript, appended to out. Constructs the back end cannot express are
  * reported in diags (E300) and make it return false. */
 bool js_compile(Program *prog, const JsOptions *o, Buf *out, DiagList *diags);
+
+/* The TypeScript declarations of the ES module js_compile makes with
+ * JS_ESM for prog (checked clean): the entry module's functions and
+ * types, for the runtime's values (see dts.c), appended to out. */
+void js_dts(const Program *prog, Buf *out);
 
 /* The prelude: append the units named in need[0..n) and every unit they
  * reach to out, in file order. Unknown names are ignored (the caller's

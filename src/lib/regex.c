@@ -106,9 +106,9 @@ static bool lib_regex_replace_fn(VM *vm, Value *args, int nargs, Value *out) {
 
 const BuiltinDef lib_regex_builtins[] = {
     {"regex_find_all", "(pattern: String, text: String) -> List[String]", GENO_CAP_REGEX, "regex", 0,
-     lib_regex_find_all, NULL},
-    {"regex_match", "(pattern: String, text: String) -> Option[String]", GENO_CAP_REGEX, "regex", 0, lib_regex_match, NULL},
+     lib_regex_find_all, "$b_regex_find_all"},
+    {"regex_match", "(pattern: String, text: String) -> Option[String]", GENO_CAP_REGEX, "regex", 0, lib_regex_match, "$b_regex_match"},
     {"regex_replace", "(pattern: String, replacement: String, text: String) -> String", GENO_CAP_REGEX, "regex", 0,
-     lib_regex_replace_fn, NULL},
+     lib_regex_replace_fn, "$b_regex_replace"},
 };
 const size_t lib_regex_builtin_count = ARRAY_LEN(lib_regex_builtins);

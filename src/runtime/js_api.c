@@ -25,7 +25,7 @@ static void limits(JsOptions *o, const geno_config *cfg) {
 }
 
 static geno_result *compile(const char *source, size_t len, const char *filename, const geno_config *cfg,
-                            ChkTarget target, const JsOptions *o, Buf *out) {
+                            ChkTarget target, const JsOptions *o, Buf *out, Buf *dts) {
   geno_result *r = rt_result_new();
   if (!r) return NULL;
   double t0 = rt_now_ms();
@@ -36,7 +36,9 @@ static geno_result *compile(const char *source, size_t len, const char *filename
     chk_options_init(&opts);
     opts.target = target;
     opts.own_backend = true;
-    if (chk_program(&fe.prog, lib_builtin_table(), &fe.diags, &opts)) js_compile(&fe.prog, o, out, &fe.diags);
+    if (chk_program(&fe.prog, lib_builtin_table(), &fe.diags, &opts) && js_compile(&fe.prog, o, out, &fe.diags) &&
+        dts)
+      js_dts(&fe.prog, dts);
   }
   rt_result_add_diags(r, &fe.diags);
   rt_frontend_free(&fe);
@@ -55,14 +57,33 @@ static void hand_over(geno_result *r, Buf *b, char **text, size_t *text_len) {
   *text = buf_take(b);
 }
 
-geno_result *geno_compile_js(const char *source, size_t len, const char *filename, const geno_config *cfg,
-                             unsigned flags, char **js, size_t *js_len) {
+geno_result *geno_compile_js_ex(const char *source, size_t len, const char *filename, const geno_config *cfg,
+                                unsigned flags, const char *js_name, geno_js_output *out) {
   JsOptions o;
   limits(&o, cfg);
   o.flavor = flags & GENO_JS_ESM ? JS_ESM : JS_NODE;
-  Buf b = BUF_INIT;
-  geno_result *r = compile(source, len, filename, cfg, CHK_TARGET_NODE_CLI, &o, &b);
-  hand_over(r, &b, js, js_len);
+  Buf b = BUF_INIT, map = BUF_INIT, dts = BUF_INIT;
+  if (flags & GENO_JS_SOURCE_MAP) {
+    o.source_map = &map;
+    o.source_name = js_name ? js_name : "";
+  }
+  geno_result *r = compile(source, len, filename, cfg, CHK_TARGET_NODE_CLI, &o, &b, (flags & GENO_JS_DTS) ? &dts : NULL);
+  hand_over(r, &b, &out->js, &out->js_len);
+  out->source_map = out->dts = NULL;
+  out->source_map_len = out->dts_len = 0;
+  if (flags & GENO_JS_SOURCE_MAP) hand_over(r, &map, &out->source_map, &out->source_map_len);
+  if (flags & GENO_JS_DTS) hand_over(r, &dts, &out->dts, &out->dts_len);
+  buf_free(&map);
+  buf_free(&dts);
+  return r;
+}
+
+geno_result *geno_compile_js(const char *source, size_t len, const char *filename, const geno_config *cfg,
+                             unsigned flags, char **js, size_t *js_len) {
+  geno_js_output out;
+  geno_result *r = geno_compile_js_ex(source, len, filename, cfg, flags & GENO_JS_ESM, NULL, &out);
+  *js = out.js;
+  if (js_len) *js_len = out.js_len;
   return r;
 }
 
@@ -73,7 +94,7 @@ geno_result *geno_compile_html(const char *source, size_t len, const char *filen
   limits(&o, cfg);
   o.flavor = JS_BROWSER;
   Buf script = BUF_INIT;
-  geno_result *r = compile(source, len, filename, cfg, CHK_TARGET_BROWSER, &o, &script);
+  geno_result *r = compile(source, len, filename, cfg, CHK_TARGET_BROWSER, &o, &script, NULL);
   if (r && geno_result_ok(r) && !script_only) {
     Buf page = BUF_INIT;
     js_html_page(&page, title, width, height, script.data ? script.data : "", script.len);

@@ -1,0 +1,179 @@
+/* The TypeScript declarations (.d.ts) of an ES module made by js_compile
+ * with JS_ESM: the functions it exports (every function of the entry
+ * module) and the types they name, written for the values of the
+ * generated code (see js.h): Int is a bigint, a tuple an object whose `a`
+ * holds the items, a constructor value an object with its variant name in
+ * `$n` and its fields, an async function's call a deferred value whose
+ * `$run()` gives a Promise. Containers the runtime keeps opaque (Map, Set,
+ * the mutable ones) are declared opaque. */
+#include <string.h>
+
+#include "js.h"
+
+static const char prologue[] =
+    "// TypeScript declarations of a module compiled by geno-c (geno compile --target js --esm).\n"
+    "export interface GenoTuple<T extends unknown[]> { readonly a: T }\n"
+    "export type GenoOption<T> = { readonly $n: \"Some\"; readonly value: T } | { readonly $n: \"None\" };\n"
+    "export type GenoResult<T, E> = { readonly $n: \"Ok\"; readonly value: T } | { readonly $n: \"Err\"; readonly error: E };\n"
+    "export interface GenoOpaque<Name extends string, T extends unknown[] = []> { readonly $geno: Name; readonly $of?: T }\n"
+    "export interface GenoAsync<T> { $run(): Promise<T> }\n";
+
+/* Is `name` a type parameter of the declaration being written? */
+static bool is_param(const char *name, const char *const *params, int nparams) {
+  for (int i = 0; i < nparams; i++)
+    if (strcmp(params[i], name) == 0) return true;
+  return false;
+}
+
+static void ts_type(Buf *b, const TypeExpr *t, const char *const *params, int nparams);
+
+static void ts_args(Buf *b, const TypeExpr *t, int from, const char *const *params, int nparams) {
+  for (int i = from; i < t->nargs; i++) {
+    if (i > from) buf_puts(b, ", ");
+    ts_type(b, t->args[i], params, nparams);
+  }
+}
+
+static void ts_type(Buf *b, const TypeExpr *t, const char *const *params, int nparams) {
+  if (!t) {
+    buf_puts(b, "void");
+    return;
+  }
+  if (t->kind == TE_FUNC) {
+    buf_putc(b, '(');
+    for (int i = 0; i < t->nargs; i++) {
+      buf_printf(b, "%sa%d: ", i ? ", " : "", i);
+      ts_type(b, t->args[i], params, nparams);
+    }
+    buf_puts(b, ") => ");
+    ts_type(b, t->ret, params, nparams);
+    return;
+  }
+  const char *n = t->name;
+  if (t->is_tuple || strcmp(n, "Tuple") == 0) {
+    buf_puts(b, "GenoTuple<[");
+    ts_args(b, t, 0, params, nparams);
+    buf_puts(b, "]>");
+  } else if (strcmp(n, "Int") == 0) {
+    buf_puts(b, "bigint");
+  } else if (strcmp(n, "Float") == 0) {
+    buf_puts(b, "number");
+  } else if (strcmp(n, "String") == 0) {
+    buf_puts(b, "string");
+  } else if (strcmp(n, "Bool") == 0) {
+    buf_puts(b, "boolean");
+  } else if (strcmp(n, "Unit") == 0) {
+    buf_puts(b, "void");
+  } else if (strcmp(n, "List") == 0 && t->nargs == 1) {
+    buf_puts(b, "ReadonlyArray<");
+    ts_type(b, t->args[0], params, nparams);
+    buf_putc(b, '>');
+  } else if (strcmp(n, "Option") == 0 && t->nargs == 1) {
+    buf_puts(b, "GenoOption<");
+    ts_type(b, t->args[0], params, nparams);
+    buf_putc(b, '>');
+  } else if (strcmp(n, "Result") == 0 && t->nargs == 2) {
+    buf_puts(b, "GenoResult<");
+    ts_args(b, t, 0, params, nparams);
+    buf_putc(b, '>');
+  } else if (strcmp(n, "Map") == 0 || strcmp(n, "Set") == 0 || strcmp(n, "MutableMap") == 0 ||
+             strcmp(n, "Array") == 0 || strcmp(n, "Vec") == 0) {
+    buf_printf(b, "GenoOpaque<\"%s\", [", n);
+    ts_args(b, t, 0, params, nparams);
+    buf_puts(b, "]>");
+  } else if (is_param(n, params, nparams)) {
+    buf_puts(b, n);
+  } else {
+    /* a type of the program (declared below when it is the entry
+     * module's) or a built-in one: its name, with its arguments */
+    buf_puts(b, n);
+    if (t->nargs) {
+      buf_putc(b, '<');
+      ts_args(b, t, 0, params, nparams);
+      buf_putc(b, '>');
+    }
+  }
+}
+
+static void type_params(Buf *b, const char *const *params, int nparams) {
+  if (!nparams) return;
+  buf_putc(b, '<');
+  for (int i = 0; i < nparams; i++) buf_printf(b, "%s%s", i ? ", " : "", params[i]);
+  buf_putc(b, '>');
+}
+
+/* The single-capital-letter names a function's signature uses and the
+ * program does not declare: its type variables. */
+static void collect_vars(const TypeExpr *t, const char **vars, int *n, int cap) {
+  if (!t) return;
+  if (t->kind == TE_NAME && t->name && t->name[0] >= 'A' && t->name[0] <= 'Z' && t->name[1] == '\0') {
+    for (int i = 0; i < *n; i++)
+      if (strcmp(vars[i], t->name) == 0) return;
+    if (*n < cap) vars[(*n)++] = t->name;
+  }
+  for (int i = 0; i < t->nargs; i++) collect_vars(t->args[i], vars, n, cap);
+  if (t->kind == TE_FUNC) collect_vars(t->ret, vars, n, cap);
+}
+
+void js_dts(const Program *prog, Buf *out) {
+  const Module *m = prog->modules[0];
+  buf_puts(out, prologue);
+  for (int i = 0; i < m->ndecls; i++) {
+    const Decl *d = m->decls[i];
+    if (d->kind == D_ADT) {
+      const char *const *ps = d->u.adt.params;
+      int np = d->u.adt.nparams;
+      buf_printf(out, "export type %s", d->u.adt.name);
+      type_params(out, ps, np);
+      buf_puts(out, " =");
+      for (int k = 0; k < d->u.adt.n; k++) {
+        const Variant *v = &d->u.adt.variants[k];
+        buf_printf(out, "%s { readonly $n: \"%s\"", k ? "\n  |" : "\n  ", v->name);
+        for (int f = 0; f < v->nfields; f++) {
+          buf_printf(out, "; readonly %s: ", v->fields[f].name);
+          ts_type(out, v->fields[f].type, ps, np);
+        }
+        buf_puts(out, " }");
+      }
+      buf_puts(out, ";\n");
+    } else if (d->kind == D_ALIAS) {
+      buf_printf(out, "export type %s", d->u.alias.name);
+      type_params(out, d->u.alias.params, d->u.alias.nparams);
+      buf_puts(out, " = ");
+      ts_type(out, d->u.alias.target, d->u.alias.params, d->u.alias.nparams);
+      buf_puts(out, ";\n");
+    }
+  }
+  for (int i = 0; i < m->ndecls; i++) {
+    const Decl *d = m->decls[i];
+    if (d->kind != D_FUNC) continue;
+    const FuncDecl *f = &d->u.func;
+    const char *vars[26];
+    int nv = 0;
+    for (int p = 0; p < f->nparams; p++) collect_vars(f->params[p].type, vars, &nv, 26);
+    collect_vars(f->ret, vars, &nv, 26);
+    /* a one-letter name the program declares as a type is not a variable */
+    for (int v = 0; v < nv; v++) {
+      for (int k = 0; k < m->ndecls; k++) {
+        const Decl *t = m->decls[k];
+        if ((t->kind == D_ADT && strcmp(t->u.adt.name, vars[v]) == 0) ||
+            (t->kind == D_ALIAS && strcmp(t->u.alias.name, vars[v]) == 0)) {
+          vars[v--] = vars[--nv];
+          break;
+        }
+      }
+    }
+    buf_printf(out, "export declare function %s", f->name);
+    type_params(out, vars, nv);
+    buf_putc(out, '(');
+    for (int p = 0; p < f->nparams; p++) {
+      buf_printf(out, "%s%s%s: ", p ? ", " : "", f->params[p].name, f->params[p].def ? "?" : "");
+      ts_type(out, f->params[p].type, vars, nv);
+    }
+    buf_puts(out, "): ");
+    if (f->is_async) buf_puts(out, "GenoAsync<");
+    ts_type(out, f->ret, vars, nv);
+    if (f->is_async) buf_putc(out, '>');
+    buf_puts(out, ";\n");
+  }
+}
