@@ -102,19 +102,6 @@ static void type_params(Buf *b, const char *const *params, int nparams) {
   buf_putc(b, '>');
 }
 
-/* The single-capital-letter names a function's signature uses and the
- * program does not declare: its type variables. */
-static void collect_vars(const TypeExpr *t, const char **vars, int *n, int cap) {
-  if (!t) return;
-  if (t->kind == TE_NAME && t->name && t->name[0] >= 'A' && t->name[0] <= 'Z' && t->name[1] == '\0') {
-    for (int i = 0; i < *n; i++)
-      if (strcmp(vars[i], t->name) == 0) return;
-    if (*n < cap) vars[(*n)++] = t->name;
-  }
-  for (int i = 0; i < t->nargs; i++) collect_vars(t->args[i], vars, n, cap);
-  if (t->kind == TE_FUNC) collect_vars(t->ret, vars, n, cap);
-}
-
 void js_dts(const Program *prog, Buf *out) {
   const Module *m = prog->modules[0];
   buf_puts(out, prologue);
@@ -128,7 +115,7 @@ void js_dts(const Program *prog, Buf *out) {
       buf_puts(out, " =");
       for (int k = 0; k < d->u.adt.n; k++) {
         const Variant *v = &d->u.adt.variants[k];
-        buf_printf(out, "%s { readonly $n: \"%s\"", k ? "\n  |" : "\n  ", v->name);
+        buf_printf(out, "\n  | { readonly $n: \"%s\"", v->name);
         for (int f = 0; f < v->nfields; f++) {
           buf_printf(out, "; readonly %s: ", v->fields[f].name);
           ts_type(out, v->fields[f].type, ps, np);
@@ -148,31 +135,16 @@ void js_dts(const Program *prog, Buf *out) {
     const Decl *d = m->decls[i];
     if (d->kind != D_FUNC) continue;
     const FuncDecl *f = &d->u.func;
-    const char *vars[26];
-    int nv = 0;
-    for (int p = 0; p < f->nparams; p++) collect_vars(f->params[p].type, vars, &nv, 26);
-    collect_vars(f->ret, vars, &nv, 26);
-    /* a one-letter name the program declares as a type is not a variable */
-    for (int v = 0; v < nv; v++) {
-      for (int k = 0; k < m->ndecls; k++) {
-        const Decl *t = m->decls[k];
-        if ((t->kind == D_ADT && strcmp(t->u.adt.name, vars[v]) == 0) ||
-            (t->kind == D_ALIAS && strcmp(t->u.alias.name, vars[v]) == 0)) {
-          vars[v--] = vars[--nv];
-          break;
-        }
-      }
-    }
-    buf_printf(out, "export declare function %s", f->name);
-    type_params(out, vars, nv);
-    buf_putc(out, '(');
+    buf_printf(out, "export declare function %s(", f->name);
     for (int p = 0; p < f->nparams; p++) {
-      buf_printf(out, "%s%s%s: ", p ? ", " : "", f->params[p].name, f->params[p].def ? "?" : "");
-      ts_type(out, f->params[p].type, vars, nv);
+      /* (a default is applied to a left-out Geno argument, not to a
+       * JavaScript undefined: every parameter is required here) */
+      buf_printf(out, "%s%s: ", p ? ", " : "", f->params[p].name);
+      ts_type(out, f->params[p].type, NULL, 0);
     }
     buf_puts(out, "): ");
     if (f->is_async) buf_puts(out, "GenoAsync<");
-    ts_type(out, f->ret, vars, nv);
+    ts_type(out, f->ret, NULL, 0);
     if (f->is_async) buf_putc(out, '>');
     buf_puts(out, ";\n");
   }

@@ -53,6 +53,89 @@ static void hello_world_is_small(void **state) {
   geno_result_free(r);
 }
 
+/* The issue's size aim: a program calling 30 builtins (json_stringify
+ * among them) stays under 30 KB, prelude included. */
+static void thirty_builtins_are_small(void **state) {
+  (void)state;
+  geno_result *r;
+  char *js = compile(
+      "func main() -> Unit with io\n"
+      "    let xs = range(0, 10)\n"
+      "    let ys = map(xs, fn(x: Int) -> x * 2)\n"
+      "    let zs = filter(ys, fn(x: Int) -> x > 4)\n"
+      "    let total = fold(list: zs, initial: 0, reducer: fn(a: Int, x: Int) -> a + x)\n"
+      "    print(to_string(total))\n"
+      "    print(length(append(xs, 11)))\n"
+      "    print(reverse(concat(xs, ys)))\n"
+      "    print(head(xs))\n"
+      "    print(tail(xs))\n"
+      "    print(contains(xs, 3))\n"
+      "    print(sort_by(ys, fn(a: Int) -> 0 - a))\n"
+      "    print(join(split(\"a,b,c\", \",\"), \"-\"))\n"
+      "    print(trim(\"  x  \"))\n"
+      "    print(to_upper(\"abc\"))\n"
+      "    print(to_lower(\"ABC\"))\n"
+      "    print(starts_with(\"abc\", \"a\"))\n"
+      "    print(ends_with(\"abc\", \"c\"))\n"
+      "    print(replace(text: \"aXb\", old: \"X\", new: \"y\"))\n"
+      "    print(substring(text: \"hello\", start: 1, stop: 3))\n"
+      "    print(parse_int(\"42\"))\n"
+      "    print(int_to_float(3))\n"
+      "    print(abs(0 - 3))\n"
+      "    print(max(1, 2))\n"
+      "    print(math_min(1, 2))\n"
+      "    let m = map_from_list([(\"a\", 1)])\n"
+      "    print(map_get(m, \"a\"))\n"
+      "    print(map_insert(map: m, key: \"b\", value: 2))\n"
+      "    print(set_from_list([1, 2, 2]))\n"
+      "    print(unwrap_or(parse_int(\"x\"), 0))\n"
+      "    print(json_stringify(JsonInt(1)))\n"
+      "end func\n",
+      0, &r);
+  assert_non_null(js);
+  assert_true(strlen(js) < 30 * 1024);
+  assert_non_null(strstr(js, "$b_json_stringify"));
+  assert_null(strstr(js, "$b_regex_match"));
+  free(js);
+  geno_result_free(r);
+}
+
+/* geno_compile_js_ex: the source map and the declarations only when asked. */
+static void extra_outputs(void **state) {
+  (void)state;
+  const char *src = "func double(x: Int) -> Int\n    example 2 -> 4\n    return x * 2\nend func\n";
+  geno_js_output o;
+  geno_result *r = geno_compile_js_ex(src, strlen(src), "t.geno", NULL, GENO_JS_ESM | GENO_JS_SOURCE_MAP | GENO_JS_DTS,
+                                      "t.mjs", &o);
+  assert_non_null(r);
+  assert_true(geno_result_ok(r));
+  assert_non_null(o.js);
+  assert_non_null(strstr(o.source_map, "\"file\":\"t.mjs\""));
+  assert_non_null(strstr(o.source_map, "\"sources\":[\"t.geno\"]"));
+  assert_int_equal(strlen(o.source_map), o.source_map_len);
+  assert_non_null(strstr(o.dts, "export declare function double(x: bigint): bigint;"));
+  assert_null(strchr(o.js, '\x01')); /* no position marker is left */
+  geno_free(o.js);
+  geno_free(o.source_map);
+  geno_free(o.dts);
+  geno_result_free(r);
+  r = geno_compile_js_ex(src, strlen(src), "t.geno", NULL, 0, NULL, &o);
+  assert_non_null(o.js);
+  assert_null(o.source_map);
+  assert_null(o.dts);
+  assert_int_equal(o.dts_len, 0);
+  geno_free(o.js);
+  geno_result_free(r);
+  /* a failed compilation gives no text at all */
+  r = geno_compile_js_ex("func main() -> Int\n    return \"x\"\nend func\n", 43, "t.geno", NULL,
+                         GENO_JS_SOURCE_MAP | GENO_JS_DTS, NULL, &o);
+  assert_false(geno_result_ok(r));
+  assert_null(o.js);
+  assert_null(o.source_map);
+  assert_null(o.dts);
+  geno_result_free(r);
+}
+
 static void check_errors_are_diagnostics(void **state) {
   (void)state;
   geno_result *r;
@@ -93,6 +176,8 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(every_js_name_is_in_the_prelude),
       cmocka_unit_test(hello_world_is_small),
+      cmocka_unit_test(thirty_builtins_are_small),
+      cmocka_unit_test(extra_outputs),
       cmocka_unit_test(check_errors_are_diagnostics),
       cmocka_unit_test(esm_exports_functions),
       cmocka_unit_test(page_title_is_escaped),
