@@ -494,7 +494,12 @@ def test_concurrency():
         os.kill(s.proc.pid, signal.SIGTERM)
         th.join(15)
         st, h, b = result.get("r", (0, {}, None))
-        check(st == 400 and b["diagnostics"][0]["code"] == "E501", "in-flight request drained: %r %r" % (st, b))
+        # drained = it gets its answer: the program's own deadline (E501), or,
+        # on a machine too loaded for the child to see its deadline first,
+        # the server's wall-clock kill (504); never a dropped connection
+        drained = (st == 400 and b["diagnostics"][0]["code"] == "E501") or \
+            (st == 504 and b == {"error": "Wall-clock timeout (4.5s)"})
+        check(drained, "in-flight request drained: %r %r" % (st, b))
         check(s.proc.wait(timeout=15) == 0, "drained server exits 0")
         check("Received SIGTERM, shutting down gracefully" in s.log("Received SIGTERM"), "SIGTERM logged")
     finally:
