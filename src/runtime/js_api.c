@@ -14,7 +14,6 @@
 
 static void limits(JsOptions *o, const geno_config *cfg) {
   js_options_init(o);
-  if (!cfg) return;
   o->max_steps = cfg->max_steps;
   o->max_recursion_depth = cfg->max_recursion_depth ? (int)cfg->max_recursion_depth : 10000;
   o->max_output_length = cfg->max_output_length;
@@ -24,11 +23,33 @@ static void limits(JsOptions *o, const geno_config *cfg) {
   o->timeout_s = cfg->timeout_s;
 }
 
+/* The caller's config is adopted and validated first, as geno_check does
+ * (E204 for a config it cannot read or refuses); then the limits of the
+ * adopted config are compiled in, with `flavor`. A source map goes to map
+ * when it is non-NULL (its "file": map_name), the .d.ts to dts when it is
+ * non-NULL. */
 static geno_result *compile(const char *source, size_t len, const char *filename, const geno_config *cfg,
-                            ChkTarget target, const JsOptions *o, Buf *out, Buf *dts) {
+                            ChkTarget target, JsFlavor flavor, Buf *out, Buf *map, const char *map_name, Buf *dts) {
   geno_result *r = rt_result_new();
   if (!r) return NULL;
   double t0 = rt_now_ms();
+  geno_config adopted; /* the caller's config in this library's layout */
+  const char *unreadable = NULL;
+  if (!(cfg = rt_config_adopt(cfg, &adopted, &unreadable))) {
+    rt_result_add(r, E_PROJECT, NULL, unreadable);
+    return r;
+  }
+  char *bad = rt_config_problem(cfg, source, len);
+  if (bad) {
+    rt_result_add(r, E_PROJECT, NULL, bad);
+    free(bad);
+    return r;
+  }
+  JsOptions o;
+  limits(&o, cfg);
+  o.flavor = flavor;
+  o.source_map = map;
+  o.source_name = map_name;
   FrontEnd fe;
   rt_frontend_run(&fe, source ? source : "", source ? len : 0, filename, cfg, true);
   if (fe.ok) {
@@ -36,7 +57,7 @@ static geno_result *compile(const char *source, size_t len, const char *filename
     chk_options_init(&opts);
     opts.target = target;
     opts.own_backend = true;
-    if (chk_program(&fe.prog, lib_builtin_table(), &fe.diags, &opts) && js_compile(&fe.prog, o, out, &fe.diags) &&
+    if (chk_program(&fe.prog, lib_builtin_table(), &fe.diags, &opts) && js_compile(&fe.prog, &o, out, &fe.diags) &&
         dts)
       js_dts(&fe.prog, dts);
   }
@@ -59,15 +80,10 @@ static void hand_over(geno_result *r, Buf *b, char **text, size_t *text_len) {
 
 geno_result *geno_compile_js_ex(const char *source, size_t len, const char *filename, const geno_config *cfg,
                                 unsigned flags, const char *js_name, geno_js_output *out) {
-  JsOptions o;
-  limits(&o, cfg);
-  o.flavor = flags & GENO_JS_ESM ? JS_ESM : JS_NODE;
   Buf b = BUF_INIT, map = BUF_INIT, dts = BUF_INIT;
-  if (flags & GENO_JS_SOURCE_MAP) {
-    o.source_map = &map;
-    o.source_name = js_name ? js_name : "";
-  }
-  geno_result *r = compile(source, len, filename, cfg, CHK_TARGET_NODE_CLI, &o, &b, (flags & GENO_JS_DTS) ? &dts : NULL);
+  geno_result *r = compile(source, len, filename, cfg, CHK_TARGET_NODE_CLI, flags & GENO_JS_ESM ? JS_ESM : JS_NODE, &b,
+                           (flags & GENO_JS_SOURCE_MAP) ? &map : NULL, js_name ? js_name : "",
+                           (flags & GENO_JS_DTS) ? &dts : NULL);
   hand_over(r, &b, &out->js, &out->js_len);
   out->source_map = out->dts = NULL;
   out->source_map_len = out->dts_len = 0;
@@ -90,11 +106,8 @@ geno_result *geno_compile_js(const char *source, size_t len, const char *filenam
 geno_result *geno_compile_html(const char *source, size_t len, const char *filename, const geno_config *cfg,
                                const char *title, int width, int height, bool script_only, char **html,
                                size_t *html_len) {
-  JsOptions o;
-  limits(&o, cfg);
-  o.flavor = JS_BROWSER;
   Buf script = BUF_INIT;
-  geno_result *r = compile(source, len, filename, cfg, CHK_TARGET_BROWSER, &o, &script, NULL);
+  geno_result *r = compile(source, len, filename, cfg, CHK_TARGET_BROWSER, JS_BROWSER, &script, NULL, NULL, NULL);
   if (r && geno_result_ok(r) && !script_only) {
     Buf page = BUF_INIT;
     js_html_page(&page, title, width, height, script.data ? script.data : "", script.len);
