@@ -17,7 +17,9 @@ Names: :func:`run`, :func:`check`, :func:`run_path`, :func:`check_path`,
 classes (:class:`RuntimeMetricsCollector` ...), and geno-c's additions
 :func:`run_isolated` with :class:`SandboxConfig`; :func:`constrain_prefix` and
 :func:`validate_prefix` for constrained decoding, with :class:`Session` and
-:class:`Vocabulary` for exact token masks.
+:class:`Vocabulary` for exact token masks; :func:`compile_to_js` and
+:func:`compile_to_html` (geno-c's JavaScript back end, raising
+:class:`JSCompileError`).
 """
 from . import _geno
 from .values import (ArrayValue, ConstructorValue, FunctionValue, MutableMapValue, OpaqueValue, SetValue,
@@ -30,6 +32,7 @@ from .api import (CheckResult, RunConfig, RunResult, SandboxConfig, Timing, chec
                   run, run_isolated, run_path)
 from .constraints import AllowedNext, ConstraintResult, Session, Vocabulary, constrain_prefix, validate_prefix  # noqa: E402
 from .diagnostics import Diagnostic, ErrorCode, Severity  # noqa: E402
+from .js_compiler import JSCompileError, compile_to_html, compile_to_js  # noqa: E402
 from .monitoring import (BenchmarkValidationState, BuildInfo, HealthCheck, HealthReport,  # noqa: E402
                          MetricsSnapshot, RunMetrics, RunOutcome, RuntimeMetricsCollector)
 from .tokens import SourceLocation  # noqa: E402
@@ -45,6 +48,7 @@ globals().update({code.value: code.value for code in ErrorCode})
 __all__ = [
     "__version__", "LANGUAGE_VERSION",
     "run", "run_path", "check", "check_path", "run_isolated", "constrain_prefix", "validate_prefix",
+    "compile_to_js", "compile_to_html", "JSCompileError",
     "ConstraintResult", "AllowedNext", "Session", "Vocabulary",
     "RunConfig", "SandboxConfig", "RunResult", "CheckResult", "Timing",
     "Diagnostic", "ErrorCode", "Severity", "SourceLocation",

@@ -669,6 +669,90 @@ static PyObject *py_run(PyObject *mod, PyObject *args) {
   return wrap_result(r);
 }
 
+/* source and filename as UTF-8 (filename without NUL), or NULL with an
+ * exception set. */
+static const char *source_and_name(PyObject *source, PyObject *filename, Py_ssize_t *slen, const char **fname) {
+  Py_ssize_t flen;
+  const char *src = PyUnicode_AsUTF8AndSize(source, slen);
+  *fname = src ? PyUnicode_AsUTF8AndSize(filename, &flen) : NULL;
+  if (!*fname) return NULL;
+  if (strlen(*fname) != (size_t)flen) {
+    PyErr_SetString(PyExc_ValueError, "filename must not contain NUL characters");
+    return NULL;
+  }
+  return src;
+}
+
+/* A text the library returned as a str (None for NULL); frees it. */
+static PyObject *take_text(char *text, size_t len) {
+  if (!text) Py_RETURN_NONE;
+  PyObject *s = PyUnicode_DecodeUTF8(text, (Py_ssize_t)len, "replace");
+  geno_free(text);
+  return s;
+}
+
+PyDoc_STRVAR(compile_js_doc,
+             "compile_js(source, filename, esm, source_map, js_name, dts) -> (Result, js, map, dts)\n\n"
+             "geno_compile_js_ex with the GIL released; js, map and dts are str or None.");
+
+static PyObject *py_compile_js(PyObject *mod, PyObject *args) {
+  PyObject *source, *filename;
+  int esm, smap, dts;
+  const char *js_name;
+  if (!PyArg_ParseTuple(args, "UUppzp:compile_js", &source, &filename, &esm, &smap, &js_name, &dts)) return NULL;
+  Py_ssize_t slen;
+  const char *fname;
+  const char *src = source_and_name(source, filename, &slen, &fname);
+  if (!src) return NULL;
+  unsigned flags = (esm ? GENO_JS_ESM : 0) | (smap ? GENO_JS_SOURCE_MAP : 0) | (dts ? GENO_JS_DTS : 0);
+  geno_js_output o;
+  geno_result *r;
+  Py_BEGIN_ALLOW_THREADS
+  r = geno_compile_js_ex(src, (size_t)slen, fname, NULL, flags, js_name, &o);
+  Py_END_ALLOW_THREADS
+  if (!r) return PyErr_NoMemory();
+  PyObject *res = wrap_result(r);
+  PyObject *js = take_text(o.js, o.js_len), *map = take_text(o.source_map, o.source_map_len),
+           *d = take_text(o.dts, o.dts_len);
+  PyObject *out = res && js && map && d ? PyTuple_Pack(4, res, js, map, d) : NULL;
+  Py_XDECREF(res);
+  Py_XDECREF(js);
+  Py_XDECREF(map);
+  Py_XDECREF(d);
+  return out;
+}
+
+PyDoc_STRVAR(compile_html_doc,
+             "compile_html(source, filename, title, width, height) -> (Result, html)\n\n"
+             "geno_compile_html (a whole page) with the GIL released; html is a str or None.");
+
+static PyObject *py_compile_html(PyObject *mod, PyObject *args) {
+  PyObject *source, *filename, *title;
+  int width, height;
+  if (!PyArg_ParseTuple(args, "UUUii:compile_html", &source, &filename, &title, &width, &height)) return NULL;
+  Py_ssize_t slen, tlen;
+  const char *fname;
+  const char *src = source_and_name(source, filename, &slen, &fname);
+  const char *t = src ? PyUnicode_AsUTF8AndSize(title, &tlen) : NULL;
+  if (!t) return NULL;
+  if (strlen(t) != (size_t)tlen) {
+    PyErr_SetString(PyExc_ValueError, "title must not contain NUL characters");
+    return NULL;
+  }
+  char *html = NULL;
+  size_t hlen = 0;
+  geno_result *r;
+  Py_BEGIN_ALLOW_THREADS
+  r = geno_compile_html(src, (size_t)slen, fname, NULL, t, width, height, false, &html, &hlen);
+  Py_END_ALLOW_THREADS
+  if (!r) return PyErr_NoMemory();
+  PyObject *res = wrap_result(r), *page = take_text(html, hlen);
+  PyObject *out = res && page ? PyTuple_Pack(2, res, page) : NULL;
+  Py_XDECREF(res);
+  Py_XDECREF(page);
+  return out;
+}
+
 PyDoc_STRVAR(check_doc, "check(source, filename, modules, targets) -> Result\n\n"
                         "geno_check with the GIL released.");
 
@@ -1218,6 +1302,8 @@ static PyTypeObject MetricsType = {
 static PyMethodDef module_methods[] = {
     {"run", py_run, METH_VARARGS, run_doc},
     {"check", py_check, METH_VARARGS, check_doc},
+    {"compile_js", py_compile_js, METH_VARARGS, compile_js_doc},
+    {"compile_html", py_compile_html, METH_VARARGS, compile_html_doc},
     {"source_imports", py_source_imports, METH_O,
      "source_imports(source) -> [name] | None: the modules a source imports (None on a lexical error)."},
     {"callback_name_valid", py_callback_name_valid, METH_O,
