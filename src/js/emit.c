@@ -1545,6 +1545,23 @@ static void stmt(Js *J, Buf *b, Stmt *s) {
     case ST_INDEX_ASSIGN: {
       Buf v = BUF_INIT;
       int id = ++J->uniq;
+      if (is_mutable_container(ty(s->u.index_assign.target))) {
+        /* changed in place: the container, the index, then the value, in
+         * the VM's order */
+        need(J, "$setIdx");
+        const char *what[3] = {"$t", "$i", "$v"};
+        Expr *part[3] = {s->u.index_assign.target, s->u.index_assign.index, s->u.index_assign.value};
+        for (int k = 0; k < 3; k++) {
+          buf_clear(&v);
+          expr(J, &v, part[k]);
+          nl(J, b);
+          buf_printf(b, "const %s%d = %s;", what[k], id, v.data ? v.data : "undefined");
+        }
+        nl(J, b);
+        buf_printf(b, "$setIdx($t%d, $i%d, $v%d);", id, id, id);
+        buf_free(&v);
+        break;
+      }
       expr(J, &v, s->u.index_assign.value);
       nl(J, b);
       buf_printf(b, "const $v%d = %s;", id, v.data ? v.data : "undefined");
@@ -2187,7 +2204,17 @@ bool js_compile(Program *prog, const JsOptions *o, Buf *out, DiagList *diags) {
     if (o->flavor == JS_ESM)
       buf_puts(&code, "if (typeof process !== \"undefined\" && process.argv[1] && import.meta.url === "
                       "require(\"url\").pathToFileURL(require(\"fs\").realpathSync(process.argv[1])).href)\n  ");
-    if (async_examples) {
+    int required = 0;
+    for (int k = 0; k < main_fn->nparams; k++) required += main_fn->params[k].def == NULL;
+    if (required > 0) {
+      /* the checker lets `func main(args: List[String])` through; nothing
+       * can supply the arguments (the VM's error) */
+      need(&J, "$fatal");
+      buf_printf(&code,
+                 "$main(() => { %s$fatal(\"E499\", \"main takes %d parameter%s but is called with none: declare "
+                 "`func main() -> ...` and read program arguments with cli_args()\"); }, true);\n",
+                 has_examples ? (async_examples ? "" : "$examples(); ") : "", required, required == 1 ? "" : "s");
+    } else if (async_examples) {
       need(&J, "$aw");
       buf_puts(&code, "$main(async () => { await $examples(); $S = 0; return $aw(f_main()); }, true);\n");
     } else {

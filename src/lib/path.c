@@ -82,10 +82,10 @@ static bool lib_path_is_absolute(VM *vm, Value *args, int nargs, Value *out) {
 }
 
 const BuiltinDef lib_path_builtins[] = {
-    {"path_extension", "(path: String) -> String", 0, NULL, 0,  lib_path_extension, NULL},
+    {"path_extension", "(path: String) -> String", 0, NULL, 0,  lib_path_extension, "$b_path_extension"},
     {"path_filename", "(path: String) -> String", 0, NULL, 0,  lib_path_filename, "$b_path_filename"},
     {"path_is_absolute", "(path: String) -> Bool", 0, NULL, 0,  lib_path_is_absolute, "$b_path_is_absolute"},
     {"path_join", "(base: String, child: String) -> String", 0, NULL, 0,  lib_path_join, "$b_path_join"},
-    {"path_parent", "(path: String) -> String", 0, NULL, 0,  lib_path_parent, NULL},
+    {"path_parent", "(path: String) -> String", 0, NULL, 0,  lib_path_parent, "$b_path_parent"},
 };
 const size_t lib_path_builtin_count = ARRAY_LEN(lib_path_builtins);

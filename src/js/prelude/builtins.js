@@ -25,7 +25,32 @@ function $cap(name, builtin) {
 //@ $b_print
 function $b_print(v) { $cap("print", "print"); $print(typeof v === "string" ? v : $render(v, true)); }
 //@ $b_to_string
-function $b_to_string(v) { return $render(v, true); }
+// The text is a String, so max_collection_size bounds it; the error gives
+// the size after the first token that passes the limit, as the VM's
+// renderer (which checks after each token) does. (Containers are told by
+// their class names so that this unit needs none of their units.)
+function $b_to_string(v) {
+  if (typeof v === "string") return v;
+  const t = $render(v, true), lim = $CFG.coll;
+  if (t.length > lim && $slen(t) > lim) {
+    let n = 0;
+    const tok = (s) => { n += $slen(s); if (n > lim) throw n; };
+    const walk = (x, top) => {
+      if (Array.isArray(x)) { tok("["); x.forEach((y, i) => { if (i) tok(", "); walk(y, false); }); tok("]"); }
+      else if (x instanceof $T) { tok("("); x.a.forEach((y, i) => { if (i) tok(", "); walk(y, false); }); if (x.a.length === 1) tok(","); tok(")"); }
+      else if (x instanceof $V) {
+        tok(x.$n);
+        if (x.$f.length) { tok("("); x.$f.forEach((k, i) => { if (i) tok(", "); tok(k + ": "); walk(x[k], false); }); tok(")"); }
+      } else if (x && x.constructor && x.constructor.name === "$GMap") { tok("{"); let i = 0; for (const e of x.m.values()) { if (i++) tok(", "); walk(e[0], false); tok(": "); walk(e[1], false); } tok("}"); }
+      else if (typeof x === "function") { const r = $render(x, false); tok(r.slice(0, r.indexOf(" ") + 1)); tok(r.slice(r.indexOf(" ") + 1, -1)); tok(">"); }
+      else if (x && x.constructor && (x.constructor.name === "$Arr" || x.constructor.name === "$Vec")) { tok(x.constructor.name === "$Arr" ? "Array([" : "Vec([");  x.a.forEach((y, i) => { if (i) tok(", "); walk(y, false); }); tok("])"); }
+      else tok($render(x, top));
+    };
+    try { walk(v, true); n = $slen(t); } catch (e) { if (typeof e !== "number") throw e; n = e; }
+    $fatal("E504", "to_string: String size exceeds limit (" + n + " > " + lim + ")");
+  }
+  return t;
+}
 //@ $b_length
 function $b_length(v) { return $len(v); }
 //@ $b_list_length
@@ -88,7 +113,10 @@ function $b_sort(xs, f) { return xs.slice().sort((a, b) => { const r = f(a, b); 
 //@ $b_sort_by
 function $b_sort_by(xs, f) { const keyed = xs.map((x) => [f(x), x]); keyed.sort((a, b) => $cmp(a[0], b[0])); return keyed.map((p) => p[1]); }
 //@ $b_sort_strings
-function $b_sort_strings(xs) { return xs.slice().sort($scmp); }
+function $b_sort_strings(xs) {
+  if (xs.length > 100000) $fail("E499", "sort_strings: list too large (max 100,000 elements)");
+  return xs.slice().sort($scmp);
+}
 //@ $b_is_sorted
 function $b_is_sorted(xs) { for (let i = 1; i < xs.length; i++) if (xs[i - 1] > xs[i]) return false; return true; }
 //@ $b_take_while
@@ -120,6 +148,7 @@ function $b_list_group_by(xs, f) {
 }
 //@ $b_is_permutation
 function $b_is_permutation(a, b) {
+  if (a.length > 100000 || b.length > 100000) $fail("E499", "is_permutation: list too large (max 100,000 elements)");
   if (a.length !== b.length) return false;
   const x = a.slice().sort($cmp), y = b.slice().sort($cmp);
   return $eq(x, y);
@@ -225,7 +254,8 @@ function $b_from_char_code(c) {
   return String.fromCodePoint(Number(c));
 }
 //@ $b_is_numeric_string
-function $b_is_numeric_string(s) { return /^[+-]?[0-9]+(\.[0-9]+)?$/.test($b_trim(s)); }
+// an optional minus and ASCII digits, surrounding whitespace ignored
+function $b_is_numeric_string(s) { return /^-?[0-9]+$/.test($b_trim(s)); }
 //@ $b_format
 function $b_format(t, vals) {
   const holes = t.split("{}").length - 1;
@@ -234,19 +264,43 @@ function $b_format(t, vals) {
   return $sc(t.replace(/\{\}/g, () => vals[i++]));
 }
 //@ $b_parse_int
+// After stripping whitespace, ASCII -?[0-9]+ within ±(2^53 - 1), else None;
+// text of more than 1000 characters is an error, as in the VM.
 function $b_parse_int(s) {
-  const t = $b_trim(s).replace(/_/g, (m, o, str) => (o > 0 && /[0-9]/.test(str[o - 1]) && /[0-9]/.test(str[o + 1] || "") ? "" : "!"));
-  return /^[+-]?[0-9]+$/.test(t) ? new $Some(BigInt(t)) : $None;
+  if (s.length > 1000 && $slen(s) > 1000) $fail("E499", "parse_int: input string too long (max 1000 characters)");
+  const t = $b_trim(s);
+  if (!/^-?[0-9]+$/.test(t)) return $None;
+  const v = BigInt(t);
+  return v > 9007199254740991n || v < -9007199254740991n ? $None : new $Some(v);
 }
 //@ $b_parse_float
+// After stripping, -?(D+.?D*|.D+) where D is any Unicode decimal digit; no
+// exponent, no sign but a leading minus, no inf/nan; too large is None.
 function $b_parse_float(s) {
-  const t = $b_trim(s).toLowerCase();
-  if (/^[+-]?(inf|infinity)$/.test(t)) return new $Some(t[0] === "-" ? -Infinity : Infinity);
-  if (/^[+-]?nan$/.test(t)) return new $Some(NaN);
-  return /^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)(e[+-]?[0-9]+)?$/.test(t) ? new $Some(parseFloat(t)) : $None;
+  if (s.length > 1000 && $slen(s) > 1000) $fail("E499", "parse_float: input string too long (max 1000 characters)");
+  const t = $b_trim(s), nd = /\p{Nd}/u;
+  let a = "", i = 0, digits = 0, dot = false;
+  if (t[0] === "-") { a = "-"; i = 1; }
+  for (const ch of t.slice(i)) {
+    if (nd.test(ch)) {
+      // digits come in runs of ten from zero: the value is the offset in the run
+      let c = ch.codePointAt(0), start = c;
+      while (nd.test(String.fromCodePoint(start - 1))) start--;
+      a += String((c - start) % 10);
+      digits++;
+    } else if (ch === "." && !dot) { a += "."; dot = true; }
+    else return $None;
+  }
+  if (digits === 0) return $None;
+  const d = parseFloat(a === "-." ? "x" : a.endsWith(".") ? a + "0" : a);
+  return isFinite(d) ? new $Some(d) : $None;
 }
 //@ $b_int_to_float
-function $b_int_to_float(i) { return Number(i); }
+function $b_int_to_float(i) {
+  const d = Number(i);
+  if (!isFinite(d)) $fail("E499", "int too large to convert to float");
+  return d;
+}
 //@ $toInt
 function $toInt(x) {
   if (x !== x) $fail("E499", "cannot convert float NaN to integer");
@@ -301,7 +355,8 @@ const $b_math_max = $b_max;
 function $b_min(a, b) { return b < a ? b : a; }
 const $b_math_min = $b_min;
 //@ $b_clamp $b_math_clamp
-function $b_clamp(v, lo, hi) { return $b_min($b_max(v, lo), hi); }
+// max(lo, min(hi, value)): lo wins when lo > hi, as in the VM
+function $b_clamp(v, lo, hi) { return $b_max(lo, $b_min(hi, v)); }
 const $b_math_clamp = $b_clamp;
 //@ $b_add
 function $b_add(a, b) { return $num("+", a, b); }
@@ -413,7 +468,13 @@ function $b_set_to_list(s) { return [...s.m.values()].map((e) => e[0]).sort($cmp
 //@ $b_set_union
 function $b_set_union(a, b) { const m = new Map(a.m); for (const [h, e] of b.m) if (!m.has(h)) m.set(h, e); return new $GSet($mc(m)); }
 //@ $b_set_intersection
-function $b_set_intersection(a, b) { const m = new Map(); for (const [h, e] of a.m) if (b.m.has(h)) m.set(h, e); return new $GSet(m); }
+// walks the smaller set (the second on a tie) and keeps the walked set's
+// form of an element (1 or 1.0), as the VM does
+function $b_set_intersection(a, b) {
+  const [w, o] = b.m.size > a.m.size ? [a, b] : [b, a], m = new Map();
+  for (const [h, e] of w.m) if (o.m.has(h)) m.set(h, e);
+  return new $GSet(m);
+}
 
 //@ $ag
 // array_get / vec_get and the setters: no negative indices here.
@@ -464,7 +525,24 @@ function $b_path_join(a, b) { return b.startsWith("/") || a === "" ? b : a.endsW
 //@ $b_path_filename
 function $b_path_filename(p) { return p.slice(p.lastIndexOf("/") + 1); }
 //@ $b_path_is_absolute
-function $b_path_is_absolute(p) { return p.startsWith("/") || p.startsWith("\\") || /^[A-Za-z]:[\\/]/.test(p); }
+// a leading '/', or a letter (any Unicode letter, as Python's isalpha) and ":/"
+function $b_path_is_absolute(p) { return p.startsWith("/") || /^\p{L}:\//u.test(p); }
+//@ $b_path_parent
+// posixpath.dirname: up to the last '/', trailing slashes dropped unless
+// the head is all slashes
+function $b_path_parent(p) {
+  const head = p.lastIndexOf("/") + 1;
+  let keep = head;
+  while (keep > 0 && p[keep - 1] === "/") keep--;
+  return p.slice(0, keep === 0 ? head : keep);
+}
+//@ $b_path_extension
+// posixpath.splitext's extension: the last '.' of the name counts only
+// after a character other than '.'
+function $b_path_extension(p) {
+  const name = p.slice(p.lastIndexOf("/") + 1), dot = name.lastIndexOf(".");
+  return dot > 0 && /[^.]/.test(name.slice(0, dot)) ? name.slice(dot) : "";
+}
 
 //@ $b_clock_now
 function $b_clock_now() { $cap("clock", "clock_now"); return BigInt(Date.now()); }

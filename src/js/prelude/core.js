@@ -144,11 +144,20 @@ function $quote(s) {
   }) + "\"";
 }
 
+//@ $itxt
+// An Int's decimal text: more than 4300 digits is refused, as in the VM
+// (and Python's int-to-str limit).
+function $itxt(v) {
+  const s = v.toString(), n = s.length - (v < 0n ? 1 : 0);
+  if (n > 4300) $fail("E499", "Integer too large to convert to text (" + n + " digits; the limit is 4300 digits)");
+  return s;
+}
+
 //@ $render
 // The canonical text of a value (print, to_string, f-strings, `=>`).
 function $render(v, top) {
   switch (typeof v) {
-    case "bigint": return v.toString();
+    case "bigint": return $itxt(v);
     case "number": return $fmtF(v);
     case "string": return top ? v : $quote(v);
     case "boolean": return v ? "true" : "false";
@@ -505,7 +514,7 @@ function $idx(t, i) {
   if (t instanceof $T) return t.a[Number(i)];
   const a = t.a, what = t instanceof $Arr ? "array" : "vec";
   let k = Number(i);
-  if (k < 0) k += a.length;
+  if (k < 0 && Array.isArray(t)) k += a.length; // an Array or Vec takes no negative index
   if (k < 0 || k >= a.length) $fail("E401", "Index " + i + " out of bounds for " + what + " of length " + a.length);
   return a[k];
 }
@@ -518,7 +527,7 @@ function $setIdx(t, i, v) {
   if (t instanceof $GMap) { const m = new Map(t.m); m.set($hk(i), [i, v]); return new $GMap(m); }
   const a = Array.isArray(t) ? t : t.a;
   let k = Number(i);
-  if (k < 0) k += a.length;
+  if (k < 0 && Array.isArray(t)) k += a.length; // an Array or Vec takes no negative index
   if (k < 0 || k >= a.length)
     $fail("E401", "Index " + i + " out of bounds for " + (Array.isArray(t) ? "list" : t instanceof $Arr ? "array" : "vec") + " of length " + a.length);
   if (Array.isArray(t)) { const c = t.slice(); c[k] = v; return c; }

@@ -206,7 +206,7 @@ function $jw(v, o, d) {
   const f = v[v.$f[0]];
   if (v instanceof C_JsonBool) return f ? "true" : "false";
   if (v instanceof C_JsonInt || v instanceof C_JsonFloat)
-    return typeof f === "number" ? $fmtF(f) : typeof f === "boolean" ? String(f) : f.toString();
+    return typeof f === "number" ? $fmtF(f) : typeof f === "boolean" ? String(f) : $itxt(f);
   if (v instanceof C_JsonString) return $jq(f, o.ascii);
   const nl = o.ind > 0 ? "\n" + " ".repeat(o.ind * (d + 1)) : "", end = o.ind > 0 ? "\n" + " ".repeat(o.ind * d) : "";
   if (v instanceof C_JsonArray) {
@@ -275,7 +275,7 @@ function $jcheckAny(v, d) {
 function $jany(v, o, d) {
   $jdeep(o.fn, d);
   switch (typeof v) {
-    case "bigint": return v.toString();
+    case "bigint": return $itxt(v);
     case "number": return $fmtF(v);
     case "string": return $jq(v, true);
     case "boolean": return v ? "true" : "false";
@@ -295,11 +295,36 @@ function $jany(v, o, d) {
   }
   if (v instanceof $GMap) {
     const pairs = [];
-    for (const [k, x] of v.m.values()) pairs.push([typeof k === "string" ? k : $repr(k), x]);
+    for (const [k, x] of v.m.values()) pairs.push([typeof k === "string" ? k : $jkey(k), x]);
     if (pairs.length === 0) return "{}";
     return "{" + $jdedupe(pairs).map(([k, x]) => $jq(k, true) + ":" + $jany(x, o, d + 1)).join(",") + "}";
   }
   return $jq($render(v, true), true);
+}
+// A Map key's text (Python's str of it), bounded while it is built: a key
+// made of shared parts can have a node per path.
+function $jkey(k) {
+  const cap = 4 * $CFG.coll + 64, out = [];
+  let n = 0;
+  const put = (t) => {
+    n += t.length;
+    if (n > cap) $fatal("E504", "json_to_string: String size exceeds limit (more than " + $CFG.coll + ")");
+    out.push(t);
+  };
+  const walk = (x) => {
+    if (++$S > $M) $step();
+    if (Array.isArray(x) || x instanceof $T) {
+      const a = Array.isArray(x) ? x : x.a;
+      put(Array.isArray(x) ? "[" : "(");
+      a.forEach((y, i) => { if (i) put(", "); walk(y); });
+      put(Array.isArray(x) ? "]" : a.length === 1 ? ",)" : ")");
+    } else if (x instanceof $V) {
+      put(x.$n);
+      if (x.$f.length) { put("("); x.$f.forEach((f, i) => { if (i) put(", "); put(f + ": "); walk(x[f]); }); put(")"); }
+    } else put($repr(x));
+  };
+  walk(k);
+  return out.join("");
 }
 
 //@ $csvRows
