@@ -354,7 +354,10 @@ static void arg_text(Js *J, Buf *b, const CArg *a, Type *param_float) {
     return;
   }
   bool promote = param_float && kind(a->e) == TY_INT;
-  if (promote) buf_puts(b, "Number(");
+  if (promote) {
+    need(J, "$nf");
+    buf_puts(b, "$nf(");
+  }
   expr(J, b, a->e);
   if (promote) buf_putc(b, ')');
 }
@@ -551,7 +554,8 @@ static void paren_expr(Js *J, Buf *b, Expr *e) {
 
 static void num_operand(Js *J, Buf *b, Expr *e, bool to_float) {
   if (to_float && kind(e) == TY_INT) {
-    buf_puts(b, "Number(");
+    need(J, "$nf");
+    buf_puts(b, "$nf(");
     expr(J, b, e);
     buf_putc(b, ')');
   } else paren_expr(J, b, e);
@@ -1405,7 +1409,8 @@ static void store(Js *J, Buf *b, Expr *target, const char *val) {
 
 static void value_promoted(Js *J, Buf *b, Expr *v, bool promote) {
   if (promote) {
-    buf_puts(b, "Number(");
+    need(J, "$nf");
+    buf_puts(b, "$nf(");
     expr(J, b, v);
     buf_putc(b, ')');
   } else expr(J, b, v);

@@ -356,33 +356,42 @@ function $mod(a, b) {
   if (b === 0n) $fail("E400", "Division by zero: cannot compute " + a + " % 0");
   return a % b;
 }
+//@ $nf
+// An Int operand of Float arithmetic: too large for a double is an error
+// (Python's OverflowError), not infinity.
+function $nf(x) {
+  if (typeof x !== "bigint") return x;
+  const d = Number(x);
+  if (d === Infinity || d === -Infinity) $fail("E499", "int too large to convert to float");
+  return d;
+}
 //@ $fadd
 // Arithmetic where a static type is Float: the values decide (a Float
 // parameter may hold an Int), Int op Int stays an exact Int.
-function $fadd(a, b) { return typeof a === "bigint" && typeof b === "bigint" ? a + b : Number(a) + Number(b); }
+function $fadd(a, b) { return typeof a === "bigint" && typeof b === "bigint" ? a + b : $nf(a) + $nf(b); }
 //@ $fsub
-function $fsub(a, b) { return typeof a === "bigint" && typeof b === "bigint" ? a - b : Number(a) - Number(b); }
+function $fsub(a, b) { return typeof a === "bigint" && typeof b === "bigint" ? a - b : $nf(a) - $nf(b); }
 //@ $fmul
-function $fmul(a, b) { return typeof a === "bigint" && typeof b === "bigint" ? $bits(a * b) : Number(a) * Number(b); }
+function $fmul(a, b) { return typeof a === "bigint" && typeof b === "bigint" ? $bits(a * b) : $nf(a) * $nf(b); }
 //@ $fdiv
 function $fdiv(a, b) {
   if (typeof a === "bigint" && typeof b === "bigint") return $div(a, b);
   if (b == 0) $fail("E400", "Division by zero: cannot compute " + $render(a) + " / " + $render(b));
-  return Number(a) / Number(b);
+  return $nf(a) / $nf(b);
 }
 //@ $fmod
 // Float % truncates (C's fmod), as the VM's does.
 function $fmod(a, b) {
   if (typeof a === "bigint" && typeof b === "bigint") return $mod(a, b);
   if (b == 0) $fail("E400", "Division by zero: cannot compute " + $render(a) + " % " + $render(b));
-  return Number(a) % Number(b);
+  return $nf(a) % $nf(b);
 }
 //@ $pow
 // Int ** Int: exact when the exponent is >= 0, else a Float.
 function $pow(a, b) {
   if (b < 0n) {
     if (a === 0n) $fail("E400", "Division by zero: cannot compute 0 ** " + b);
-    return Math.pow(Number(a), Number(b));
+    return Math.pow($nf(a), $nf(b));
   }
   // 0, 1 and -1 to any power are one bit; other bases are refused before
   // computing when bits(base) * exponent exceeds the limit.
@@ -396,7 +405,7 @@ function $pow(a, b) {
 //@ $fpow
 function $fpow(a, b) {
   if (typeof a === "bigint" && typeof b === "bigint") return $pow(a, b);
-  const r = Math.pow(Number(a), Number(b));
+  const r = Math.pow($nf(a), $nf(b));
   if (r !== r && a === a && b === b) $fail("E499", "Exponentiation result is not a real number");
   return r;
 }
@@ -431,7 +440,7 @@ function $num(op, a, b) {
     }
   }
   if (typeof a === "string") return $sc(a + b);
-  const x = Number(a), y = Number(b);
+  const x = $nf(a), y = $nf(b);
   switch (op) {
     case "+": return x + y;
     case "-": return x - y;
@@ -514,7 +523,7 @@ function $idx(t, i) {
   if (t instanceof $T) return t.a[Number(i)];
   const a = t.a, what = t instanceof $Arr ? "array" : "vec";
   let k = Number(i);
-  if (k < 0 && Array.isArray(t)) k += a.length; // an Array or Vec takes no negative index
+  if (k < 0) k += a.length;
   if (k < 0 || k >= a.length) $fail("E401", "Index " + i + " out of bounds for " + what + " of length " + a.length);
   return a[k];
 }

@@ -311,8 +311,7 @@ function $jkey(k) {
     if (n > cap) $fatal("E504", "json_to_string: String size exceeds limit (more than " + $CFG.coll + ")");
     out.push(t);
   };
-  const walk = (x) => {
-    if (++$S > $M) $step();
+  const walk = (x) => { // (bounded by the size: no step charge)
     if (Array.isArray(x) || x instanceof $T) {
       const a = Array.isArray(x) ? x : x.a;
       put(Array.isArray(x) ? "[" : "(");
