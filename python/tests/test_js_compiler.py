@@ -195,3 +195,17 @@ def test_compile_to_html_defaults_and_errors():
 def test_names_are_exported():
     for name in ("compile_to_js", "compile_to_html", "JSCompileError"):
         assert name in geno.__all__ and getattr(geno, name).__doc__
+
+
+def test_signatures_are_the_references():
+    import inspect
+    sig = inspect.signature(geno.compile_to_js)
+    assert list(sig.parameters) == ["source", "filename", "typecheck", "source_map", "source_map_file", "esm",
+                                    "target_profile"]
+    assert [sig.parameters[p].default for p in list(sig.parameters)[1:]] == ["<stdin>", True, False, None, False, None]
+    sig = inspect.signature(geno.compile_to_html)
+    assert list(sig.parameters) == ["source", "filename", "typecheck", "width", "height", "title", "source_map"]
+    assert [sig.parameters[p].default for p in list(sig.parameters)[1:]] == ["<stdin>", True, 800, 600, "Geno App",
+                                                                             False]
+    import geno.js_compiler
+    assert geno.js_compiler.compile_to_js is geno.compile_to_js  # the reference's module path works too

@@ -21,6 +21,8 @@
  *   MutableMaps change in place. */
 #include <stdarg.h>
 #include <ctype.h>
+#include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -284,6 +286,34 @@ static void js_string(Buf *b, const char *s, size_t n) {
     } else buf_putc(b, (char)c);
   }
   buf_putc(b, '"');
+}
+
+/* Bits of an Int literal's magnitude (0x/0o/0b prefixes and underscores
+ * allowed); INT_MAX when it does not fit 64 bits. */
+static int int_lit_bits(const char *digits, size_t len) {
+  char tmp[80];
+  size_t k = 0;
+  for (size_t i = 0; i < len; i++) {
+    if (digits[i] == '_') continue;
+    if (k >= sizeof tmp - 1) return INT_MAX;
+    tmp[k++] = digits[i];
+  }
+  tmp[k] = '\0';
+  int base = 10;
+  const char *p = tmp;
+  if (k > 2 && tmp[0] == '0' && strchr("xXoObB", tmp[1])) {
+    base = tmp[1] == 'x' || tmp[1] == 'X' ? 16 : tmp[1] == 'o' || tmp[1] == 'O' ? 8 : 2;
+    p += 2;
+  }
+  errno = 0;
+  unsigned long long v = strtoull(p, NULL, base);
+  if (errno == ERANGE) return INT_MAX;
+  int bits = 0;
+  while (v) {
+    bits++;
+    v >>= 1;
+  }
+  return bits;
 }
 
 static void int_lit(Buf *b, const char *digits, size_t len) {
@@ -1138,7 +1168,18 @@ static void comprehension(Js *J, Buf *b, Expr *e) {
 
 static void expr(Js *J, Buf *b, Expr *e) {
   switch (e->kind) {
-    case EX_INT: int_lit(b, e->u.int_lit.digits, e->u.int_lit.len); break;
+    case EX_INT:
+      /* a literal wider than max_integer_bits fails when it is evaluated,
+       * as in the VM */
+      if (int_lit_bits(e->u.int_lit.digits, e->u.int_lit.len) > J->o->max_integer_bits) {
+        need(J, "$bits");
+        buf_puts(b, "$bits(");
+        int_lit(b, e->u.int_lit.digits, e->u.int_lit.len);
+        buf_putc(b, ')');
+      } else {
+        int_lit(b, e->u.int_lit.digits, e->u.int_lit.len);
+      }
+      break;
     case EX_FLOAT: float_lit(b, e->u.float_val); break;
     case EX_STRING: js_string(b, e->u.str.s, e->u.str.len); break;
     case EX_FSTRING: fstring(J, b, e); break;
