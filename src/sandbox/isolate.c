@@ -433,7 +433,7 @@ geno_result *sbx_run(const char *source, size_t len, const char *filename, const
       return r;
     }
     out->len = 0;
-    SbxChildCtx ctx = {getpid(), sv[1], out, out_cap, cfg, source, len, filename, fn, arg};
+    SbxChildCtx ctx = {getpid(), sv[1], out, out_cap, cfg, source, len, filename, fn, arg, false};
     /* The child inherits this thread's stack bounds (it cannot read /proc
      * for them once its descriptors are closed and its filter is on). */
     vm_prepare_thread();

@@ -85,6 +85,11 @@ typedef struct SbxChildCtx {
   const char *filename;
   SbxChildFn fn;
   void *arg;
+  /* Done once by the spawner the child was forked from, so the child
+   * skips it: signals at their defaults and none blocked, the capability
+   * bounding set empty, the timezone and this thread's stack bounds
+   * learnt (sbx_prepare_spawner). */
+  bool prepared;
 } SbxChildCtx;
 
 /* Output shared with the parent (MAP_SHARED), so output printed before a
@@ -94,6 +99,11 @@ typedef struct SbxOutput {
   uint64_t len; /* bytes written (atomic: written after the data); 0 after a discard */
   char data[];
 } SbxOutput;
+
+/* In the spawner, once: what every child would otherwise do for itself
+ * (see SbxChildCtx.prepared). False when a step failed; the children
+ * then do all of it themselves. */
+bool sbx_prepare_spawner(void);
 
 /* Child entry after fork; never returns. */
 GENO_NORETURN void sbx_child_main(const SbxChildCtx *ctx);
