@@ -138,7 +138,7 @@ static bool drop_privileges(bool bounding_dropped, char *err, size_t errlen) {
  * its memory limit is a budget on top of that: an absolute cap would make
  * a large host (or an AddressSanitizer build, which reserves terabytes)
  * unable to run anything, while a small one would get less than asked. */
-static uint64_t mapped_bytes(void) {
+uint64_t sbx_mapped_bytes(void) {
   int fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
   if (fd < 0) return 0;
   char text[128];
@@ -267,7 +267,7 @@ void sbx_child_main(const SbxChildCtx *ctx) {
   /* Load what libc would otherwise read from disk lazily (the timezone,
    * for clock_format), so the builtins behave as in-process. */
   if (!ctx->prepared) tzset();
-  uint64_t baseline = mapped_bytes();
+  uint64_t baseline = ctx->mapped ? ctx->mapped : sbx_mapped_bytes();
   if (!set_limits(ctx->cfg, baseline, err, sizeof err)) setup_failed(fd, err);
   if (!drop_privileges(ctx->prepared, err, sizeof err)) setup_failed(fd, err);
   /* Not dumpable: other processes of the same user cannot ptrace the

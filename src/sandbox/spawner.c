@@ -123,7 +123,8 @@ GENO_NORETURN static void child_exit(int status) {
 }
 
 /* In the spawner's fresh child: say who it is, map the request, run. */
-GENO_NORETURN static void spawned_child(int chan, int memfd, const SpawnMsg *m, pid_t host, bool prepared) {
+GENO_NORETURN static void spawned_child(int chan, int memfd, const SpawnMsg *m, pid_t host, bool prepared,
+                                        uint64_t spawner_mapped) {
   uint32_t p32 = (uint32_t)getpid();
   if (!sbx_write_all(chan, &p32, sizeof p32)) child_exit(SBX_EXIT_CHANNEL);
   char *base = mmap(NULL, (size_t)m->map_len, PROT_READ | PROT_WRITE, MAP_SHARED, memfd, 0);
@@ -169,7 +170,7 @@ GENO_NORETURN static void spawned_child(int chan, int memfd, const SpawnMsg *m, 
   cfg.spawner = NULL;
   if (!cbs || !mods || !args || !targets || c.p > c.end) child_exit(SBX_EXIT_SETUP);
   SbxChildCtx ctx = {host,     chan, (SbxOutput *)(void *)base, (size_t)m->out_cap, &cfg, source, len, filename, fn,
-                     arg,      prepared};
+                     arg,      prepared, spawner_mapped ? spawner_mapped + m->map_len : 0};
   sbx_child_main(&ctx);
 }
 
@@ -206,6 +207,10 @@ GENO_NORETURN static void spawner_main(int ctl, pid_t host) {
    * defaults, the bounding set, the timezone, the stack bounds). */
   bool prepared = sbx_prepare_spawner();
   plug_heap_holes();
+  /* The spawner maps nothing more from here on: a child's address space
+   * at its start is this plus its request's region (give or take the few
+   * pages its small tables take), so it need not read /proc for it. */
+  uint64_t mapped = sbx_mapped_bytes();
   for (;;) {
     SpawnMsg m;
     struct iovec iov = {&m, sizeof m};
@@ -237,7 +242,7 @@ GENO_NORETURN static void spawner_main(int ctl, pid_t host) {
     pid_t pid = (pid_t)syscall(SYS_clone, (unsigned long)(CLONE_PARENT | SIGCHLD), 0, NULL, NULL, 0);
     if (pid == 0) {
       close(ctl);
-      spawned_child(fds[0], fds[1], &m, host, prepared);
+      spawned_child(fds[0], fds[1], &m, host, prepared, mapped);
     }
     close(fds[0]);
     close(fds[1]);
@@ -302,7 +307,7 @@ void geno_spawner_free(geno_spawner *s) {
 
 int sbx_spawner_launch(const geno_spawner *sp, int chan_child_end, const char *source, size_t len,
                        const char *filename, const geno_config *cfg, SbxChildFn fn, void *arg, size_t out_cap,
-                       SbxOutput **out, size_t *map_len) {
+                       int *region) {
   Buf req = BUF_INIT;
   if (!encode_request(&req, source, len, filename, cfg, fn, arg)) {
     buf_free(&req);
@@ -312,21 +317,25 @@ int sbx_spawner_launch(const geno_spawner *sp, int chan_child_end, const char *s
   size_t req_off = (sizeof(SbxOutput) + out_cap + page - 1) / page * page;
   size_t total = req_off + req.len;
   int memfd = (int)syscall(SYS_memfd_create, "geno-run", 1u /* MFD_CLOEXEC */);
+  /* A new memfd reads as zeros: the output header's len is 0 already. */
   if (memfd < 0 || ftruncate(memfd, (off_t)total) != 0) {
     int e = errno;
     if (memfd >= 0) close(memfd);
     buf_free(&req);
     return -e;
   }
-  char *base = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, memfd, 0);
-  if (base == MAP_FAILED) {
-    int e = errno;
-    close(memfd);
-    buf_free(&req);
-    return -e;
+  size_t done = 0;
+  while (done < req.len) {
+    ssize_t k = pwrite(memfd, req.data + done, req.len - done, (off_t)(req_off + done));
+    if (k < 0 && errno == EINTR) continue;
+    if (k <= 0) {
+      int e = k < 0 ? errno : EIO;
+      close(memfd);
+      buf_free(&req);
+      return -e;
+    }
+    done += (size_t)k;
   }
-  memcpy(base + req_off, req.data, req.len);
-  ((SbxOutput *)(void *)base)->len = 0;
   SpawnMsg m = {total, out_cap, req_off, req.len};
   buf_free(&req);
   struct iovec iov = {&m, sizeof m};
@@ -350,12 +359,10 @@ int sbx_spawner_launch(const geno_spawner *sp, int chan_child_end, const char *s
   do k = sendmsg(sp->ctl, &msg, MSG_NOSIGNAL);
   while (k < 0 && errno == EINTR);
   int e = errno;
-  close(memfd);
   if (k != (ssize_t)sizeof m) {
-    munmap(base, total);
+    close(memfd);
     return -(e ? e : EIO);
   }
-  *out = (SbxOutput *)(void *)base;
-  *map_len = total;
+  *region = memfd;
   return 0;
 }
