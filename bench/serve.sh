@@ -68,9 +68,11 @@ url="http://127.0.0.1:$port"
 rss() { awk '/VmRSS/{print $2}' "/proc/$pid/status"; }
 children() { cat /proc/"$pid"/task/*/children 2>/dev/null | tr ' ' '\n' | grep . || true; }
 spawner=$(children | head -1) # the helper the workers fork from (a child from the start)
-cpu_ticks() { awk '{print $14 + $15 + $16 + $17}' "/proc/$pid/stat"; }
+# CPU of the server, its reaped workers and the spawner (which forks them
+# and is reaped only at the end)
+cpu_ticks() { cat "/proc/$pid/stat" "/proc/$spawner/stat" | awk '{t += $14 + $15 + $16 + $17} END {print t}'; }
 
-# run_wrk WORKLOAD CONNECTIONS SECONDS [extra env]: prints one result row
+# run_wrk WORKLOAD CONNECTIONS SECONDS: prints one result row
 run_wrk() {
   w=$1 c=$2 d=$3
   t0=$(cpu_ticks)
@@ -107,7 +109,7 @@ if [ "$mem_requests" -gt 0 ]; then
     e=$(sed -n 's/^checked=\([0-9]*\) mismatched=\([0-9]*\) non200=\([0-9]*\).*/\2 + \3/p' "$tmp/mem.out")
     [ -n "$n" ] && [ "$n" -gt 0 ] || break
     total=$((total + n))
-    bad=$((bad + e))
+    bad=$((bad + $e))
     r=$(rss)
     [ "$r" -gt "$max" ] && max=$r
     echo "  after $total requests: RSS $r kB"
