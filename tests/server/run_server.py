@@ -605,6 +605,71 @@ def test_concurrency():
         s.stop()
 
 
+def test_kill_under_load():
+    """Workers killed at random while 8 clients keep /run busy: every
+    request gets an answer; the answers that are not 500 are 200 with the
+    value that request asked for; there are no more 500s than kills; and
+    the server (and its spawner) serves on. Bounded: 3 s of load, at most
+    300 requests per client."""
+    import random
+    s = Server({"GENO_RATE_LIMIT_REQUESTS": "0", "GENO_MAX_CONCURRENT_REQUESTS": "64"})
+    try:
+        stop = time.time() + 3.0
+        answers, problems = [], []
+        kills = [0]
+        lock = threading.Lock()
+
+        def client(k):
+            for i in range(300):
+                if time.time() > stop:
+                    break
+                n = k * 100000 + i
+                try:
+                    st, h, b = s.post("/run", {"source": "func main() -> Int\n    return %d\nend func\n" % n},
+                                      timeout=30)
+                except (OSError, http.client.HTTPException) as e:
+                    with lock:
+                        problems.append("request %d: %r" % (n, e))
+                    continue
+                with lock:
+                    answers.append((n, st, b))
+
+        def killer():
+            rng = random.Random(12)
+            while time.time() < stop:
+                kids = s.children()
+                if kids:
+                    try:
+                        os.kill(rng.choice(kids), signal.SIGKILL)
+                        kills[0] += 1
+                    except ProcessLookupError:
+                        pass
+                time.sleep(rng.uniform(0.005, 0.03))
+
+        threads = [threading.Thread(target=client, args=(k,)) for k in range(8)]
+        threads.append(threading.Thread(target=killer))
+        for th in threads:
+            th.start()
+        for th in threads:
+            th.join(60)
+        ok = sum(1 for n, st, b in answers if st == 200 and isinstance(b, dict) and b.get("value") == n)
+        killed = sum(1 for n, st, b in answers if st == 500 and b == {"error": "internal server error"})
+        other = [(n, st, b) for n, st, b in answers
+                 if not (st == 200 and isinstance(b, dict) and b.get("value") == n)
+                 and not (st == 500 and b == {"error": "internal server error"})]
+        check(not problems, "every request answered under kills: %r" % problems[:3])
+        check(not other, "answers are the right value or a 500: %r" % other[:3])
+        check(killed <= kills[0], "no more 500s (%d) than kills (%d)" % (killed, kills[0]))
+        check(kills[0] > 0 and ok > 0, "the test killed workers (%d) and others were served (%d)" % (kills[0], ok))
+        st, h, b = s.post("/run", {"source": OK42})
+        check(st == 200 and b["value"] == 42, "server serves after the kills: %r" % st)
+        check(all(os.path.exists("/proc/%d" % p) for p in s.base), "the spawner survived the kills")
+        print("kill test: %d requests, %d killed workers, %d answered 500, %d right values"
+              % (len(answers), kills[0], killed, ok))
+    finally:
+        s.stop()
+
+
 def test_startup_rules():
     def run(args, env=None):
         e = {k: v for k, v in os.environ.items() if not k.startswith("GENO_")}
@@ -661,6 +726,7 @@ def main():
     test_env_allowlist()
     test_auth_and_rate()
     test_concurrency()
+    test_kill_under_load()
     test_startup_rules()
     print("%d checks, %d failures" % (CHECKS, len(FAILURES)))
     return 1 if FAILURES else 0
