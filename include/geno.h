@@ -476,9 +476,11 @@ GENO_API void geno_config_init(geno_config *cfg);
  * non-finite or negative timeout_s, cpu_seconds NaN, infinite, negative or
  * above 1e9, a module without a name, a module name given twice; a
  * callback for an ungranted capability is allowed but unused). Every entry
- * point taking a config reports the same problems as a diagnostic, before
- * any work (nothing is parsed, nothing forks): geno_run and
- * geno_run_isolated as E499, geno_parse and geno_check as E204. */
+ * point taking a config reports the same problems, with this message, as
+ * its only diagnostic, before any work (nothing is parsed, nothing forks;
+ * the monitor, if any, is called once): geno_run and geno_run_isolated as
+ * E499; geno_parse, geno_check, geno_check_isolated, geno_compile_js and
+ * geno_compile_html as E204. */
 GENO_API char *geno_config_validate(const geno_config *cfg);
 
 /* ------------------------------------------------------------------------ */

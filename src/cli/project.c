@@ -123,7 +123,7 @@ static bool scan_dir(CliProject *p, size_t *cap, char **err) {
     else n++;
   }
   closedir(d);
-  if (ok) qsort(names, n, sizeof *names, cmp_name);
+  if (ok && n > 1) qsort(names, n, sizeof *names, cmp_name);
   for (size_t i = 0; i < n; i++) {
     if (ok) ok = add_file(p, cap, join(p->root, names[i]));
     free(names[i]);

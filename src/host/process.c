@@ -15,6 +15,16 @@
  * - 30 seconds at most, and never past the run's deadline; then the whole
  *   group is killed: Err("Process timed out"), or E501 when the run's
  *   deadline was the limit.
+ * - No process outlives its call. The child is started by a keeper, a
+ *   process forked for the call that makes itself a child subreaper
+ *   (PR_SET_CHILD_SUBREAPER): every descendant the child leaves behind,
+ *   even one that called setsid or double-forked to leave its group, is
+ *   reparented to the keeper instead of init. When the child ends (by
+ *   itself, or killed at the deadline with its group) the keeper kills
+ *   every process reparented to it, round after round, until it has no
+ *   child left, and only then reports the child's status. Background
+ *   work a command starts therefore ends with the command; the reference
+ *   leaves it running (docs/compatibility.md).
  * - stdout and stderr are captured (decoded as UTF-8 with replacement)
  *   up to the collection limit; a child writing more is killed.
  * Result: Ok(ProcessResult(exit_code, stdout, stderr)), exit_code -N for
@@ -26,8 +36,11 @@
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "host.h"
@@ -224,6 +237,208 @@ static void kill_group(pid_t pid) {
   kill(pid, SIGKILL);
 }
 
+/* ---- the keeper -------------------------------------------------------------------- */
+/* Everything below runs in the keeper, a fork of a host that may have other
+ * threads: async-signal-safe calls only (no malloc, no stdio). */
+
+/* The keeper's descriptors, fixed so the child's exec closes both. */
+enum { KEEPER_STATUS_FD = 3, /* the child writes execve's errno here */
+       KEEPER_REPORT_FD = 4  /* the keeper writes the child's pid, then its wait status */ };
+
+static void write_all(int fd, const void *p, size_t n) {
+  const char *c = p;
+  while (n) {
+    ssize_t w = write(fd, c, n);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return;
+    c += w;
+    n -= (size_t)w;
+  }
+}
+
+/* Append the decimal digits of v at p; returns the end (no snprintf here). */
+static char *put_num(char *p, long v) {
+  char digits[24];
+  int n = 0;
+  do digits[n++] = (char)('0' + v % 10);
+  while ((v /= 10) > 0);
+  while (n) *p++ = digits[--n];
+  return p;
+}
+
+static char *put_str(char *p, const char *s) {
+  while (*s) *p++ = *s++;
+  return p;
+}
+
+/* "/proc/<pid><tail>" into buf. */
+static void proc_path(char *buf, long pid, const char *tail) {
+  *put_str(put_num(put_str(buf, "/proc/"), pid), tail) = '\0';
+}
+
+/* SIGKILL every pid in a text of decimal numbers separated by anything
+ * else. Counts the kills that worked. */
+static void kill_listed(const char *text, size_t n, long *pending, int *killed) {
+  for (size_t i = 0; i < n; i++) {
+    if (text[i] >= '0' && text[i] <= '9') {
+      *pending = *pending * 10 + (text[i] - '0');
+      continue;
+    }
+    if (*pending > 0 && kill((pid_t)*pending, SIGKILL) == 0) (*killed)++;
+    *pending = 0;
+  }
+}
+
+/* SIGKILL every child of the keeper. -1 when they cannot be listed (no
+ * /proc), else how many kills worked. The kernel lists them in
+ * /proc/PID/task/PID/children (the keeper has one thread); without that
+ * file (CONFIG_PROC_CHILDREN off) /proc is scanned for processes whose
+ * parent is the keeper. */
+static int kill_children(void) {
+  pid_t self = getpid();
+  char path[96], buf[4096];
+  int killed = 0;
+  long pending = 0;
+  /* /proc/<self>/task/<self>/children */
+  *put_str(put_num(put_str(put_num(put_str(path, "/proc/"), self), "/task/"), self), "/children") = '\0';
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd >= 0) {
+    ssize_t r;
+    while ((r = read(fd, buf, sizeof buf)) > 0 || (r < 0 && errno == EINTR))
+      if (r > 0) kill_listed(buf, (size_t)r, &pending, &killed);
+    kill_listed(" ", 1, &pending, &killed);
+    close(fd);
+    return killed;
+  }
+  /* the fallback: every /proc/N/stat whose fourth field is our pid */
+  int dir = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir < 0) return -1;
+  long got;
+  while ((got = syscall(SYS_getdents64, dir, buf, sizeof buf)) > 0) {
+    for (long off = 0; off < got;) {
+      unsigned short reclen;
+      memcpy(&reclen, buf + off + 16, sizeof reclen); /* d_reclen, after d_ino and d_off */
+      const char *name = buf + off + 19;              /* d_name, after d_type */
+      off += reclen;
+      long pid = 0;
+      const char *c = name;
+      for (; *c >= '0' && *c <= '9'; c++) pid = pid * 10 + (*c - '0');
+      if (*c || pid <= 0) continue;
+      char stat_path[64], stat[512];
+      proc_path(stat_path, pid, "/stat");
+      int sfd = open(stat_path, O_RDONLY | O_CLOEXEC);
+      if (sfd < 0) continue;
+      ssize_t n = read(sfd, stat, sizeof stat - 1);
+      close(sfd);
+      if (n <= 0) continue;
+      stat[n] = '\0';
+      /* "pid (comm) S ppid ...": comm may hold anything, so from the last ')' */
+      char *close_paren = NULL;
+      for (char *q = stat; *q; q++)
+        if (*q == ')') close_paren = q;
+      if (!close_paren || close_paren[1] != ' ' || !close_paren[2] || close_paren[3] != ' ') continue;
+      long ppid = 0;
+      for (c = close_paren + 4; *c >= '0' && *c <= '9'; c++) ppid = ppid * 10 + (*c - '0');
+      if (ppid == self && kill((pid_t)pid, SIGKILL) == 0) killed++;
+    }
+  }
+  close(dir);
+  return killed;
+}
+
+/* Kill every descendant left: each round kills the keeper's children and
+ * waits for one to end; a killed process's own children are reparented
+ * to the keeper before its parent can reap it, so when waitpid says there
+ * is no child, no descendant is left. Gives up (leaving the rest to init)
+ * only when children can neither be listed nor killed. */
+static void sweep(void) {
+  for (;;) {
+    pid_t w;
+    while ((w = waitpid(-1, NULL, WNOHANG)) > 0) {
+    }
+    if (w < 0 && errno != EINTR) return; /* ECHILD: none left */
+    if (w < 0) continue;
+    if (kill_children() <= 0) {
+      /* none could be killed: maybe all are dead and not yet reapable,
+       * else nothing more can be done */
+      struct timespec pause = {0, 1000000};
+      nanosleep(&pause, NULL);
+      if (waitpid(-1, NULL, WNOHANG) == 0 && kill_children() <= 0) return;
+      continue;
+    }
+    while (waitpid(-1, NULL, 0) < 0 && errno == EINTR) {
+    }
+  }
+}
+
+/* The keeper: set up the child's standard streams, start it in its own
+ * group, report its pid, wait for it, sweep, report its status. */
+_Noreturn static void keeper(char **argv, char **envp, int in_fd, int out_fd, int err_fd, int status_fd,
+                             int report_fd) {
+  sigset_t none;
+  sigemptyset(&none);
+  sigprocmask(SIG_SETMASK, &none, NULL);
+  struct sigaction dfl;
+  memset(&dfl, 0, sizeof dfl);
+  dfl.sa_handler = SIG_DFL;
+  for (int s = 1; s < NSIG; s++) sigaction(s, &dfl, NULL); /* ignored signals stay ignored across exec */
+  if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0) _exit(126);
+  /* every pipe first above the numbers dup2 fills below (a host may have
+   * closed its standard streams, so a pipe can be 0, 1 or 2) */
+  int in_hi = in_fd >= 0 ? fcntl(in_fd, F_DUPFD, 10) : -1, out_hi = fcntl(out_fd, F_DUPFD, 10),
+      err_hi = fcntl(err_fd, F_DUPFD, 10), st_hi = fcntl(status_fd, F_DUPFD, 10),
+      rep_hi = fcntl(report_fd, F_DUPFD, 10);
+  if ((in_fd >= 0 && in_hi < 0) || out_hi < 0 || err_hi < 0 || st_hi < 0 || rep_hi < 0) _exit(126);
+  if ((in_hi >= 0 && dup2(in_hi, 0) < 0) || dup2(out_hi, 1) < 0 || dup2(err_hi, 2) < 0) _exit(126);
+  if (dup2(st_hi, KEEPER_STATUS_FD) < 0 || dup2(rep_hi, KEEPER_REPORT_FD) < 0) _exit(126);
+  /* every other descriptor of the host goes; these two close on exec */
+  if (close_range(KEEPER_REPORT_FD + 1, ~0U, 0) != 0)
+    for (int fd = KEEPER_REPORT_FD + 1; fd < 1024; fd++) close(fd);
+  fcntl(KEEPER_STATUS_FD, F_SETFD, FD_CLOEXEC);
+  fcntl(KEEPER_REPORT_FD, F_SETFD, FD_CLOEXEC);
+  pid_t child = fork();
+  if (child == 0) {
+    setpgid(0, 0);
+    execve(argv[0], argv, envp);
+    int e = errno;
+    write_all(KEEPER_STATUS_FD, &e, sizeof e);
+    _exit(127);
+  }
+  if (child < 0) {
+    int e = errno, no = -1;
+    write_all(KEEPER_STATUS_FD, &e, sizeof e);
+    write_all(KEEPER_REPORT_FD, &no, sizeof no);
+    _exit(126);
+  }
+  setpgid(child, child); /* also here: the host's kill of the group must find it */
+  /* the child alone holds its streams now: they close when it and what it
+   * started are gone */
+  close(0);
+  close(1);
+  close(2);
+  close(KEEPER_STATUS_FD);
+  int pid_report = (int)child;
+  write_all(KEEPER_REPORT_FD, &pid_report, sizeof pid_report);
+  int st = 0;
+  while (waitpid(child, &st, 0) < 0 && errno == EINTR) {
+  }
+  sweep();
+  write_all(KEEPER_REPORT_FD, &st, sizeof st);
+  _exit(0);
+}
+
+/* Read one int from the keeper's report pipe; false at EOF. */
+static bool read_report(int fd, int *v) {
+  size_t got = 0;
+  while (got < sizeof *v) {
+    ssize_t r = read(fd, (char *)v + got, sizeof *v - got);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) return false;
+    got += (size_t)r;
+  }
+  return true;
+}
+
 /* Run argv (argv[0] resolved) to completion. Returns NULL with the result
  * in *out ("Ok" value) or an error: *err_text set means Err(text), else
  * *error is set (a raised error). */
@@ -232,58 +447,52 @@ static geno_value *run(Host *h, char **argv, const char *input, size_t inlen, bo
   if (left == 0) return host_fail(error, "process: the run's deadline has passed");
   bool by_deadline = left >= 0 && left < PROC_TIMEOUT_S;
   double end = host_now() + (by_deadline ? left : PROC_TIMEOUT_S);
-  int out[2] = {-1, -1}, errp[2] = {-1, -1}, in[2] = {-1, -1}, status[2] = {-1, -1};
+  int out[2] = {-1, -1}, errp[2] = {-1, -1}, in[2] = {-1, -1}, status[2] = {-1, -1}, keep[2] = {-1, -1};
   char *path_entry[2];
   char **envp = child_env(h, path_entry);
   HostStr msg = {0};
   geno_value *result = NULL;
-  if (pipe2(out, O_CLOEXEC) || pipe2(errp, O_CLOEXEC) || pipe2(status, O_CLOEXEC) ||
+  pid_t pid = -1; /* the child (the keeper's) */
+  if (pipe2(out, O_CLOEXEC) || pipe2(errp, O_CLOEXEC) || pipe2(status, O_CLOEXEC) || pipe2(keep, O_CLOEXEC) ||
       (has_input && pipe2(in, O_CLOEXEC))) {
     host_str_printf(&msg, "[Errno %d] %s", errno, strerror(errno));
     result = host_err_str(error, &msg);
     goto close_all;
   }
-  pid_t pid = fork();
-  if (pid < 0) {
+  pid_t keeper_pid = fork();
+  if (keeper_pid < 0) {
     host_str_printf(&msg, "[Errno %d] %s", errno, strerror(errno));
     result = host_err_str(error, &msg);
     goto close_all;
   }
-  if (pid == 0) { /* the child: only async-signal-safe calls from here */
-    setpgid(0, 0);
-    sigset_t none;
-    sigemptyset(&none);
-    sigprocmask(SIG_SETMASK, &none, NULL);
-    struct sigaction dfl;
-    memset(&dfl, 0, sizeof dfl);
-    dfl.sa_handler = SIG_DFL;
-    for (int s = 1; s < NSIG; s++) sigaction(s, &dfl, NULL); /* ignored signals stay ignored across exec */
-    if ((has_input && dup2(in[0], 0) < 0) || dup2(out[1], 1) < 0 || dup2(errp[1], 2) < 0) _exit(127);
-    /* every other descriptor closes on exec (the status pipe already does) */
-    if (close_range(3, ~0U, CLOSE_RANGE_CLOEXEC) != 0)
-      for (int fd = 3; fd < 1024; fd++) fcntl(fd, F_SETFD, FD_CLOEXEC);
-    execve(argv[0], argv, envp);
-    int e = errno;
-    ssize_t wr = write(status[1], &e, sizeof e);
-    (void)wr;
-    _exit(127);
-  }
-  setpgid(pid, pid); /* also here, so a kill of the group cannot come before the child made it */
+  if (keeper_pid == 0) keeper(argv, envp, has_input ? in[0] : -1, out[1], errp[1], status[1], keep[1]);
   close(out[1]);
   close(errp[1]);
   close(status[1]);
-  out[1] = errp[1] = status[1] = -1;
+  close(keep[1]);
+  out[1] = errp[1] = status[1] = keep[1] = -1;
   if (has_input) {
     close(in[0]);
     in[0] = -1;
     fcntl(in[1], F_SETFL, O_NONBLOCK);
   }
-  int exec_errno = 0;
+  int exec_errno = 0, reported = -1;
+  if (!read_report(keep[0], &reported) || reported <= 0) { /* the keeper could not start the child */
+    read_report(status[0], &exec_errno);
+    while (waitpid(keeper_pid, NULL, 0) < 0 && errno == EINTR) {
+    }
+    if (!exec_errno) exec_errno = EAGAIN;
+    host_str_printf(&msg, "[Errno %d] %s", exec_errno, strerror(exec_errno));
+    result = host_err_str(error, &msg);
+    goto close_all;
+  }
+  pid = (pid_t)reported;
   ssize_t got;
   do got = read(status[0], &exec_errno, sizeof exec_errno);
   while (got < 0 && errno == EINTR);
   if (got == (ssize_t)sizeof exec_errno) { /* execve failed: Python's OSError */
-    waitpid(pid, NULL, 0);
+    while (waitpid(keeper_pid, NULL, 0) < 0 && errno == EINTR) {
+    }
     host_str_printf(&msg, "[Errno %d] %s: ", exec_errno, strerror(exec_errno));
     host_py_repr(&msg, argv[0], strlen(argv[0]));
     result = host_err_str(error, &msg);
@@ -358,8 +567,11 @@ static geno_value *run(Host *h, char **argv, const char *input, size_t inlen, bo
   }
   sigprocmask(SIG_SETMASK, &old_set, NULL);
   if (timed_out || too_much) kill_group(pid);
+  /* the keeper reports the child's status once it has swept away every
+   * process the child left */
   int st = 0;
-  while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
+  if (!read_report(keep[0], &st)) st = SIGKILL; /* the keeper died: report a killed child */
+  while (waitpid(keeper_pid, NULL, 0) < 0 && errno == EINTR) {
   }
   if (timed_out) {
     result = by_deadline ? host_fail(error, "process: the run's deadline passed while the process ran")
@@ -402,6 +614,7 @@ close_all:
     if (errp[k] >= 0) close(errp[k]);
     if (in[k] >= 0) close(in[k]);
     if (status[k] >= 0) close(status[k]);
+    if (keep[k] >= 0) close(keep[k]);
   }
   host_str_free(&msg);
   return result;

@@ -31,14 +31,23 @@ static const geno_config *adopt_config(const geno_config *cfg, geno_config *out,
   return c;
 }
 
+/* The arguments' problems as geno_run finds them (rt_config_problem), as
+ * an E204 in r; true when there is none. */
+static bool arguments_valid(const geno_config *cfg, const char *source, size_t len, geno_result *r) {
+  char *bad = rt_config_problem(cfg, source, len);
+  if (!bad) return true;
+  rt_result_add(r, E_PROJECT, NULL, bad);
+  free(bad);
+  return false;
+}
+
 geno_result *geno_parse(const char *source, size_t len, const char *filename, const geno_config *cfg) {
   double t0 = rt_now_ms();
   geno_result *r = rt_result_new();
   if (!r) return NULL;
   geno_config adopted; /* the caller's config in this library's layout */
   if (!(cfg = adopt_config(cfg, &adopted, r))) return r;
-  if (!source && len) {
-    rt_result_add(r, E_PROJECT, NULL, "source is NULL but its length is not 0");
+  if (!arguments_valid(cfg, source, len, r)) {
     monitor(cfg, r, "parse");
     return r;
   }
@@ -219,15 +228,8 @@ geno_result *geno_check(const char *source, size_t len, const char *filename, co
   if (!r) return NULL;
   geno_config adopted; /* the caller's config in this library's layout */
   if (!(cfg = adopt_config(cfg, &adopted, r))) return r;
-  const char *bad = rt_config_bad_target(cfg);
-  if (!source && len) {
-    rt_result_add(r, E_PROJECT, NULL, "source is NULL but its length is not 0");
-  } else if (bad || (cfg->ntargets && !cfg->targets)) {
-    Buf b = BUF_INIT;
-    if (bad) buf_printf(&b, "Unknown target '%s'. Valid targets: %s", bad, CHK_TARGET_NAMES);
-    else buf_puts(&b, "ntargets is set but targets is NULL");
-    rt_result_add(r, E_PROJECT, NULL, b.data ? b.data : "invalid targets");
-    buf_free(&b);
+  if (!arguments_valid(cfg, source, len, r)) {
+    /* reported; unknown targets included */
   } else if (cfg->ntargets == 0) {
     check_once(r, source, len, filename, cfg, CHK_TARGET_NONE, false);
   } else {

@@ -1,6 +1,7 @@
 /* Configuration defaults, capability names and validation. */
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include <geno.h>
 
@@ -185,4 +186,9 @@ char *geno_config_validate(const geno_config *given) {
     return NULL;
   }
   return buf_take(&b);
+}
+
+char *rt_config_problem(const geno_config *cfg, const char *source, size_t len) {
+  if (!source && len) return strdup("source is NULL but its length is not 0");
+  return geno_config_validate(cfg);
 }

@@ -15,4 +15,12 @@ const char *rt_config_bad_target(const geno_config *c);
  * (see "Binary compatibility" in geno.h). */
 const geno_config *rt_config_adopt(const geno_config *cfg, geno_config *out, const char **why);
 
+/* What is wrong with the arguments every entry point taking a config
+ * shares: a NULL source with a length, then whatever geno_config_validate
+ * says of cfg (an adopted config). NULL when both are fine, else a
+ * malloc'd message (free it). Each entry point calls it once, before any
+ * work, and reports the message with its own code (geno.h: E499 for the
+ * runs, E204 for parse, check and the JavaScript compilers). */
+char *rt_config_problem(const geno_config *cfg, const char *source, size_t len);
+
 #endif

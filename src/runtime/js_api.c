@@ -14,7 +14,6 @@
 
 static void limits(JsOptions *o, const geno_config *cfg) {
   js_options_init(o);
-  if (!cfg) return;
   o->max_steps = cfg->max_steps;
   o->max_recursion_depth = cfg->max_recursion_depth ? (int)cfg->max_recursion_depth : 10000;
   o->max_output_length = cfg->max_output_length;
@@ -24,11 +23,29 @@ static void limits(JsOptions *o, const geno_config *cfg) {
   o->timeout_s = cfg->timeout_s;
 }
 
+/* The caller's config is adopted and validated first, as geno_check does
+ * (E204 for a config it cannot read or refuses); then the limits of the
+ * adopted config are compiled in, with `flavor`. */
 static geno_result *compile(const char *source, size_t len, const char *filename, const geno_config *cfg,
-                            ChkTarget target, const JsOptions *o, Buf *out) {
+                            ChkTarget target, JsFlavor flavor, Buf *out) {
   geno_result *r = rt_result_new();
   if (!r) return NULL;
   double t0 = rt_now_ms();
+  geno_config adopted; /* the caller's config in this library's layout */
+  const char *unreadable = NULL;
+  if (!(cfg = rt_config_adopt(cfg, &adopted, &unreadable))) {
+    rt_result_add(r, E_PROJECT, NULL, unreadable);
+    return r;
+  }
+  char *bad = rt_config_problem(cfg, source, len);
+  if (bad) {
+    rt_result_add(r, E_PROJECT, NULL, bad);
+    free(bad);
+    return r;
+  }
+  JsOptions o;
+  limits(&o, cfg);
+  o.flavor = flavor;
   FrontEnd fe;
   rt_frontend_run(&fe, source ? source : "", source ? len : 0, filename, cfg, true);
   if (fe.ok) {
@@ -36,7 +53,7 @@ static geno_result *compile(const char *source, size_t len, const char *filename
     chk_options_init(&opts);
     opts.target = target;
     opts.own_backend = true;
-    if (chk_program(&fe.prog, lib_builtin_table(), &fe.diags, &opts)) js_compile(&fe.prog, o, out, &fe.diags);
+    if (chk_program(&fe.prog, lib_builtin_table(), &fe.diags, &opts)) js_compile(&fe.prog, &o, out, &fe.diags);
   }
   rt_result_add_diags(r, &fe.diags);
   rt_frontend_free(&fe);
@@ -57,11 +74,8 @@ static void hand_over(geno_result *r, Buf *b, char **text, size_t *text_len) {
 
 geno_result *geno_compile_js(const char *source, size_t len, const char *filename, const geno_config *cfg,
                              unsigned flags, char **js, size_t *js_len) {
-  JsOptions o;
-  limits(&o, cfg);
-  o.flavor = flags & GENO_JS_ESM ? JS_ESM : JS_NODE;
   Buf b = BUF_INIT;
-  geno_result *r = compile(source, len, filename, cfg, CHK_TARGET_NODE_CLI, &o, &b);
+  geno_result *r = compile(source, len, filename, cfg, CHK_TARGET_NODE_CLI, flags & GENO_JS_ESM ? JS_ESM : JS_NODE, &b);
   hand_over(r, &b, js, js_len);
   return r;
 }
@@ -69,11 +83,8 @@ geno_result *geno_compile_js(const char *source, size_t len, const char *filenam
 geno_result *geno_compile_html(const char *source, size_t len, const char *filename, const geno_config *cfg,
                                const char *title, int width, int height, bool script_only, char **html,
                                size_t *html_len) {
-  JsOptions o;
-  limits(&o, cfg);
-  o.flavor = JS_BROWSER;
   Buf script = BUF_INIT;
-  geno_result *r = compile(source, len, filename, cfg, CHK_TARGET_BROWSER, &o, &script);
+  geno_result *r = compile(source, len, filename, cfg, CHK_TARGET_BROWSER, JS_BROWSER, &script);
   if (r && geno_result_ok(r) && !script_only) {
     Buf page = BUF_INIT;
     js_html_page(&page, title, width, height, script.data ? script.data : "", script.len);

@@ -396,7 +396,7 @@ geno_result *rt_run(const char *source, size_t len, const char *filename, const 
     r->timing.total_ms = rt_now_ms() - t0;
     return r;
   }
-  char *bad = !source && len ? strdup("source is NULL but its length is not 0") : geno_config_validate(cfg);
+  char *bad = rt_config_problem(cfg, source, len);
   if (bad) {
     rt_result_add(r, E_RUNTIME, NULL, bad);
     free(bad);

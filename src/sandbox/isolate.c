@@ -665,10 +665,11 @@ static geno_result *isolated(const char *source, size_t len, const char *filenam
     if (r) add_diag(r, E_RUNTIME, "%s", unreadable);
     return r;
   }
-  char *bad = !source && len ? strdup("source is NULL but its length is not 0") : geno_config_validate(cfg);
+  char *bad = rt_config_problem(cfg, source, len);
   if (bad) {
     r = rt_result_new();
-    if (r) add_diag(r, E_RUNTIME, "%s", bad); /* worded as geno_run words it */
+    /* worded and numbered as geno_run / geno_check word and number it */
+    if (r) add_diag(r, fn == child_check ? E_PROJECT : E_RUNTIME, "%s", bad);
     free(bad);
   } else if (cfg->module_loader) {
     /* the host's loader runs here, before the fork (preload.h) */

@@ -339,7 +339,7 @@ int srv_config_load(SrvConfig *cfg, int argc, char **argv) {
   INT("GENO_WORKER_MAX_FILE_SIZE_BYTES", 0, 0, worker_file_size);
   INT("GENO_WORKER_MAX_PROCESSES", 1, 1, worker_processes);
   INT("GENO_MAX_CONCURRENT_REQUESTS", 16, 1, max_concurrent);
-  INT("GENO_MAX_CONNECTIONS", 64, 1, max_connections);
+  INT("GENO_MAX_CONNECTIONS", 1024, 1, max_connections);
   INT("GENO_REQUEST_TIMEOUT_SECONDS", 30, 1, request_timeout);
   INT("GENO_RATE_LIMIT_REQUESTS", 60, 0, rate_limit);
   FLT("GENO_RATE_LIMIT_WINDOW_SECONDS", 60.0, 0, true, rate_window);

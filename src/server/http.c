@@ -1,9 +1,13 @@
-/* `geno serve` on libmicrohttpd: one thread per connection (HTTP/1.1,
- * keep-alive), the reference's pipeline for POST (Host, path, Origin,
- * request id and client address, rate limit, auth, concurrency, body
- * rules, fields, execution), GET /healthz, /metrics and the playground,
- * OPTIONS, and a drain on SIGTERM: stop accepting, let the requests in
- * flight finish, exit 0. */
+/* `geno serve` on libmicrohttpd: one event thread (epoll) holds every
+ * connection (HTTP/1.1, keep-alive) and runs the reference's pipeline for
+ * POST up to the body (Host, path, Origin, request id and client address,
+ * rate limit, auth, concurrency, body headers), GET /healthz, /metrics and
+ * the playground, and OPTIONS. A POST's body is handed to a worker thread
+ * (fields, execution in a sandboxed child) while its connection is
+ * suspended, and answered when the worker resumes it: a slow request never
+ * holds up another connection, and an idle or half-open connection costs a
+ * descriptor and its buffer, not a thread. SIGTERM drains: stop accepting,
+ * let the requests in flight finish, exit 0. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <math.h>
@@ -18,12 +22,15 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/random.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "server.h"
 #include "../host/httpd.h"
+
+typedef struct Req Req;
 
 typedef struct Srv {
   SrvConfig cfg;
@@ -33,12 +40,21 @@ typedef struct Srv {
   atomic_uint executing;    /* requests holding a concurrency slot */
   atomic_int open_requests; /* requests between URI and completion */
   atomic_bool draining;
+  /* The workers: threads made on demand, at most max_concurrent (a job
+   * holds a concurrency slot, so no more can be waiting). */
+  pthread_mutex_t lock;
+  pthread_cond_t wake;
+  Req *jobs, *jobs_tail;    /* bodies received, waiting for a worker */
+  unsigned njobs, idle, nthreads;
+  pthread_t *threads;
+  bool stopping;
 } Srv;
 
-typedef struct Req {
+struct Req {
   char *uri;
   double start;
   bool started, responded, slot, post_logged;
+  bool queued;              /* handed to a worker; the connection is suspended */
   SrvEndpoint endpoint;
   char path[128];           /* for metrics and logs (cut) */
   char request_id[40];
@@ -46,7 +62,10 @@ typedef struct Req {
   char *body;
   size_t len, expect;
   size_t source_bytes;
-} Req;
+  struct MHD_Connection *conn;
+  SrvReply reply;           /* the worker's answer */
+  Req *next;                /* in the job queue */
+};
 
 static double now_ms(void) {
   struct timespec t;
@@ -96,13 +115,14 @@ static void add_cors_headers(Srv *s, struct MHD_Connection *c, struct MHD_Respon
 
 enum { H_JSON = 1, H_CORS = 2, H_SECURITY = 4, H_REQID = 8 };
 
-/* Queue a response (body is taken: malloc'd, or NULL for none). */
-static enum MHD_Result respond(Srv *s, struct MHD_Connection *c, Req *q, int status, char *body, size_t len,
-                               const char *content_type, unsigned flags) {
-  struct MHD_Response *r = MHD_create_response_from_buffer(len, body ? body : (void *)"",
-                                                           body ? MHD_RESPMEM_MUST_FREE : MHD_RESPMEM_PERSISTENT);
+/* Queue a response whose body is taken and released with release (free,
+ * or geno_free for the library's text); NULL for none. */
+static enum MHD_Result respond_owned(Srv *s, struct MHD_Connection *c, Req *q, int status, char *body, size_t len,
+                                     void (*release)(void *), const char *content_type, unsigned flags) {
+  struct MHD_Response *r = body ? MHD_create_response_from_buffer_with_free_callback(len, body, release)
+                                : MHD_create_response_from_buffer(0, (void *)"", MHD_RESPMEM_PERSISTENT);
   if (!r) {
-    free(body);
+    if (body) release(body);
     return MHD_NO;
   }
   if (content_type) MHD_add_response_header(r, "Content-Type", content_type);
@@ -114,6 +134,12 @@ static enum MHD_Result respond(Srv *s, struct MHD_Connection *c, Req *q, int sta
   MHD_destroy_response(r);
   if (q) q->responded = true;
   return ret;
+}
+
+/* respond_owned for a malloc'd body. */
+static enum MHD_Result respond(Srv *s, struct MHD_Connection *c, Req *q, int status, char *body, size_t len,
+                               const char *content_type, unsigned flags) {
+  return respond_owned(s, c, q, status, body, len, free, content_type, flags);
 }
 
 static const char JSON_TYPE[] = "application/json; charset=utf-8";
@@ -296,8 +322,10 @@ static enum MHD_Result post_first(Srv *s, struct MHD_Connection *c, Req *q) {
   return MHD_YES;
 }
 
-static enum MHD_Result post_execute(Srv *s, struct MHD_Connection *c, Req *q) {
-  if (q->len < q->expect) return post_error(s, c, q, 400, "bad_request", "incomplete request body");
+/* In a worker thread: the fields, then the run; the answer goes into
+ * q->reply and the connection is resumed (q belongs to the event thread
+ * again from then on). */
+static void run_job(Srv *s, Req *q) {
   q->body[q->len] = '\0';
   SrvRequest req;
   bool owned;
@@ -305,17 +333,82 @@ static enum MHD_Result post_execute(Srv *s, struct MHD_Connection *c, Req *q) {
   free(q->body);
   q->body = NULL;
   if (msg) {
-    enum MHD_Result r = post_error(s, c, q, 400, "bad_request", msg);
+    srv_error_reply(&q->reply, 400, "bad_request", msg);
     if (owned) free((char *)msg);
-    return r;
+  } else {
+    q->source_bytes = req.source_len;
+    srv_execute(&s->cfg, s->metrics, &req, &q->reply);
+    srv_request_free(&req);
   }
-  q->source_bytes = req.source_len;
-  SrvReply rep;
-  srv_execute(&s->cfg, s->metrics, &req, &rep);
-  srv_request_free(&req);
+  MHD_resume_connection(q->conn);
+}
+
+static void *worker_main(void *arg) {
+  Srv *s = arg;
+  pthread_mutex_lock(&s->lock);
+  for (;;) {
+    s->idle++;
+    while (!s->jobs && !s->stopping) pthread_cond_wait(&s->wake, &s->lock);
+    s->idle--;
+    if (!s->jobs) break;
+    Req *q = s->jobs;
+    s->jobs = q->next;
+    if (!s->jobs) s->jobs_tail = NULL;
+    s->njobs--;
+    pthread_mutex_unlock(&s->lock);
+    run_job(s, q);
+    pthread_mutex_lock(&s->lock);
+  }
+  pthread_mutex_unlock(&s->lock);
+  return NULL;
+}
+
+/* Hand q to a worker (a new one if none is idle and the cap allows). */
+static bool enqueue(Srv *s, Req *q) {
+  pthread_mutex_lock(&s->lock);
+  q->next = NULL;
+  if (s->jobs_tail) s->jobs_tail->next = q;
+  else s->jobs = q;
+  s->jobs_tail = q;
+  s->njobs++;
+  bool ok = true;
+  if (s->idle < s->njobs && s->nthreads < s->cfg.max_concurrent) {
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setstacksize(&attr, 1u << 20); /* the run is in the child; this thread only supervises */
+    if (pthread_create(&s->threads[s->nthreads], &attr, worker_main, s) == 0) s->nthreads++;
+    else if (s->nthreads == 0) ok = false;
+    pthread_attr_destroy(&attr);
+  }
+  if (!ok) { /* no worker at all: take the job back */
+    s->jobs = s->jobs_tail = NULL;
+    s->njobs = 0;
+  } else pthread_cond_signal(&s->wake);
+  pthread_mutex_unlock(&s->lock);
+  return ok;
+}
+
+static enum MHD_Result post_execute(Srv *s, struct MHD_Connection *c, Req *q) {
+  if (q->len < q->expect) return post_error(s, c, q, 400, "bad_request", "incomplete request body");
+  q->conn = c;
+  q->queued = true;
+  MHD_suspend_connection(c);
+  if (!enqueue(s, q)) {
+    MHD_resume_connection(c);
+    srv_log(SRV_LOG_ERROR, "no worker thread could be started");
+    srv_error_reply(&q->reply, 500, "internal_error", "internal server error");
+  }
+  return MHD_YES;
+}
+
+/* Back from the worker: answer with its reply. */
+static enum MHD_Result post_answer(Srv *s, struct MHD_Connection *c, Req *q) {
+  SrvReply rep = q->reply;
+  memset(&q->reply, 0, sizeof q->reply);
   if (!rep.body) return post_error(s, c, q, 500, "internal_error", "internal server error");
   post_done(s, q, rep.status, rep.outcome);
-  return respond(s, c, q, rep.status, rep.body, rep.len, JSON_TYPE, H_JSON | H_CORS | H_SECURITY | H_REQID);
+  return respond_owned(s, c, q, rep.status, rep.body, rep.len, rep.release ? rep.release : free, JSON_TYPE,
+                       H_JSON | H_CORS | H_SECURITY | H_REQID);
 }
 
 /* ---- GET ---------------------------------------------------------------- */
@@ -394,6 +487,7 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls, en
   if (q->request_id[0] && !q->post_logged && toe != MHD_REQUEST_TERMINATED_COMPLETED_OK)
     post_done(s, q, 400, "bad_request"); /* the client went away or timed out mid-body */
   if (q->slot) atomic_fetch_sub(&s->executing, 1);
+  if (q->reply.body) (q->reply.release ? q->reply.release : free)(q->reply.body);
   free(q->body);
   free(q->uri);
   free(q);
@@ -411,6 +505,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
     *upload_data_size = 0;
     return MHD_YES;
   }
+  if (q->queued) return post_answer(s, c, q); /* resumed by its worker */
   if (!q->started) {
     q->started = true;
     if (strcmp(method, "GET") == 0 || strcmp(method, "HEAD") == 0) return handle_get(s, c, q);
@@ -521,6 +616,30 @@ int srv_main(int argc, char **argv) {
   else
     srv_log(SRV_LOG_WARNING, "No GENO_API_KEY configured — /run and /constrain are unauthenticated. Set "
                              "GENO_API_KEY before exposing this server beyond localhost.");
+  /* Every connection holds a descriptor (and each running request four
+   * more for its child): take the hard limit, and keep the connection cap
+   * inside it. */
+  struct rlimit nofile;
+  if (getrlimit(RLIMIT_NOFILE, &nofile) == 0) {
+    if (nofile.rlim_cur < nofile.rlim_max) {
+      nofile.rlim_cur = nofile.rlim_max;
+      (void)setrlimit(RLIMIT_NOFILE, &nofile);
+      (void)getrlimit(RLIMIT_NOFILE, &nofile);
+    }
+    uint64_t room = nofile.rlim_cur == RLIM_INFINITY ? UINT64_MAX : (uint64_t)nofile.rlim_cur;
+    uint64_t need = (uint64_t)cfg->max_connections + 4ull * cfg->max_concurrent + 64;
+    if (need > room) {
+      uint64_t fit = room > 4ull * cfg->max_concurrent + 64 + 16 ? room - 4ull * cfg->max_concurrent - 64 : 16;
+      srv_log(SRV_LOG_WARNING, "GENO_MAX_CONNECTIONS=%u does not fit the descriptor limit (%llu): using %llu",
+              cfg->max_connections, (unsigned long long)room, (unsigned long long)fit);
+      cfg->max_connections = (unsigned)fit;
+    }
+  }
+  s->threads = calloc(cfg->max_concurrent, sizeof *s->threads);
+  if (!s->threads || pthread_mutex_init(&s->lock, NULL) != 0 || pthread_cond_init(&s->wake, NULL) != 0) {
+    fprintf(stderr, "geno serve: error: out of memory\n");
+    return 1;
+  }
   struct sockaddr_storage ss;
   socklen_t sl;
   if (!resolve_bind(cfg->host, cfg->port, &ss, &sl)) {
@@ -533,7 +652,7 @@ int srv_main(int argc, char **argv) {
   sigaddset(&stop, SIGTERM);
   sigaddset(&stop, SIGINT);
   pthread_sigmask(SIG_BLOCK, &stop, NULL);
-  unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ITC | MHD_USE_POLL;
+  unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ITC | MHD_ALLOW_SUSPEND_RESUME;
   if (ss.ss_family == AF_INET6) flags |= MHD_USE_IPv6;
   size_t mem = (size_t)cfg->max_header + 16384;
   struct MHD_Daemon *d = MHD_start_daemon(
@@ -563,6 +682,12 @@ int srv_main(int argc, char **argv) {
     nanosleep(&t, NULL);
   }
   MHD_stop_daemon(d);
+  pthread_mutex_lock(&s->lock);
+  s->stopping = true;
+  pthread_cond_broadcast(&s->wake);
+  pthread_mutex_unlock(&s->lock);
+  for (unsigned i = 0; i < s->nthreads; i++) pthread_join(s->threads[i], NULL);
+  free(s->threads);
   geno_spawner_free(cfg->spawner);
   srv_rate_free(s->rate);
   geno_metrics_free(s->metrics);

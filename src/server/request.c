@@ -1,9 +1,12 @@
 /* Request bodies: the JSON rules (UTF-8, nesting depth, no NaN/Infinity,
- * no unpaired surrogate escapes, a top-level object) and the fields of
- * /run, /check, /test and /constrain, checked in the reference's order
- * with its messages. JSON is parsed by Jansson (Debian libjansson), which
- * rejects invalid UTF-8, non-finite literals and lone surrogates itself. */
+ * a top-level object) and the fields of /run, /check, /test and
+ * /constrain, checked in the reference's order with its messages. JSON is
+ * parsed by Jansson (Debian libjansson), which rejects invalid UTF-8 and
+ * non-finite literals itself. Before it, numbers and escapes Jansson
+ * cannot hold but the reference's JSON reader accepts are rewritten so the
+ * fields meet the reference's rules (json_portable below). */
 #include <ctype.h>
+#include <errno.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
@@ -47,6 +50,129 @@ static bool nested_too_deeply(const char *s, size_t n, uint64_t max) {
     } else if ((c == ']' || c == '}') && depth) depth--;
   }
   return false;
+}
+
+/* Python's json reads what Jansson refuses: integers of any size (up to
+ * 4,300 digits; more is a ValueError, so "request body must be valid
+ * JSON"), reals beyond the double range (inf) and escapes of unpaired
+ * surrogates. Rewrite them, in a copy, into values the field rules judge
+ * the same way:
+ * - an integer beyond 64 bits becomes the 64-bit extreme of its sign
+ *   (every field compares it with a limit far below that, or rejects it
+ *   for its type);
+ * - an infinite real becomes [[]]: like inf it is not a number, not a
+ *   string, not a list of strings, not an object, not a boolean, so every
+ *   field rejects it with the message it gives inf;
+ * - an unpaired surrogate escape becomes U+FFFD (a geno-c string is UTF-8
+ *   and cannot hold a surrogate; json_parse does the same).
+ * Returns the copy (its length in *out_len), or NULL with *bad set when the
+ * body is invalid for the reference too (an integer of more than 4,300
+ * digits), or NULL for out of memory. Text that is not JSON is copied as
+ * it is, for Jansson to reject. */
+#define PY_INT_MAX_DIGITS 4300
+static bool hex4(const char *s, const char *end, unsigned *v) {
+  if (end - s < 4) return false;
+  unsigned x = 0;
+  for (int i = 0; i < 4; i++) {
+    char c = s[i];
+    x <<= 4;
+    if (c >= '0' && c <= '9') x |= (unsigned)(c - '0');
+    else if (c >= 'a' && c <= 'f') x |= (unsigned)(c - 'a' + 10);
+    else if (c >= 'A' && c <= 'F') x |= (unsigned)(c - 'A' + 10);
+    else return false;
+  }
+  *v = x;
+  return true;
+}
+
+static char *json_portable(const char *s, size_t n, size_t *out_len, bool *bad) {
+  *bad = false;
+  /* Never longer than the input: a rewritten integer has at least 19
+   * digits, an infinite real at least 5 characters (1e309), and U+FFFD's
+   * escape is as long as the one it replaces. */
+  char *o = malloc(n + 1);
+  if (!o) return NULL;
+  size_t k = 0;
+  const char *p = s, *end = s + n;
+  while (p < end) {
+    char c = *p;
+    if (c == '"') { /* a string: copy, fixing unpaired surrogate escapes */
+      o[k++] = *p++;
+      while (p < end && *p != '"') {
+        if (*p != '\\' || end - p < 2) {
+          o[k++] = *p++;
+          continue;
+        }
+        unsigned u, u2;
+        if (p[1] == 'u' && hex4(p + 2, end, &u) && u >= 0xD800 && u <= 0xDFFF) {
+          bool paired = u <= 0xDBFF && end - p >= 12 && p[6] == '\\' && p[7] == 'u' && hex4(p + 8, end, &u2) &&
+                        u2 >= 0xDC00 && u2 <= 0xDFFF;
+          if (paired) {
+            memcpy(o + k, p, 12);
+            k += 12;
+            p += 12;
+          } else {
+            memcpy(o + k, "\\ufffd", 6);
+            k += 6;
+            p += 6;
+          }
+          continue;
+        }
+        o[k++] = *p++; /* the backslash and the escaped character */
+        o[k++] = *p++;
+      }
+      if (p < end) o[k++] = *p++;
+      continue;
+    }
+    if (c == '-' || (c >= '0' && c <= '9')) { /* a number token */
+      const char *t = p;
+      if (*t == '-') t++;
+      const char *digits = t;
+      while (t < end && *t >= '0' && *t <= '9') t++;
+      size_t ndigits = (size_t)(t - digits);
+      bool real = t < end && (*t == '.' || *t == 'e' || *t == 'E');
+      while (t < end && ((*t >= '0' && *t <= '9') || *t == '.' || *t == 'e' || *t == 'E' || *t == '+' || *t == '-'))
+        t++;
+      size_t tn = (size_t)(t - p);
+      const char *rewrite = NULL;
+      if (!real && ndigits > PY_INT_MAX_DIGITS) {
+        free(o);
+        *bad = true;
+        return NULL;
+      }
+      if (ndigits > 0) {
+        char small[32];
+        char *tok = tn < sizeof small ? small : malloc(tn + 1);
+        if (!tok) {
+          free(o);
+          return NULL;
+        }
+        memcpy(tok, p, tn);
+        tok[tn] = '\0';
+        if (real) {
+          if (isinf(strtod(tok, NULL))) rewrite = "[[]]";
+        } else if (ndigits > 18) {
+          errno = 0;
+          (void)strtoll(tok, NULL, 10);
+          if (errno == ERANGE) rewrite = *p == '-' ? "-9223372036854775808" : "9223372036854775807";
+        }
+        if (tok != small) free(tok);
+      }
+      if (rewrite && strlen(rewrite) <= tn) {
+        memcpy(o + k, rewrite, strlen(rewrite));
+        k += strlen(rewrite);
+      } else {
+        memcpy(o + k, p, tn);
+        k += tn;
+      }
+      p = t;
+      continue;
+    }
+    o[k++] = *p++;
+  }
+  o[k] = '\0';
+  *out_len = k;
+  return o;
 }
 
 static bool valid_module_name(const char *s, size_t n) {
@@ -94,8 +220,13 @@ const char *srv_request_parse(const SrvConfig *cfg, SrvEndpoint endpoint, const 
   req->endpoint = endpoint;
   *owned = false;
   if (nested_too_deeply(body, len, cfg->max_depth)) return "request body JSON is nested too deeply";
+  bool too_long;
+  size_t plen = 0;
+  char *portable = json_portable(body, len, &plen, &too_long);
+  if (!portable) return too_long ? "request body must be valid JSON" : oom(owned);
   json_error_t jerr;
-  json_t *root = json_loadb(body, len, JSON_DECODE_ANY | JSON_ALLOW_NUL, &jerr);
+  json_t *root = json_loadb(portable, plen, JSON_DECODE_ANY | JSON_ALLOW_NUL, &jerr);
+  free(portable);
   if (!root) return "request body must be valid JSON";
   const char *msg = NULL;
   if (!json_is_object(root)) {

@@ -11,9 +11,10 @@
  *   http.c     libmicrohttpd glue: the pipeline, headers, logging, drain
  *   playground.c  the static playground page
  *
- * Threading: libmicrohttpd runs one thread per connection; every function
- * here is safe to call from any of them (the rate limiter and the metrics
- * collector lock; everything else is read-only after start). */
+ * Threading: libmicrohttpd's event thread holds the connections and
+ * worker threads run the requests (http.c); every function here is safe
+ * to call from any of them (the rate limiter and the metrics collector
+ * lock; everything else is read-only after start). */
 #ifndef GENO_SERVER_SERVER_H
 #define GENO_SERVER_SERVER_H
 
@@ -136,7 +137,8 @@ void srv_request_free(SrvRequest *req);
 
 typedef struct SrvReply {
   int status;
-  char *body;                 /* malloc'd */
+  char *body;                 /* released with release */
+  void (*release)(void *);    /* free, or geno_free for the library's text (NULL: free) */
   size_t len;
   const char *outcome;        /* metrics/log label */
 } SrvReply;

@@ -51,6 +51,7 @@ void srv_error_reply(SrvReply *out, int status, const char *outcome, const char 
   char *b = malloc(cap);
   out->status = status;
   out->outcome = outcome;
+  out->release = free;
   if (!b) {
     out->body = NULL;
     out->len = 0;
@@ -117,7 +118,8 @@ void srv_execute(const SrvConfig *cfg, geno_metrics *metrics, const SrvRequest *
   memset(out, 0, sizeof *out);
   if (req->endpoint == SRV_CONSTRAIN) {
     /* Syntax only: a recognizer over the prefix's bytes, linear in its
-     * length, that runs no program; so it runs here, on this thread. */
+     * length (at most the body limit), that runs no program; so it runs in
+     * this worker thread, not in a child. */
     struct timespec a, b;
     clock_gettime(CLOCK_MONOTONIC, &a);
     geno_constraint_result cr;
@@ -134,13 +136,14 @@ void srv_execute(const SrvConfig *cfg, geno_metrics *metrics, const SrvRequest *
     if (!json) {
       srv_error_reply(out, 500, "internal_error", "internal server error");
     } else if (strlen(json) > cfg->max_response) {
-      free(json);
+      geno_free(json);
       srv_log(SRV_LOG_WARNING, "Response exceeded configured limit path=/constrain");
       srv_error_reply(out, 413, "response_too_large", "response too large");
     } else {
       out->status = 200;
       out->outcome = valid ? "constrain_ok" : "constrain_invalid";
       out->body = json;
+      out->release = geno_free;
       out->len = strlen(json);
     }
     return;
@@ -215,13 +218,14 @@ void srv_execute(const SrvConfig *cfg, geno_metrics *metrics, const SrvRequest *
       size_t n = srv_json_compact(json);
       if (req->endpoint == SRV_CHECK) n = check_shape(json, n);
       if (n > cfg->max_response) {
-        free(json);
+        geno_free(json);
         srv_log(SRV_LOG_WARNING, "Response exceeded configured limit path=%s", endpoint_path(req->endpoint));
         srv_error_reply(out, 413, "response_too_large", "response too large");
       } else {
         out->status = geno_result_ok(r) ? 200 : 400;
         out->outcome = geno_result_ok(r) ? "ok" : "run_error";
         out->body = json;
+        out->release = geno_free;
         out->len = n;
       }
     }

@@ -283,6 +283,64 @@ static void validate_refuses_cpu_seconds_and_duplicate_modules(void **state) {
   free(why);
 }
 
+/* Every entry point that takes a config validates it once, up front, with
+ * geno_config_validate's own message: the runs as E499, parse, check and
+ * the JavaScript compilers as E204. geno_parse, geno_check and the
+ * compilers used to take a NaN cpu_seconds, a duplicated module or a
+ * zero max_integer_bits without a word. Nothing is run or forked, and
+ * the monitor hears of it once. */
+static int entry_monitor_calls;
+static void entry_monitor(const geno_result *r, const char *op, void *ud) {
+  (void)r, (void)op, (void)ud;
+  entry_monitor_calls++;
+}
+
+static void every_entry_point_validates_its_config(void **state) {
+  (void)state;
+  static const char src[] = "func main() -> Int\n    return 1\nend func\n";
+  geno_module twice[2] = {{"Util", "export func f() -> Int\n    return 1\nend func\n", 45},
+                          {"Util", "export func f() -> Int\n    return 2\nend func\n", 45}};
+  for (int which = 0; which < 3; which++) {
+    geno_config c;
+    geno_config_init(&c);
+    if (which == 0) c.cpu_seconds = NAN;
+    if (which == 1) {
+      c.modules = twice;
+      c.nmodules = 2;
+    }
+    if (which == 2) c.max_integer_bits = 0;
+    c.monitor = entry_monitor;
+    char *why = geno_config_validate(&c);
+    assert_non_null(why);
+    for (int entry = 0; entry < 7; entry++) {
+      geno_result *r = NULL;
+      char *text = NULL;
+      size_t text_len = 99;
+      entry_monitor_calls = 0;
+      switch (entry) {
+      case 0: r = geno_run(src, strlen(src), "t.geno", &c); break;
+      case 1: r = geno_run_isolated(src, strlen(src), "t.geno", &c); break;
+      case 2: r = geno_parse(src, strlen(src), "t.geno", &c); break;
+      case 3: r = geno_check(src, strlen(src), "t.geno", &c); break;
+      case 4: r = geno_check_isolated(src, strlen(src), "t.geno", &c); break;
+      case 5: r = geno_compile_js(src, strlen(src), "t.geno", &c, 0, &text, &text_len); break;
+      case 6: r = geno_compile_html(src, strlen(src), "t.geno", &c, NULL, 100, 100, false, &text, &text_len); break;
+      }
+      assert_non_null(r);
+      if (geno_result_ok(r) || geno_result_diagnostic_count(r) != 1)
+        fail_msg("config %d, entry point %d: %d diagnostics (%s)", which, entry, (int)geno_result_diagnostic_count(r),
+                 unit_codes(r));
+      assert_string_equal(geno_result_diagnostic(r, 0)->code, entry < 2 ? "E499" : "E204");
+      assert_string_equal(geno_result_diagnostic(r, 0)->message, why);
+      assert_null(text);
+      if (entry < 5) assert_int_equal(entry_monitor_calls, 1); /* the compilers have no monitor call */
+      geno_result_free(r);
+    }
+    geno_free(why);
+    assert_true(unit_no_children());
+  }
+}
+
 /* Binary compatibility (geno.h): struct_size tells the library how much of
  * the caller's config exists; a config not from geno_config_init is
  * refused by every entry point with a diagnostic, never read blindly. */
@@ -389,6 +447,7 @@ static void alloc_and_free_cross_the_boundary(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(validate_refuses_cpu_seconds_and_duplicate_modules),
+      cmocka_unit_test(every_entry_point_validates_its_config),
       cmocka_unit_test(defaults_match_the_header),
       cmocka_unit_test(validate_null_is_valid),
       cmocka_unit_test(timeout_must_be_finite_and_non_negative),

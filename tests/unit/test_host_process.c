@@ -10,7 +10,7 @@
 
 #include "host/host.h"
 
-static geno_result *run(const char *source, double timeout, Host *h) {
+static geno_result *run_mode(const char *source, double timeout, Host *h, bool isolated) {
   HostOptions o = {.caps = GENO_CAP_PROCESS | GENO_CAP_PRINT, .timeout_s = timeout, .max_collection = 1000000,
                       .program_path = "p.geno"};
   char *err = NULL;
@@ -23,10 +23,13 @@ static geno_result *run(const char *source, double timeout, Host *h) {
   cfg.callbacks = h->callbacks;
   cfg.ncallbacks = h->ncallbacks;
   host_start_clock(h);
-  geno_result *r = geno_run(source, strlen(source), "p.geno", &cfg);
+  geno_result *r = isolated ? geno_run_isolated(source, strlen(source), "p.geno", &cfg)
+                            : geno_run(source, strlen(source), "p.geno", &cfg);
   assert_non_null(r);
   return r;
 }
+
+static geno_result *run(const char *source, double timeout, Host *h) { return run_mode(source, timeout, h, false); }
 
 static void nothing_left_behind(void **state) {
   (void)state;
@@ -93,6 +96,99 @@ static void process_group_killed_at_deadline(void **state) {
   assert_true(unit_no_children());
 }
 
+/* The pid a grandchild wrote to `path`, or 0 when it wrote none. */
+static pid_t pid_in(const char *path) {
+  FILE *f = fopen(path, "r");
+  int pid = 0;
+  if (f) {
+    if (fscanf(f, "%d", &pid) != 1) pid = 0;
+    fclose(f);
+  }
+  return (pid_t)pid;
+}
+
+/* True when pid is gone within about 2 s: reaped by the keeper, or (if
+ * it got away) nowhere to be found. A process that got away is killed
+ * here so that a failing test leaves nothing running. */
+static bool gone_soon(pid_t pid) {
+  for (int i = 0; i < 100; i++) {
+    if (kill(pid, 0) != 0 && errno == ESRCH) return true;
+    usleep(20000);
+  }
+  kill(pid, SIGKILL);
+  return false;
+}
+
+/* A process a program starts may leave a descendant in a new session
+ * (setsid), out of the child's process group and holding none of its
+ * pipes: the process call returns at once, and before the keeper (a
+ * child subreaper that sweeps after the child) that grandchild ran on
+ * after the run, a daemon of the program's making. Now it dies with the
+ * call, in-process and isolated alike (the process callbacks run in the
+ * host in both). */
+static void setsid_grandchild_dies_with_its_call(void **state) {
+  (void)state;
+  for (int isolated = 0; isolated < 2; isolated++) {
+    char pidfile[] = "/tmp/geno-host-setsid-XXXXXX";
+    int fd = mkstemp(pidfile);
+    assert_true(fd >= 0);
+    close(fd);
+    char src[1024];
+    /* the child waits until the grandchild has written its pid, then exits */
+    snprintf(src, sizeof src,
+             "func main() -> Int with process\n"
+             "    match spawn(\"/bin/sh\", [\"-c\", \"setsid /bin/sh -c 'echo $$ > %s; exec sleep 300' </dev/null >/dev/null 2>&1 & "
+             "while [ ! -s %s ]; do sleep 0.01; done\"]) with\n"
+             "    | Ok(r) -> return r.exit_code\n"
+             "    | Err(e) -> return -1\n"
+             "    end match\n"
+             "end func\n",
+             pidfile, pidfile);
+    Host h;
+    geno_result *r = run_mode(src, 20, &h, isolated);
+    if (!geno_result_ok(r)) fail_msg("%s", unit_message(r));
+    assert_string_equal(geno_result_value_text(r), "0");
+    geno_result_free(r);
+    host_free(&h);
+    pid_t grandchild = pid_in(pidfile);
+    unlink(pidfile);
+    assert_true(grandchild > 0);
+    if (!gone_soon(grandchild)) fail_msg("the setsid grandchild %d outlived its call (isolated: %d)", (int)grandchild, isolated);
+    assert_true(unit_no_children());
+  }
+}
+
+/* At the run's deadline the child's group is killed; a descendant in
+ * another session, holding the child's stdout open, is swept too. */
+static void setsid_grandchild_dies_at_the_deadline(void **state) {
+  (void)state;
+  for (int isolated = 0; isolated < 2; isolated++) {
+    char pidfile[] = "/tmp/geno-host-setsid-XXXXXX";
+    int fd = mkstemp(pidfile);
+    assert_true(fd >= 0);
+    close(fd);
+    char src[1024];
+    snprintf(src, sizeof src,
+             "func main() -> Unit with process\n"
+             "    let r = spawn(\"/bin/sh\", [\"-c\", \"setsid /bin/sh -c 'echo $$ > %s; exec sleep 300' & sleep 300\"])\n"
+             "end func\n",
+             pidfile);
+    Host h;
+    double t0 = host_now();
+    geno_result *r = run_mode(src, 1, &h, isolated);
+    double took = host_now() - t0;
+    assert_true(unit_has_code(r, 501));
+    assert_true(took < 10); /* not the 300 s the children wanted */
+    geno_result_free(r);
+    host_free(&h);
+    pid_t grandchild = pid_in(pidfile);
+    unlink(pidfile);
+    assert_true(grandchild > 0);
+    if (!gone_soon(grandchild)) fail_msg("the setsid grandchild %d outlived the deadline (isolated: %d)", (int)grandchild, isolated);
+    assert_true(unit_no_children());
+  }
+}
+
 static void unread_input_is_harmless(void **state) {
   (void)state;
   /* 5 MB of input to a program that exits at once: the write fails with
@@ -117,6 +213,8 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(nothing_left_behind),
       cmocka_unit_test(process_group_killed_at_deadline),
+      cmocka_unit_test(setsid_grandchild_dies_with_its_call),
+      cmocka_unit_test(setsid_grandchild_dies_at_the_deadline),
       cmocka_unit_test(unread_input_is_harmless),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
