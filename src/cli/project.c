@@ -212,6 +212,32 @@ static bool declared_files(CliProject *p, size_t *cap, char **err) {
   return true;
 }
 
+bool cli_open_program(const char *path, CliProgram *prog, CliProject *proj) {
+  memset(proj, 0, sizeof *proj);
+  if (cli_is_dir(path)) {
+    char *err = NULL;
+    if (!cli_project_open(path, proj, &err)) {
+      fprintf(stderr, "Error: %s\n", err ? err : "out of memory");
+      free(err);
+      memset(proj, 0, sizeof *proj);
+      return false;
+    }
+    path = proj->files[proj->entry].path;
+  }
+  if (!cli_load_program(path, prog, CLI_JSON_NONE)) {
+    cli_project_free(proj);
+    memset(proj, 0, sizeof *proj);
+    return false;
+  }
+  prog->project = proj->nfiles ? proj : NULL;
+  return true;
+}
+
+void cli_close_program(CliProgram *prog, CliProject *proj) {
+  cli_free_program(prog);
+  if (proj->nfiles) cli_project_free(proj);
+}
+
 /* Order the modules: dependencies first, ties by name. */
 static bool order_modules(CliProject *p, char **err) {
   size_t n = p->nfiles;
