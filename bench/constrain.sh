@@ -36,13 +36,18 @@ NODE_PATH="$tools/node_modules" node "$tools/export.js" o200k_base "$work" $file
 python3 - "$work" "${GENO_REF:-/work/ref}" <<'PY'
 import os, statistics, sys, time
 work, ref = sys.argv[1], sys.argv[2]
-feed = sorted(float(l.split()[1]) for l in open(f"{work}/times") if l.startswith("feed"))
-mask = sorted(float(l.split()[1]) for l in open(f"{work}/times") if l.startswith("mask"))
+rows = [l.split() for l in open(f"{work}/times")]
+feed = sorted(float(r[1]) for r in rows if r[0] == "feed")
+mask = sorted(float(r[1]) for r in rows if r[0] == "mask")
+feed_cpu = sorted(float(r[2]) for r in rows if r[0] == "feed")
+mask_cpu = sorted(float(r[4]) for r in rows if r[0] == "mask")
 def pct(xs, p): return xs[min(len(xs) - 1, int(len(xs) * p))]
-print(f"feed: {len(feed)} tokens, median {statistics.median(feed):.2f} us, mean {statistics.mean(feed):.2f} us, "
-      f"p99 {pct(feed, .99):.2f} us")
-print(f"mask: {len(mask)} masks, median {statistics.median(mask):.0f} us, mean {statistics.mean(mask):.0f} us, "
-      f"p90 {pct(mask, .90):.0f} us, p99 {pct(mask, .99):.0f} us")
+for what, xs in (("wall", feed), ("cpu", feed_cpu)):
+    print(f"feed ({what}): {len(xs)} tokens, median {statistics.median(xs):.2f} us, mean {statistics.mean(xs):.2f} us, "
+          f"p99 {pct(xs, .99):.2f} us")
+for what, xs in (("wall", mask), ("cpu", mask_cpu)):
+    print(f"mask ({what}): {len(xs)} masks, median {statistics.median(xs):.0f} us, mean {statistics.mean(xs):.0f} us, "
+          f"p90 {pct(xs, .90):.0f} us, p99 {pct(xs, .99):.0f} us")
 if not os.path.isdir(os.path.join(ref, "geno")):
     print("reference: skipped (no GENO_REF)")
     sys.exit(0)

@@ -16,7 +16,8 @@ Names: :func:`run`, :func:`check`, :func:`run_path`, :func:`check_path`,
 :class:`Diagnostic`, :class:`ErrorCode`, :class:`Severity`, the monitoring
 classes (:class:`RuntimeMetricsCollector` ...), and geno-c's additions
 :func:`run_isolated` with :class:`SandboxConfig`; :func:`constrain_prefix` and
-:func:`validate_prefix` for constrained decoding.
+:func:`validate_prefix` for constrained decoding, with :class:`Session` and
+:class:`Vocabulary` for exact token masks.
 """
 from . import _geno
 from .values import (ArrayValue, ConstructorValue, FunctionValue, MutableMapValue, OpaqueValue, SetValue,
@@ -27,7 +28,7 @@ _geno.register_types(ConstructorValue, ArrayValue, VecValue, SetValue, MutableMa
 
 from .api import (CheckResult, RunConfig, RunResult, SandboxConfig, Timing, check, check_path,  # noqa: E402
                   run, run_isolated, run_path)
-from .constraints import AllowedNext, ConstraintResult, constrain_prefix, validate_prefix  # noqa: E402
+from .constraints import AllowedNext, ConstraintResult, Session, Vocabulary, constrain_prefix, validate_prefix  # noqa: E402
 from .diagnostics import Diagnostic, ErrorCode, Severity  # noqa: E402
 from .monitoring import (BenchmarkValidationState, BuildInfo, HealthCheck, HealthReport,  # noqa: E402
                          MetricsSnapshot, RunMetrics, RunOutcome, RuntimeMetricsCollector)
@@ -44,7 +45,7 @@ globals().update({code.value: code.value for code in ErrorCode})
 __all__ = [
     "__version__", "LANGUAGE_VERSION",
     "run", "run_path", "check", "check_path", "run_isolated", "constrain_prefix", "validate_prefix",
-    "ConstraintResult", "AllowedNext",
+    "ConstraintResult", "AllowedNext", "Session", "Vocabulary",
     "RunConfig", "SandboxConfig", "RunResult", "CheckResult", "Timing",
     "Diagnostic", "ErrorCode", "Severity", "SourceLocation",
     "BenchmarkValidationState", "BuildInfo", "HealthCheck", "HealthReport", "MetricsSnapshot",

@@ -765,6 +765,228 @@ static PyObject *py_constrain_prefix(PyObject *mod, PyObject *arg) {
   return out;
 }
 
+/* ------------------------------------------------------------------------ */
+/* Constrained decoding: sessions and vocabularies (geno_constrain_*)        */
+/* ------------------------------------------------------------------------ */
+
+typedef struct {
+  PyObject_HEAD
+  geno_constrain_vocab *v;
+} VocabObject;
+
+static int vocab_init(VocabObject *self, PyObject *args, PyObject *kw) {
+  static char *kwlist[] = {"tokens", NULL};
+  PyObject *seq;
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "O:ConstrainVocab", kwlist, &seq)) return -1;
+  PyObject *fast = PySequence_Fast(seq, "tokens must be a sequence of bytes");
+  if (!fast) return -1;
+  Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
+  const char **toks = PyMem_Malloc((size_t)(n ? n : 1) * sizeof *toks);
+  size_t *lens = PyMem_Malloc((size_t)(n ? n : 1) * sizeof *lens);
+  int rc = -1;
+  if (!toks || !lens) {
+    PyErr_NoMemory();
+    goto out;
+  }
+  for (Py_ssize_t i = 0; i < n; i++) {
+    PyObject *t = PySequence_Fast_GET_ITEM(fast, i);
+    char *b;
+    Py_ssize_t len;
+    if (!PyBytes_Check(t) || PyBytes_AsStringAndSize(t, &b, &len) < 0) {
+      if (!PyErr_Occurred())
+        PyErr_Format(PyExc_TypeError, "token %zd must be bytes, not %.100s", i, Py_TYPE(t)->tp_name);
+      goto out;
+    }
+    toks[i] = b;
+    lens[i] = (size_t)len;
+  }
+  geno_constrain_vocab *v;
+  Py_BEGIN_ALLOW_THREADS
+  v = geno_constrain_vocab_new(toks, lens, (size_t)n);
+  Py_END_ALLOW_THREADS
+  if (!v) {
+    PyErr_NoMemory();
+    goto out;
+  }
+  geno_constrain_vocab_free(self->v);
+  self->v = v;
+  rc = 0;
+out:
+  PyMem_Free(toks);
+  PyMem_Free(lens);
+  Py_DECREF(fast);
+  return rc;
+}
+
+static void vocab_dealloc(VocabObject *self) {
+  geno_constrain_vocab_free(self->v);
+  Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static Py_ssize_t vocab_len(VocabObject *self) { return (Py_ssize_t)geno_constrain_vocab_size(self->v); }
+
+static PySequenceMethods vocab_as_sequence = {.sq_length = (lenfunc)vocab_len};
+
+static PyTypeObject VocabType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "geno._geno.ConstrainVocab",
+    .tp_basicsize = sizeof(VocabObject),
+    .tp_dealloc = (destructor)vocab_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "ConstrainVocab(tokens: sequence of bytes): a model's vocabulary for token masks "
+              "(geno_constrain_vocab; immutable, shareable between threads).",
+    .tp_as_sequence = &vocab_as_sequence,
+    .tp_init = (initproc)vocab_init,
+    .tp_new = PyType_GenericNew,
+};
+
+typedef struct {
+  PyObject_HEAD
+  geno_constrain *s;
+  int busy; /* a call that released the GIL is using s */
+} SessionObject;
+
+static PyTypeObject SessionType;
+
+static int session_init(SessionObject *self, PyObject *args, PyObject *kw) {
+  static char *kwlist[] = {NULL};
+  if (!PyArg_ParseTupleAndKeywords(args, kw, ":ConstrainSession", kwlist)) return -1;
+  if (self->busy) {
+    PyErr_SetString(PyExc_RuntimeError, "ConstrainSession is in use by another thread");
+    return -1;
+  }
+  geno_constrain_free(self->s);
+  if (!(self->s = geno_constrain_new())) {
+    PyErr_NoMemory();
+    return -1;
+  }
+  return 0;
+}
+
+static void session_dealloc(SessionObject *self) {
+  geno_constrain_free(self->s);
+  Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+/* The session, marked in use; NULL with an exception when it cannot be. */
+static geno_constrain *session_take(SessionObject *self) {
+  if (!self->s) {
+    PyErr_SetString(PyExc_RuntimeError, "ConstrainSession was not initialised");
+    return NULL;
+  }
+  if (self->busy) {
+    PyErr_SetString(PyExc_RuntimeError, "ConstrainSession is in use by another thread");
+    return NULL;
+  }
+  self->busy = 1;
+  return self->s;
+}
+
+static PyObject *session_feed(SessionObject *self, PyObject *arg) {
+  Py_buffer buf;
+  if (PyObject_GetBuffer(arg, &buf, PyBUF_SIMPLE) < 0) return NULL;
+  geno_constrain *s = session_take(self);
+  if (!s) {
+    PyBuffer_Release(&buf);
+    return NULL;
+  }
+  bool ok;
+  Py_BEGIN_ALLOW_THREADS
+  ok = geno_constrain_feed(s, buf.buf, (size_t)buf.len);
+  Py_END_ALLOW_THREADS
+  self->busy = 0;
+  PyBuffer_Release(&buf);
+  return PyBool_FromLong(ok);
+}
+
+static PyObject *session_state(SessionObject *self, PyObject *unused) {
+  (void)unused;
+  geno_constrain *s = session_take(self);
+  if (!s) return NULL;
+  geno_constrain_status st = geno_constrain_state(s);
+  self->busy = 0;
+  return PyLong_FromLong((long)st);
+}
+
+static PyObject *session_error(SessionObject *self, PyObject *unused) {
+  (void)unused;
+  geno_constrain *s = session_take(self);
+  if (!s) return NULL;
+  const char *e = geno_constrain_error(s);
+  self->busy = 0;
+  if (!e) Py_RETURN_NONE;
+  return PyUnicode_DecodeUTF8(e, (Py_ssize_t)strlen(e), "replace");
+}
+
+static PyObject *session_clone(SessionObject *self, PyObject *unused) {
+  (void)unused;
+  geno_constrain *s = session_take(self);
+  if (!s) return NULL;
+  geno_constrain *c = geno_constrain_clone(s);
+  self->busy = 0;
+  if (!c) return PyErr_NoMemory();
+  SessionObject *o = PyObject_New(SessionObject, &SessionType);
+  if (!o) {
+    geno_constrain_free(c);
+    return NULL;
+  }
+  o->s = c;
+  o->busy = 0;
+  return (PyObject *)o;
+}
+
+/* mask(vocab) -> bytes: bit i (byte i // 8, bit i % 8) set when token i
+ * keeps the text valid. */
+static PyObject *session_mask(SessionObject *self, PyObject *arg) {
+  if (!PyObject_TypeCheck(arg, &VocabType) || !((VocabObject *)arg)->v) {
+    PyErr_SetString(PyExc_TypeError, "mask() needs an initialised ConstrainVocab");
+    return NULL;
+  }
+  const geno_constrain_vocab *v = ((VocabObject *)arg)->v;
+  size_t n = geno_constrain_vocab_size(v), words = (n + 63) / 64;
+  uint64_t *bits = PyMem_Malloc((words ? words : 1) * sizeof *bits);
+  if (!bits) return PyErr_NoMemory();
+  geno_constrain *s = session_take(self);
+  if (!s) {
+    PyMem_Free(bits);
+    return NULL;
+  }
+  Py_INCREF(arg); /* the vocabulary outlives the call */
+  Py_BEGIN_ALLOW_THREADS
+  geno_constrain_mask(s, v, bits);
+  Py_END_ALLOW_THREADS
+  self->busy = 0;
+  Py_DECREF(arg);
+  PyObject *out = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)((n + 7) / 8));
+  if (out) {
+    unsigned char *p = (unsigned char *)PyBytes_AS_STRING(out);
+    for (size_t i = 0; i < (n + 7) / 8; i++) p[i] = (unsigned char)(bits[i / 8] >> (8 * (i % 8)));
+  }
+  PyMem_Free(bits);
+  return out;
+}
+
+static PyMethodDef session_methods[] = {
+    {"feed", (PyCFunction)session_feed, METH_O, "feed(data: bytes) -> bool: append; whether the text is still valid."},
+    {"state", (PyCFunction)session_state, METH_NOARGS, "state() -> int: 0 invalid, 1 valid, 2 complete."},
+    {"error", (PyCFunction)session_error, METH_NOARGS, "error() -> str | None: why the text became invalid."},
+    {"clone", (PyCFunction)session_clone, METH_NOARGS, "clone() -> ConstrainSession: an independent copy."},
+    {"mask", (PyCFunction)session_mask, METH_O,
+     "mask(vocab) -> bytes: the tokens that keep the text valid, bit i of byte i//8 for token 8*(i//8)+i%8."},
+    {NULL},
+};
+
+static PyTypeObject SessionType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "geno._geno.ConstrainSession",
+    .tp_basicsize = sizeof(SessionObject),
+    .tp_dealloc = (destructor)session_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "ConstrainSession(): an incremental constrained-decoding session (geno_constrain; one thread at "
+              "a time).",
+    .tp_methods = session_methods,
+    .tp_init = (initproc)session_init,
+    .tp_new = PyType_GenericNew,
+};
+
 /* Converts a Python value to Geno and back: what a host callback's result
  * becomes inside a program, for tests and for checking a value early. */
 static PyObject *py_roundtrip(PyObject *mod, PyObject *arg) {
@@ -1016,7 +1238,9 @@ static struct PyModuleDef module_def = {
 };
 
 PyMODINIT_FUNC PyInit__geno(void) {
-  if (PyType_Ready(&ResultType) < 0 || PyType_Ready(&MetricsType) < 0) return NULL;
+  if (PyType_Ready(&ResultType) < 0 || PyType_Ready(&MetricsType) < 0 || PyType_Ready(&VocabType) < 0 ||
+      PyType_Ready(&SessionType) < 0)
+    return NULL;
   PyObject *m = PyModule_Create(&module_def);
   if (!m) return NULL;
   PyObject *caps = PyDict_New();
@@ -1028,6 +1252,8 @@ PyMODINIT_FUNC PyInit__geno(void) {
   if (!caps || PyModule_AddObjectRef(m, "CAPABILITIES", caps) < 0 ||
       PyModule_AddObjectRef(m, "Result", (PyObject *)&ResultType) < 0 ||
       PyModule_AddObjectRef(m, "Metrics", (PyObject *)&MetricsType) < 0 ||
+      PyModule_AddObjectRef(m, "ConstrainVocab", (PyObject *)&VocabType) < 0 ||
+      PyModule_AddObjectRef(m, "ConstrainSession", (PyObject *)&SessionType) < 0 ||
       PyModule_AddStringConstant(m, "LIBRARY_VERSION", GENO_VERSION) < 0 ||
       PyModule_AddStringConstant(m, "LANGUAGE_VERSION", GENO_LANGUAGE_VERSION) < 0 ||
       PyModule_AddIntConstant(m, "VALUE_MAX_DEPTH", GENO_VALUE_MAX_DEPTH) < 0) {

@@ -1157,6 +1157,7 @@ static bool probe2(Sess *S, int k1, int k2, bool nl, int32_t col) {
   return ok;
 }
 
+/* In alphabetical order (keyword_of and name_viable rely on it). */
 static const char *const kw_text[] = {
     "and",  "assert", "async", "await", "break", "catch", "continue", "do",     "else",   "end",
     "ensures", "example", "export", "false", "fn", "for", "func", "if", "impl", "import", "in",
@@ -1167,9 +1168,8 @@ _Static_assert(sizeof kw_text / sizeof *kw_text == TOK_LAST_KEYWORD - TOK_FIRST_
 
 static int keyword_of(const char *s, uint32_t n) {
   if (n < 2 || n > 8) return -1;
-  for (int i = 0; i <= TOK_LAST_KEYWORD - TOK_FIRST_KEYWORD; i++)
-    if (kw_text[i][0] == s[0] && strlen(kw_text[i]) == n && memcmp(kw_text[i], s, n) == 0)
-      return TOK_FIRST_KEYWORD + i;
+  for (int i = 0; i <= TOK_LAST_KEYWORD - TOK_FIRST_KEYWORD && kw_text[i][0] <= s[0]; i++)
+    if (kw_text[i][0] == s[0] && strncmp(kw_text[i], s, n) == 0 && kw_text[i][n] == '\0') return TOK_FIRST_KEYWORD + i;
   return -1;
 }
 
@@ -1192,11 +1192,12 @@ static bool name_viable(Sess *S, const Level *L) {
     if (n <= pc->need_len && memcmp(s, want, n) == 0) return true;
   }
   if (n > 8 || s[0] == '_') return false;
-  for (int i = 0; i <= TOK_LAST_KEYWORD - TOK_FIRST_KEYWORD; i++) {
-    const char *w = kw_text[i];
-    if (w[0] == s[0] && strncmp(w, s, n) == 0 && strlen(w) >= n &&
-        probe(S, TOK_FIRST_KEYWORD + i, L->tok_nl, L->tok_col, NULL))
-      return true;
+  for (int i = 0; i <= TOK_LAST_KEYWORD - TOK_FIRST_KEYWORD && kw_text[i][0] <= s[0]; i++) {
+    const char *w = kw_text[i]; /* alphabetical: only the ones with s's first letter */
+    if (w[0] != s[0]) continue;
+    uint32_t j = 1;
+    while (j < n && w[j] == s[j]) j++;
+    if (j == n && probe(S, TOK_FIRST_KEYWORD + i, L->tok_nl, L->tok_col, NULL)) return true;
   }
   return false;
 }
@@ -1757,95 +1758,120 @@ const char *geno_constrain_error(const geno_constrain *S) {
 
 #define NIL UINT32_MAX
 
+/* A token is split into a head and a tail: the tail is its last word (a
+ * maximal run of name bytes at its end, of one class below), the head the
+ * bytes before it. A trie is built over heads, and each head's tails hang
+ * below one marker edge per class, so that a mask decides all the tails of
+ * a class at once where their spelling cannot matter (a fresh name where
+ * any name is accepted, a type name, digits, letters inside a string or a
+ * comment) and walks them byte by byte only where it can (keywords). */
+enum { TAIL_LOWER, TAIL_UPPER, TAIL_DIGITS, TAIL__COUNT };
+#define LAB_MARK 256 /* edge label of a marker: LAB_MARK + class */
+#define TAIL_MAX_DIGITS 100 /* longer digit runs stay in the head (1000-digit limit) */
+#define BIG_RANGE 2048 /* subtrees with this many tokens keep a bitset */
+
 typedef struct Trie {
-  uint32_t *first, *sib, *tok_head; /* per node */
-  uint8_t *byte;                    /* per node: the edge into it */
+  uint32_t *first, *sib; /* per node: first child, next sibling (labels ascending) */
+  uint16_t *lab;         /* per node: the edge into it (a byte, or LAB_MARK + class) */
+  uint32_t *lo, *hi;     /* per node: its subtree's tokens are tok[lo..hi) */
+  uint32_t *nend;        /* per node: tokens ending here: tok[lo..lo+nend) */
+  uint32_t *big;         /* per node: index into bigset, or NIL */
   uint32_t nnodes, cap;
-  uint32_t *tok_next;               /* per token: tokens ending at the same node */
+  uint32_t *tok;         /* token ids in trie order */
+  uint64_t **bigset;     /* bitsets of the subtrees with BIG_RANGE tokens or more */
+  uint32_t nbig;
 } Trie;
 
-/* How a token reads from between tokens (the fast paths of the mask). */
-enum {
-  G_WS,        /* blanks and line ends only: always fine between tokens */
-  G_LOWER_WS,  /* blanks, then a name starting in lower case or '_' */
-  G_UPPER_WS,  /* blanks, then a name starting in upper case */
-  G_DIGITS_WS, /* blanks, then digits */
-  G_LOWER_0, G_UPPER_0, G_DIGITS_0, /* the same without blanks */
-  G_OTHER_ID0, /* starts with a name or digit byte, but is more than a word */
-  G_OTHER,     /* anything else */
-  G__COUNT
-};
 /* Tokens that stay inside a literal or comment (no byte that could end
  * it or be an error there, valid UTF-8 from a boundary). */
 enum { SAFE_STR, SAFE_TSTR, SAFE_FSTR, SAFE_LINE, SAFE_BLOCK, SAFE__COUNT };
 
 struct geno_constrain_vocab {
-  size_t n, words;  /* tokens; 64-bit words of a bitset */
-  char *bytes;      /* all tokens, concatenated */
+  size_t n, words; /* tokens; 64-bit words of a bitset */
+  char *bytes;     /* all tokens, concatenated */
   size_t *off, *len;
-  Trie trie;        /* all tokens */
-  uint64_t *group[G__COUNT];    /* bitsets */
+  uint32_t *split;  /* per token: where its tail begins (len: no tail) */
+  uint8_t *tclass;  /* per token: TAIL_* of its tail */
+  Trie trie;        /* all tokens but the code-dead and blank ones */
+  Trie t_dead;      /* the code-dead tokens (see code_dead) */
+  Trie t_blank;     /* the non-empty tokens of blanks and line ends only */
+  uint64_t *blank;  /* bitset of the same */
   uint64_t *safe[SAFE__COUNT];  /* bitsets */
-  Trie t_other_id0, t_other, t_lower, t_idchars, t_lower_ws_upper_ws_digits_ws;
-  Trie t_unsafe[SAFE__COUNT];
+  /* The tokens outside each safe set: those that leave the literal or
+   * comment at their first byte (t_unsafe_0, walked whole), and those
+   * that read some text first (t_unsafe_1, keyed by the rest, from where
+   * it leaves: their text changes nothing the rest could see) */
+  Trie t_unsafe_0[SAFE__COUNT], t_unsafe_1[SAFE__COUNT];
+  uint32_t *skip;   /* while building t_unsafe_1: bytes of text per token */
 };
 
 static bool trie_grow(Trie *T) {
-  if (!T->tok_next) return false;
   uint32_t cap = T->cap ? T->cap * 2 : 1024;
-  uint32_t *a = realloc(T->first, cap * sizeof *a);
-  if (!a) return false;
-  T->first = a;
-  a = realloc(T->sib, cap * sizeof *a);
-  if (!a) return false;
-  T->sib = a;
-  a = realloc(T->tok_head, cap * sizeof *a);
-  if (!a) return false;
-  T->tok_head = a;
-  uint8_t *b = realloc(T->byte, cap);
-  if (!b) return false;
-  T->byte = b;
+  uint32_t **arrays[] = {&T->first, &T->sib, &T->lo, &T->hi, &T->nend, &T->big};
+  for (size_t i = 0; i < sizeof arrays / sizeof *arrays; i++) {
+    uint32_t *a = realloc(*arrays[i], cap * sizeof *a);
+    if (!a) return false;
+    *arrays[i] = a;
+  }
+  uint16_t *l = realloc(T->lab, cap * sizeof *l);
+  if (!l) return false;
+  T->lab = l;
   T->cap = cap;
   return true;
 }
 
-static uint32_t trie_node(Trie *T, uint8_t byte) {
+static uint32_t trie_node(Trie *T, uint16_t lab, uint32_t lo) {
   if (T->nnodes == T->cap && !trie_grow(T)) return NIL;
   uint32_t i = T->nnodes++;
-  T->first[i] = T->sib[i] = T->tok_head[i] = NIL;
-  T->byte[i] = byte;
+  T->first[i] = T->sib[i] = T->big[i] = NIL;
+  T->lab[i] = lab;
+  T->lo[i] = T->hi[i] = lo;
+  T->nend[i] = 0;
   return i;
 }
 
-static const geno_constrain_vocab *sort_vocab;
-static int cmp_tok(const void *a, const void *b) {
-  const geno_constrain_vocab *V = sort_vocab;
-  size_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
-  size_t n = V->len[i] < V->len[j] ? V->len[i] : V->len[j];
-  int c = memcmp(V->bytes + V->off[i], V->bytes + V->off[j], n);
-  if (c) return c;
-  return V->len[i] < V->len[j] ? -1 : V->len[i] > V->len[j];
+/* The label of a token's d-th edge (head bytes, marker, tail bytes). */
+static uint16_t tok_label(const geno_constrain_vocab *V, uint32_t i, size_t d) {
+  if (V->skip) d += V->skip[i];
+  const unsigned char *s = (const unsigned char *)V->bytes + V->off[i];
+  size_t k = V->split[i];
+  if (d < k) return s[d];
+  if (d == k) return (uint16_t)(LAB_MARK + V->tclass[i]);
+  return s[d - 1];
+}
+static size_t tok_labels(const geno_constrain_vocab *V, uint32_t i) {
+  return V->len[i] + (V->split[i] < V->len[i]) - (V->skip ? V->skip[i] : 0);
 }
 
-/* Insert tokens in sorted order: a node's children are then made in byte
- * order and the path of the previous token is the only one that can be
- * shared, so the trie is built without searching sibling lists. */
-static bool trie_build(geno_constrain_vocab *V, Trie *T, const uint32_t *order, size_t n) {
-  T->tok_next = malloc((V->n ? V->n : 1) * sizeof *T->tok_next);
-  if (!T->tok_next || trie_node(T, 0) == NIL) return false;
-  uint32_t *path = malloc((size_t)(1 + 64) * sizeof *path);
-  size_t path_cap = 64, plen = 0; /* path[0] = root, path[d] = node at depth d of the previous token */
+static int cmp_tok(const void *a, const void *b, void *vocab) {
+  const geno_constrain_vocab *V = vocab;
+  uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
+  size_t ni = tok_labels(V, i), nj = tok_labels(V, j);
+  for (size_t d = 0; d < ni && d < nj; d++) {
+    uint16_t x = tok_label(V, i, d), y = tok_label(V, j, d);
+    if (x != y) return x < y ? -1 : 1;
+  }
+  if (ni != nj) return ni < nj ? -1 : 1;
+  return i < j ? -1 : i > j;
+}
+
+/* Insert tokens in label order: a node's children are then made in label
+ * order, the path of the previous token is the only one that can be
+ * shared, and every subtree's tokens are consecutive in T->tok. */
+static bool trie_build(const geno_constrain_vocab *V, Trie *T, const uint32_t *order, size_t n) {
+  T->tok = malloc((n ? n : 1) * sizeof *T->tok);
+  if (!T->tok || trie_node(T, 0, 0) == NIL) return false;
+  size_t path_cap = 64, plen = 0; /* path[d]: node at depth d of the previous token */
+  uint32_t *path = malloc(path_cap * sizeof *path);
   if (!path) return false;
   path[0] = 0;
-  const char *prev = NULL;
-  size_t prev_len = 0;
+  uint32_t prev = NIL;
   for (size_t r = 0; r < n; r++) {
     uint32_t i = order[r];
-    const char *s = V->bytes + V->off[i];
-    size_t len = V->len[i];
-    size_t common = 0;
-    if (prev)
-      while (common < len && common < prev_len && common < plen && s[common] == prev[common]) common++;
+    T->tok[r] = i;
+    size_t len = tok_labels(V, i), common = 0;
+    if (prev != NIL)
+      while (common < len && common < plen && tok_label(V, i, common) == tok_label(V, prev, common)) common++;
     if (len + 1 > path_cap) {
       size_t nc = (len + 1) * 2;
       uint32_t *p = realloc(path, nc * sizeof *p);
@@ -1855,9 +1881,9 @@ static bool trie_build(geno_constrain_vocab *V, Trie *T, const uint32_t *order, 
     }
     for (size_t d = common; d < len; d++) {
       uint32_t parent = path[d];
-      uint32_t c = trie_node(T, (uint8_t)s[d]);
+      uint32_t c = trie_node(T, tok_label(V, i, d), (uint32_t)r);
       if (c == NIL) return free(path), false;
-      /* append as the last child (children arrive in byte order) */
+      /* append as the last child (children arrive in label order) */
       if (T->first[parent] == NIL) {
         T->first[parent] = c;
       } else {
@@ -1867,68 +1893,77 @@ static bool trie_build(geno_constrain_vocab *V, Trie *T, const uint32_t *order, 
       }
       path[d + 1] = c;
     }
+    for (size_t d = 0; d <= len; d++) T->hi[path[d]] = (uint32_t)r + 1;
+    T->nend[path[len]]++;
     plen = len;
-    uint32_t end = path[len];
-    T->tok_next[i] = T->tok_head[end];
-    T->tok_head[end] = i;
-    prev = s;
-    prev_len = len;
+    prev = i;
   }
   free(path);
+  /* bitsets for the big subtrees (the ones a mask takes whole) */
+  for (uint32_t x = 0; x < T->nnodes; x++) {
+    if (T->hi[x] - T->lo[x] < BIG_RANGE || T->lab[x] < LAB_MARK) continue;
+    uint64_t **p = realloc(T->bigset, (T->nbig + 1) * sizeof *p);
+    if (!p) return false;
+    T->bigset = p;
+    uint64_t *b = calloc(V->words ? V->words : 1, sizeof *b);
+    if (!b) return false;
+    for (uint32_t r = T->lo[x]; r < T->hi[x]; r++) b[T->tok[r] >> 6] |= 1ull << (T->tok[r] & 63);
+    T->bigset[T->nbig] = b;
+    T->big[x] = T->nbig++;
+  }
   return true;
 }
 
 static void trie_free(Trie *T) {
-  free(T->tok_next);
+  free(T->tok);
   free(T->first);
   free(T->sib);
-  free(T->tok_head);
-  free(T->byte);
+  free(T->lab);
+  free(T->lo);
+  free(T->hi);
+  free(T->nend);
+  free(T->big);
+  for (uint32_t i = 0; i < T->nbig; i++) free(T->bigset[i]);
+  free(T->bigset);
 }
 
-static bool blank_byte(unsigned c) { return c == ' ' || c == '\t'; }
-
-/* The group of a token (see G_*). */
-static int token_group(const unsigned char *t, size_t n) {
-  size_t i = 0;
-  while (i < n && blank_byte(t[i])) i++;
-  bool ws = i > 0;
-  if (i == n) {
-    if (!n) return G_OTHER;
-    return G_WS;
+/* Where the tail of a token begins and its class (split == n: no tail). */
+static size_t token_split(const unsigned char *t, size_t n, uint8_t *cls) {
+  size_t j = n;
+  while (j > 0 && is_idchar(t[j - 1])) j--;
+  if (j == n) return n;
+  if (is_digit(t[j])) {
+    for (size_t k = j; k < n; k++)
+      if (!is_digit(t[k])) return n;
+    if (n - j > TAIL_MAX_DIGITS) return n;
+    *cls = TAIL_DIGITS;
+  } else {
+    *cls = is_upper(t[j]) ? TAIL_UPPER : TAIL_LOWER;
   }
-  size_t j = i;
-  while (j < n && (t[j] == ' ' || t[j] == '\t' || t[j] == '\n' || t[j] == '\r')) j++;
-  if (j == n) return G_WS; /* blanks and line ends */
-  if (is_idchar(t[i])) {
-    bool digits = is_digit(t[i]);
-    for (j = i; j < n; j++)
-      if (!(digits ? is_digit(t[j]) : is_idchar(t[j]))) break;
-    if (j == n) {
-      int g = digits ? G_DIGITS_0 : is_upper(t[i]) ? G_UPPER_0 : G_LOWER_0;
-      return ws ? g - 3 : g; /* G_x_WS = G_x_0 - 3 */
-    }
-    return ws ? G_OTHER : G_OTHER_ID0;
-  }
-  return G_OTHER;
+  return j;
 }
 
-/* Whether the token stays inside a literal or comment of kind `k`. */
-static bool token_safe(const unsigned char *t, size_t n, int k) {
+/* How many bytes of the token stay inside a literal or comment of kind
+ * `k`, read from a character boundary (n: all of them). With `plain`,
+ * the text part ends at a line end too, and a character counts only
+ * once it is whole. */
+static size_t token_text(const unsigned char *t, size_t n, int k, bool plain) {
   int need = 0;
   unsigned lo = 0x80, hi = 0xBF;
+  size_t whole = 0;
   for (size_t i = 0; i < n; i++) {
     unsigned c = t[i];
-    if (c == 0) return false;
+    if (c == 0) return plain ? whole : i;
+    if (plain && (c == '\n' || c == '\r')) return whole;
     switch (k) {
-    case SAFE_STR: if (c == '"' || c == '\\' || c == '\n' || c == '\r') return false; break;
-    case SAFE_TSTR: if (c == '"') return false; break;
-    case SAFE_FSTR: if (c == '"' || c == '\\' || c == '\n' || c == '\r' || c == '{') return false; break;
-    case SAFE_LINE: if (c == '\n' || c == '\r') return false; break;
-    default: if (c == '*') return false; break;
+    case SAFE_STR: if (c == '"' || c == '\\' || c == '\n' || c == '\r') return plain ? whole : i; break;
+    case SAFE_TSTR: if (c == '"') return plain ? whole : i; break;
+    case SAFE_FSTR: if (c == '"' || c == '\\' || c == '\n' || c == '\r' || c == '{') return plain ? whole : i; break;
+    case SAFE_LINE: if (c == '\n' || c == '\r') return plain ? whole : i; break;
+    default: if (c == '*') return plain ? whole : i; break;
     }
     if (need) {
-      if (c < lo || c > hi) return false;
+      if (c < lo || c > hi) return plain ? whole : i;
       need--;
       lo = 0x80;
       hi = 0xBF;
@@ -1940,35 +1975,45 @@ static bool token_safe(const unsigned char *t, size_t n, int k) {
       else if (c == 0xF0) need = 3, lo = 0x90;
       else if (c >= 0xF1 && c <= 0xF3) need = 3;
       else if (c == 0xF4) need = 3, hi = 0x8F;
-      else return false;
+      else return plain ? whole : i;
     }
+    if (!need) whole = i + 1;
   }
-  return true;
+  return n;
 }
 
-static bool subset_trie(geno_constrain_vocab *V, Trie *T, const uint32_t *order, uint32_t *tmp,
-                        bool (*keep)(const geno_constrain_vocab *, uint32_t, int), int arg) {
-  size_t m = 0;
-  for (size_t r = 0; r < V->n; r++)
-    if (keep(V, order[r], arg)) tmp[m++] = order[r];
-  return trie_build(V, T, tmp, m);
+/* Contains "else" (whose column the recognizer keeps). */
+static bool has_else(const unsigned char *t, size_t n) {
+  for (size_t i = 0; i + 4 <= n; i++)
+    if (memcmp(t + i, "else", 4) == 0) return true;
+  return false;
 }
 
+/* Whether the token stays inside a literal or comment of kind `k`. */
+static bool token_safe(const unsigned char *t, size_t n, int k) {
+  return token_text(t, n, k, false) == n;
+}
 static bool bit(const uint64_t *b, size_t i) { return (b[i >> 6] >> (i & 63)) & 1; }
-static bool keep_group(const geno_constrain_vocab *V, uint32_t i, int g) { return bit(V->group[g], i); }
-static bool keep_lower(const geno_constrain_vocab *V, uint32_t i, int g) {
-  (void)g;
-  return bit(V->group[G_LOWER_WS], i) || bit(V->group[G_LOWER_0], i);
+
+/* Blanks and line ends only (not empty). */
+static bool blank_token(const unsigned char *t, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    if (t[i] != ' ' && t[i] != '\t' && t[i] != '\n' && t[i] != '\r') return false;
+  return n > 0;
 }
-static bool keep_idchars(const geno_constrain_vocab *V, uint32_t i, int g) {
-  (void)g;
-  return bit(V->group[G_LOWER_0], i) || bit(V->group[G_UPPER_0], i) || bit(V->group[G_DIGITS_0], i);
+
+/* A token that fails whenever it is read from code (lexer modes between
+ * tokens, in a name, a number or an operator): a non-ASCII byte comes
+ * before any byte that could leave code (a quote, a slash, or the `}` of
+ * an interpolation), and code has no place for it. Most of a large
+ * vocabulary's words of other languages are such tokens. */
+static bool code_dead(const unsigned char *t, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    if (t[i] == '"' || t[i] == '/' || t[i] == '}') return false;
+    if (t[i] >= 0x80) return true;
+  }
+  return false;
 }
-static bool keep_words_ws(const geno_constrain_vocab *V, uint32_t i, int g) {
-  (void)g;
-  return bit(V->group[G_LOWER_WS], i) || bit(V->group[G_UPPER_WS], i) || bit(V->group[G_DIGITS_WS], i);
-}
-static bool keep_unsafe(const geno_constrain_vocab *V, uint32_t i, int k) { return !bit(V->safe[k], i); }
 
 geno_constrain_vocab *geno_constrain_vocab_new(const char *const *tokens, const size_t *lens, size_t n) {
   geno_constrain_vocab *V = calloc(1, sizeof *V);
@@ -1980,43 +2025,76 @@ geno_constrain_vocab *geno_constrain_vocab_new(const char *const *tokens, const 
   V->bytes = malloc(total ? total : 1);
   V->off = malloc((n ? n : 1) * sizeof *V->off);
   V->len = malloc((n ? n : 1) * sizeof *V->len);
+  V->split = malloc((n ? n : 1) * sizeof *V->split);
+  V->tclass = malloc(n ? n : 1);
   uint32_t *order = malloc((n ? n : 1) * sizeof *order);
-  uint32_t *tmp = malloc((n ? n : 1) * sizeof *tmp);
-  if (!V->bytes || !V->off || !V->len || !order || !tmp || n >= NIL) goto fail;
-  for (int g = 0; g < G__COUNT; g++)
-    if (!(V->group[g] = calloc(V->words ? V->words : 1, sizeof(uint64_t)))) goto fail;
+  uint32_t *sub = malloc((n ? n : 1) * sizeof *sub), *sub1 = malloc((n ? n : 1) * sizeof *sub1), *skip = NULL;
+  if (!V->bytes || !V->off || !V->len || !V->split || !V->tclass || !order || !sub || !sub1 || n >= NIL) goto fail;
   for (int k = 0; k < SAFE__COUNT; k++)
     if (!(V->safe[k] = calloc(V->words ? V->words : 1, sizeof(uint64_t)))) goto fail;
+  if (!(V->blank = calloc(V->words ? V->words : 1, sizeof(uint64_t)))) goto fail;
   size_t at = 0;
   for (size_t i = 0; i < n; i++) {
+    if (lens[i] >= NIL) goto fail;
     if (lens[i]) memcpy(V->bytes + at, tokens[i], lens[i]);
     V->off[i] = at;
     V->len[i] = lens[i];
     const unsigned char *t = (const unsigned char *)V->bytes + at;
     at += lens[i];
     order[i] = (uint32_t)i;
-    int g = token_group(t, lens[i]);
-    V->group[g][i >> 6] |= 1ull << (i & 63);
+    V->tclass[i] = 0;
+    V->split[i] = (uint32_t)token_split(t, lens[i], &V->tclass[i]);
     for (int k = 0; k < SAFE__COUNT; k++)
       if (token_safe(t, lens[i], k)) V->safe[k][i >> 6] |= 1ull << (i & 63);
   }
-  sort_vocab = V;
-  qsort(order, n, sizeof *order, cmp_tok);
-  sort_vocab = NULL;
-  if (!trie_build(V, &V->trie, order, n) || !subset_trie(V, &V->t_other_id0, order, tmp, keep_group, G_OTHER_ID0) ||
-      !subset_trie(V, &V->t_other, order, tmp, keep_group, G_OTHER) ||
-      !subset_trie(V, &V->t_lower, order, tmp, keep_lower, 0) ||
-      !subset_trie(V, &V->t_idchars, order, tmp, keep_idchars, 0) ||
-      !subset_trie(V, &V->t_lower_ws_upper_ws_digits_ws, order, tmp, keep_words_ws, 0))
-    goto fail;
-  for (int k = 0; k < SAFE__COUNT; k++)
-    if (!subset_trie(V, &V->t_unsafe[k], order, tmp, keep_unsafe, k)) goto fail;
+  qsort_r(order, n, sizeof *order, cmp_tok, V);
+  /* code-dead and blank tokens have their own tries (sub keeps the order) */
+  for (int part = 0; part < 3; part++) {
+    size_t m = 0;
+    for (size_t r = 0; r < n; r++) {
+      uint32_t i = order[r];
+      const unsigned char *t = (const unsigned char *)V->bytes + V->off[i];
+      int which = code_dead(t, V->len[i]) ? 1 : blank_token(t, V->len[i]) ? 2 : 0;
+      if (which == part) sub[m++] = i;
+      if (which == 2) V->blank[i >> 6] |= 1ull << (i & 63);
+    }
+    if (!trie_build(V, part == 0 ? &V->trie : part == 1 ? &V->t_dead : &V->t_blank, sub, m)) goto fail;
+  }
+  skip = calloc(n ? n : 1, sizeof *skip);
+  if (!skip) goto fail;
+  for (int k = 0; k < SAFE__COUNT; k++) {
+    size_t m0 = 0, m1 = 0;
+    for (size_t r = 0; r < n; r++) {
+      uint32_t i = order[r];
+      if (bit(V->safe[k], i)) continue;
+      const unsigned char *t = (const unsigned char *)V->bytes + V->off[i];
+      size_t a = token_text(t, V->len[i], k, true);
+      /* the text part is read as one 'a' would be: the same but for the
+       * column, which only an `else` keeps (to place a later `if`) */
+      if (a > 0 && !has_else(t + a, V->len[i] - a)) {
+        skip[i] = (uint32_t)a;
+        sub1[m1++] = i;
+      } else {
+        sub[m0++] = i;
+      }
+    }
+    if (!trie_build(V, &V->t_unsafe_0[k], sub, m0)) goto fail;
+    V->skip = skip;
+    qsort_r(sub1, m1, sizeof *sub1, cmp_tok, V);
+    bool ok = trie_build(V, &V->t_unsafe_1[k], sub1, m1);
+    V->skip = NULL;
+    if (!ok) goto fail;
+  }
   free(order);
-  free(tmp);
+  free(sub);
+  free(sub1);
+  free(skip);
   return V;
 fail:
   free(order);
-  free(tmp);
+  free(sub);
+  free(sub1);
+  free(skip);
   geno_constrain_vocab_free(V);
   return NULL;
 }
@@ -2024,75 +2102,104 @@ fail:
 void geno_constrain_vocab_free(geno_constrain_vocab *V) {
   if (!V) return;
   trie_free(&V->trie);
-  trie_free(&V->t_other_id0);
-  trie_free(&V->t_other);
-  trie_free(&V->t_lower);
-  trie_free(&V->t_idchars);
-  trie_free(&V->t_lower_ws_upper_ws_digits_ws);
+  trie_free(&V->t_dead);
+  trie_free(&V->t_blank);
+  free(V->blank);
   for (int k = 0; k < SAFE__COUNT; k++) {
-    trie_free(&V->t_unsafe[k]);
+    trie_free(&V->t_unsafe_0[k]);
+    trie_free(&V->t_unsafe_1[k]);
     free(V->safe[k]);
   }
-  for (int g = 0; g < G__COUNT; g++) free(V->group[g]);
   free(V->bytes);
   free(V->off);
   free(V->len);
+  free(V->split);
+  free(V->tclass);
   free(V);
 }
 
 size_t geno_constrain_vocab_size(const geno_constrain_vocab *V) { return V ? V->n : 0; }
+
+/* Every token of node x's subtree (whole), or only those ending at x. */
+static void set_subtree(const Trie *T, uint32_t x, uint64_t *bits, size_t words) {
+  if (T->big[x] != NIL) {
+    const uint64_t *b = T->bigset[T->big[x]];
+    for (size_t i = 0; i < words; i++) bits[i] |= b[i];
+    return;
+  }
+  for (uint32_t r = T->lo[x]; r < T->hi[x]; r++) bits[T->tok[r] >> 6] |= 1ull << (T->tok[r] & 63);
+}
+static void set_ending(const Trie *T, uint32_t x, uint64_t *bits) {
+  for (uint32_t r = T->lo[x], e = T->lo[x] + T->nend[x]; r < e; r++) bits[T->tok[r] >> 6] |= 1ull << (T->tok[r] & 63);
+}
+
+enum { TAILS_NONE, TAILS_ALL, TAILS_WALK };
+
+/* What the tails of class `cls` (words of that class, of at most
+ * TAIL_MAX_DIGITS digits for digits) do when read from the current state:
+ * all keep the text valid, none does, or it depends on the spelling (then
+ * they are walked byte by byte). Leaves the state as it was. */
+static int tails_rule(Sess *S, int cls) {
+  Core *C = &S->c;
+  if (C->u8need) return TAILS_NONE; /* an ASCII byte where a continuation byte must come */
+  Level *L = C->outer.mode == LX_INTERP ? &C->inner : &C->outer;
+  switch (L->mode) {
+  case LX_STR: case LX_STR1: case LX_TSTR: case LX_FSTR: case LX_FQ1:
+  case LX_LINE_COMMENT: case LX_BLOCK_COMMENT: case LX_BC_STAR:
+    return TAILS_ALL; /* name bytes are text there */
+  case LX_INT: case LX_FRAC:
+    if (cls != TAIL_DIGITS) return TAILS_NONE; /* no separator between number and name */
+    return L->ndig + TAIL_MAX_DIGITS <= 1000 ? TAILS_ALL : TAILS_WALK;
+  case LX_IDENT: case LX_F: {
+    /* the tail continues the pending name */
+    if (is_upper((unsigned char)S->idbuf[C->id_off])) return TAILS_ALL; /* a type name: viable, stays so */
+    ProbeCache *pc;
+    return probe(S, TOK_IDENT, L->tok_nl, L->tok_col, &pc) && !pc->ident_need ? TAILS_ALL : TAILS_WALK;
+  }
+  case LX_START: case LX_OP: case LX_SLASH: case LX_INT_DOT: {
+    /* the tail's first byte ends what is pending (alike for every byte of
+     * the class) and begins a name or a number: read one of the class */
+    static const char rep[TAIL__COUNT] = {'q', 'Q', '7'};
+    Core save = *C;
+    C->mark = C->bump;
+    bool ok = feed_byte(S, (unsigned char)rep[cls]);
+    int r;
+    if (cls != TAIL_LOWER) {
+      r = ok ? TAILS_ALL : TAILS_NONE; /* type names and numbers: any spelling alike */
+    } else {
+      ProbeCache *pc;
+      Level *M = C->outer.mode == LX_INTERP ? &C->inner : &C->outer;
+      r = ok && M->mode == LX_IDENT && probe(S, TOK_IDENT, M->tok_nl, M->tok_col, &pc) && !pc->ident_need
+              ? TAILS_ALL
+              : TAILS_WALK; /* keywords, or one required name */
+    }
+    *C = save;
+    return r;
+  }
+  default:
+    return TAILS_WALK;
+  }
+}
 
 typedef struct DfsEntry {
   uint32_t next; /* next child of the node to try */
   Core saved;    /* the state at the node */
 } DfsEntry;
 
-static void set_tokens(const Trie *T, uint32_t head, uint64_t *bits) {
-  for (uint32_t i = head; i != NIL; i = T->tok_next[i]) bits[i >> 6] |= 1ull << (i & 63);
-}
-
-/* Depth-first walk of a trie from the current state; every node's state
- * is a saved Core (frames are shared, copied on write), and a subtree is
- * left as soon as the bytes leading to it fail. */
-static void mask_walk_at(Sess *S, const Trie *T, uint32_t start, uint64_t *bits);
-static void mask_walk(Sess *S, const Trie *T, uint64_t *bits) {
-  if (T->nnodes) mask_walk_at(S, T, 0, bits);
-}
-
-/* The child of the root for byte b, or NIL. */
-static uint32_t root_child(const Trie *T, unsigned b) {
-  for (uint32_t c = T->nnodes ? T->first[0] : NIL; c != NIL; c = T->sib[c])
-    if (T->byte[c] == b) return c;
-  return NIL;
-}
-
-/* Clear the bits of every token in the subtree of `node`. */
-static void clear_subtree(const Trie *T, uint32_t node, uint64_t *bits) {
-  for (uint32_t i = T->tok_head[node]; i != NIL; i = T->tok_next[i]) bits[i >> 6] &= ~(1ull << (i & 63));
-  for (uint32_t c = T->first[node]; c != NIL; c = T->sib[c]) clear_subtree(T, c, bits);
-}
-
-/* The tokens starting with byte b, from the current state. */
-static void mask_first_byte(Sess *S, const Trie *T, unsigned b, uint64_t *bits) {
-  uint32_t c = root_child(T, b);
-  if (c == NIL) return;
-  Core save = S->c;
-  S->c.mark = S->c.bump;
-  if (feed_byte(S, b)) {
-    set_tokens(T, T->tok_head[c], bits);
-    mask_walk_at(S, T, c, bits);
-  }
-  S->c = save;
-}
-
-static void mask_walk_at(Sess *S, const Trie *T, uint32_t start, uint64_t *bits) {
+/* Depth-first walk of a trie from the current state (the root's own
+ * tokens are the caller's); every node's state is a saved Core (frames
+ * are shared, copied on write), a subtree is left as soon as the bytes
+ * leading to it fail, and the tails below a marker are taken or dropped
+ * whole when tails_rule can tell. */
+static void mask_walk(Sess *S, const Trie *T, uint64_t *bits, size_t words) {
+  if (!T->nnodes || T->first[0] == NIL) return;
   size_t cap = 64, sp = 0;
   DfsEntry *st = malloc(cap * sizeof *st);
   if (!st) {
     S->oom = true;
     return;
   }
-  st[0].next = T->first[start];
+  st[0].next = T->first[0];
   st[0].saved = S->c;
   for (;;) {
     DfsEntry *e = &st[sp];
@@ -2105,12 +2212,21 @@ static void mask_walk_at(Sess *S, const Trie *T, uint32_t start, uint64_t *bits)
     e->next = T->sib[ch];
     S->c = e->saved;
     S->c.mark = S->c.bump;
-    if (!feed_byte(S, T->byte[ch])) continue;
-    set_tokens(T, T->tok_head[ch], bits);
+    if (T->lab[ch] >= LAB_MARK) {
+      int r = tails_rule(S, T->lab[ch] - LAB_MARK);
+      if (r == TAILS_ALL) set_subtree(T, ch, bits, words);
+      if (r != TAILS_WALK) continue;
+    } else {
+      if (!feed_byte(S, T->lab[ch])) continue;
+      set_ending(T, ch, bits);
+    }
     if (T->first[ch] != NIL) {
       if (sp + 1 == cap) {
         DfsEntry *p = realloc(st, cap * 2 * sizeof *st);
-        if (!p) break;
+        if (!p) {
+          S->oom = true;
+          break;
+        }
         st = p;
         cap *= 2;
       }
@@ -2127,50 +2243,6 @@ static void or_bits(uint64_t *dst, const uint64_t *src, size_t words) {
   for (size_t i = 0; i < words; i++) dst[i] |= src[i];
 }
 
-/* Between tokens (outer level): words by what the recognizer accepts,
- * everything else by walking the tries of the other groups. `words_0`:
- * tokens with no leading blank are read from here too (false when the
- * caller handles them as the continuation of a pending name). */
-static void mask_between(Sess *S, const geno_constrain_vocab *V, uint64_t *bits, bool words_0) {
-  bool nl = S->c.nl;
-  int32_t col = S->c.col;
-  or_bits(bits, V->group[G_WS], V->words);
-  ProbeCache *pc;
-  bool lower_free = probe(S, TOK_IDENT, nl, col, &pc) && !pc->ident_need;
-  bool upper = probe(S, TOK_TYPE_IDENT, nl, col, NULL);
-  bool digits = probe(S, TOK_INT, nl, col, NULL) || probe(S, TOK_FLOAT, nl, col, NULL);
-  if (lower_free) {
-    or_bits(bits, V->group[G_LOWER_WS], V->words);
-    if (words_0) or_bits(bits, V->group[G_LOWER_0], V->words);
-  }
-  if (upper) {
-    or_bits(bits, V->group[G_UPPER_WS], V->words);
-    if (words_0) or_bits(bits, V->group[G_UPPER_0], V->words);
-  }
-  if (digits) {
-    or_bits(bits, V->group[G_DIGITS_WS], V->words);
-    if (words_0) or_bits(bits, V->group[G_DIGITS_0], V->words);
-  }
-  if (!lower_free) {
-    /* names where only some spellings (keywords, `when`, a function's
-     * name) are accepted: walk them */
-    if (words_0) {
-      mask_walk(S, &V->t_lower, bits);
-    } else {
-      uint64_t *b2 = calloc(V->words ? V->words : 1, sizeof *b2);
-      if (!b2) {
-        S->oom = true;
-        return;
-      }
-      mask_walk(S, &V->t_lower, b2);
-      for (size_t i = 0; i < V->words; i++) bits[i] |= b2[i] & V->group[G_LOWER_WS][i];
-      free(b2);
-    }
-  }
-  mask_walk(S, &V->t_other, bits);
-  if (words_0) mask_walk(S, &V->t_other_id0, bits);
-}
-
 size_t geno_constrain_mask(geno_constrain *S, const geno_constrain_vocab *V, uint64_t *bits) {
   if (!V) return 0;
   memset(bits, 0, V->words * sizeof *bits);
@@ -2179,7 +2251,7 @@ size_t geno_constrain_mask(geno_constrain *S, const geno_constrain_vocab *V, uin
   S->spec = true;
   Core save = S->c;
   S->c.mark = S->c.bump;
-  set_tokens(&V->trie, V->trie.tok_head[0], bits); /* empty tokens */
+  set_ending(&V->trie, 0, bits); /* empty tokens */
   const Level *L = &S->c.outer;
   int safe = -1;
   switch (L->mode) {
@@ -2190,68 +2262,26 @@ size_t geno_constrain_mask(geno_constrain *S, const geno_constrain_vocab *V, uin
   case LX_BLOCK_COMMENT: safe = SAFE_BLOCK; break;
   default: break;
   }
-  if (S->c.u8need || S->c.cr) {
-    mask_walk(S, &V->trie, bits);
-  } else if (safe >= 0) {
+  if (safe >= 0 && !S->c.u8need && !S->c.cr) {
     or_bits(bits, V->safe[safe], V->words);
-    mask_walk(S, &V->t_unsafe[safe], bits);
-  } else if (L->mode == LX_START) {
-    mask_between(S, V, bits, true);
-  } else if (L->mode == LX_IDENT || L->mode == LX_F) {
-    /* name bytes continue the pending name; anything else ends it first */
-    const char *w = S->idbuf + S->c.id_off;
-    ProbeCache *pc;
-    bool free_ext = is_upper((unsigned char)w[0]) ||
-                    (probe(S, TOK_IDENT, L->tok_nl, L->tok_col, &pc) && !pc->ident_need);
-    if (free_ext) {
-      or_bits(bits, V->group[G_LOWER_0], V->words);
-      or_bits(bits, V->group[G_UPPER_0], V->words);
-      or_bits(bits, V->group[G_DIGITS_0], V->words);
-    } else {
-      mask_walk(S, &V->t_idchars, bits);
-    }
-    mask_walk(S, &V->t_other_id0, bits);
-    /* the rest: first the name ends (as a blank would end it) */
-    Level *O = &S->c.outer;
-    if (L->mode == LX_F) {
-      /* `f` then `"` is an f-string: walk the tokens that could start so */
-      mask_walk(S, &V->t_other, bits);
-      uint64_t *b2 = calloc(V->words ? V->words : 1, sizeof *b2);
-      if (b2 && emit_name(S, O)) {
-        O->mode = LX_START;
-        uint64_t *keep = b2;
-        mask_between(S, V, keep, false);
-        /* only tokens that cannot continue `f` differently: blanks first */
-        for (size_t i = 0; i < V->words; i++)
-          bits[i] |= keep[i] & (V->group[G_WS][i] | V->group[G_LOWER_WS][i] | V->group[G_UPPER_WS][i] |
-                                V->group[G_DIGITS_WS][i]);
-      }
-      free(b2);
-    } else if (emit_name(S, O)) {
-      O->mode = LX_START;
-      mask_between(S, V, bits, false);
-    }
-  } else if (L->mode == LX_OP || L->mode == LX_SLASH) {
-    /* bytes that grow the operator (or make `/` a comment) go their own
-     * way; any other byte ends it first */
-    static const char grow[] = "<=>*/";
-    const Trie *T = &V->trie;
-    Level *O = &S->c.outer;
-    int alone = L->mode == LX_SLASH ? TOK_SLASH : op_alone(L->op);
-    if (alone >= 0 && emit(S, O, alone, false)) {
-      O->mode = LX_START;
-      mask_between(S, V, bits, true);
-    }
-    S->c = save;
+    mask_walk(S, &V->t_unsafe_0[safe], bits, V->words);
     S->c.mark = S->c.bump;
-    for (const char *g = grow; *g; g++) {
-      uint32_t c = root_child(T, (unsigned char)*g);
-      if (c == NIL) continue;
-      clear_subtree(T, c, bits);
-      mask_first_byte(S, T, (unsigned char)*g, bits);
-    }
+    if (feed_byte(S, 'a')) mask_walk(S, &V->t_unsafe_1[safe], bits, V->words);
+    S->c = save;
   } else {
-    mask_walk(S, &V->trie, bits);
+    mask_walk(S, &V->trie, bits, V->words);
+    const Level *A = L->mode == LX_INTERP ? &S->c.inner : L;
+    bool code = !S->c.u8need && (A->mode == LX_START || A->mode == LX_IDENT || A->mode == LX_F || A->mode == LX_INT ||
+                                 A->mode == LX_INT_DOT || A->mode == LX_FRAC || A->mode == LX_OP || A->mode == LX_SLASH);
+    if (code) {
+      /* from code, every blank token ends what is pending as one blank
+       * does, then changes nothing that a token of its own could see;
+       * code-dead tokens all fail */
+      if (feed_byte(S, ' ')) or_bits(bits, V->blank, V->words);
+    } else {
+      mask_walk(S, &V->t_dead, bits, V->words);
+      mask_walk(S, &V->t_blank, bits, V->words);
+    }
   }
   S->c = save;
   S->spec = spec;

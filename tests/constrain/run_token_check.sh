@@ -3,7 +3,8 @@
 # and o200k_base vocabularies and the tokenization of every program of
 # the corpus (tools/tokenizers, npm package js-tiktoken, installed by
 # scripts/install-deps.sh), then decode each program token by token
-# (token_check): the mask must contain every next token.
+# (token_check): the mask must contain every next token, and some masks
+# must equal the slow path exactly.
 # usage: run_token_check.sh TOKEN_CHECK SOURCE_DIR WORK_DIR
 # Exit 77 (skipped) when node or js-tiktoken is missing.
 set -e
@@ -19,5 +20,8 @@ files=$(find "$src/tests" "$src/examples" "$src/bench" -name '*.geno' | sort)
 NODE_PATH="$tools/node_modules" node "$tools/export.js" o200k_base "$work" $files
 # shellcheck disable=SC2086
 NODE_PATH="$tools/node_modules" node "$tools/export.js" cl100k_base "$work" $files
-"$check" "$work/o200k_base.vocab" "$work/o200k_base.tokens" --mask-every 41
-"$check" "$work/cl100k_base.vocab" "$work/cl100k_base.tokens" --mask-every 97
+# and about 60 masks per vocabulary checked whole against the slow path
+# (every token of the vocabulary fed to a copy of the session)
+every() { awk -F'\t' '{ n += split($2, a, " ") } END { print int(n / 60) + 1 }' "$1"; }
+"$check" "$work/o200k_base.vocab" "$work/o200k_base.tokens" --mask-every 41 --exact-every "$(every "$work/o200k_base.tokens")"
+"$check" "$work/cl100k_base.vocab" "$work/cl100k_base.tokens" --mask-every 97 --exact-every "$(every "$work/cl100k_base.tokens")"

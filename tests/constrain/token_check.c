@@ -1,6 +1,6 @@
 /* token_check: constrained decoding under a real model tokenizer.
  *
- * usage: token_check VOCAB TOKENS [--mask-every N] [--times FILE]
+ * usage: token_check VOCAB TOKENS [--mask-every N] [--exact-every N] [--times FILE]
  * VOCAB: one token per line, its bytes in hex (tools/tokenizers/export.js);
  * TOKENS: lines "PATH<TAB>id id ...", the tokenization of each program.
  * Each program that parses (geno_parse) is decoded token by token in one
@@ -8,7 +8,10 @@
  * computed and must contain that token; then the token is fed and the
  * text must stay valid; at the end it must be complete. With --times,
  * the microseconds of every feed and every mask are written to FILE
- * ("feed T" / "mask T" lines) for bench/constrain.sh.
+ * ("feed WALL CPU" / "mask WALL PATH INDEX CPU" lines, microseconds) for bench/constrain.sh. With
+ * --exact-every N, before every N-th token the whole mask is checked
+ * against the slow path: each token of the vocabulary fed to a clone of
+ * the session, in the mask iff the clone stays valid.
  * Exit status 0 when every check holds, 1 otherwise, 2 on usage/I/O. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +23,13 @@
 static double now_us(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
+}
+
+/* CPU time of this thread: steadier than wall time on a loaded machine */
+static double cpu_us(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
   return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
 }
 
@@ -51,10 +61,11 @@ int main(int argc, char **argv) {
     fprintf(stderr, "usage: token_check VOCAB TOKENS [--mask-every N] [--times FILE]\n");
     return 2;
   }
-  long every = 1;
+  long every = 1, exact_every = 0;
   FILE *times = NULL;
   for (int i = 3; i < argc; i++) {
     if (strcmp(argv[i], "--mask-every") == 0 && i + 1 < argc) every = strtol(argv[++i], NULL, 10);
+    else if (strcmp(argv[i], "--exact-every") == 0 && i + 1 < argc) exact_every = strtol(argv[++i], NULL, 10);
     else if (strcmp(argv[i], "--times") == 0 && i + 1 < argc) times = fopen(argv[++i], "w");
     else return fprintf(stderr, "token_check: bad argument %s\n", argv[i]), 2;
   }
@@ -87,7 +98,7 @@ int main(int argc, char **argv) {
   if (!v) return fprintf(stderr, "token_check: out of memory\n"), 2;
   uint64_t *bits = malloc((n + 63) / 64 * sizeof *bits);
   int bad = 0, programs = 0;
-  long fed = 0, masks = 0;
+  long fed = 0, masks = 0, exact_checks = 0;
   double feed_total = 0, mask_total = 0;
   char *text = NULL;
   size_t text_cap = 0;
@@ -126,24 +137,44 @@ int main(int argc, char **argv) {
       for (size_t j = 0; j < nids; j++) {
         long id = ids[j];
         if ((long)j % every == 0) {
-          double a = now_us();
+          double a = now_us(), ac = cpu_us();
           geno_constrain_mask(s, v, bits);
-          double d = now_us() - a;
+          double d = now_us() - a, dc = cpu_us() - ac;
           mask_total += d;
           masks++;
-          if (times) fprintf(times, "mask %.2f\n", d);
+          if (times) fprintf(times, "mask %.2f %s %zu %.2f\n", d, path, j, dc);
           if (!((bits[id / 64] >> (id % 64)) & 1)) {
             printf("%s: token %zu (id %ld) is not in the mask\n", path, j, id);
             bad++;
             break;
           }
         }
-        double a = now_us();
+        if (exact_every > 0 && fed % exact_every == exact_every / 2) { /* spread over the whole run */
+          size_t count = geno_constrain_mask(s, v, bits), want = 0;
+          for (size_t t = 0; t < n; t++) {
+            geno_constrain *c = geno_constrain_clone(s);
+            bool keeps = c && geno_constrain_feed(c, toks[t], lens[t]);
+            geno_constrain_free(c);
+            want += keeps;
+            if (keeps != ((bits[t / 64] >> (t % 64)) & 1)) {
+              printf("%s: before token %zu, vocabulary token %zu is %s the mask but %s the text valid\n", path, j, t,
+                     keeps ? "not in" : "in", keeps ? "keeps" : "does not keep");
+              bad++;
+              break;
+            }
+          }
+          exact_checks++;
+          if (count != want && !bad) {
+            printf("%s: before token %zu, mask counts %zu, slow path %zu\n", path, j, count, want);
+            bad++;
+          }
+        }
+        double a = now_us(), ac = cpu_us();
         bool still = geno_constrain_feed(s, toks[id], lens[id]);
-        double d = now_us() - a;
+        double d = now_us() - a, dc = cpu_us() - ac;
         feed_total += d;
         fed++;
-        if (times) fprintf(times, "feed %.3f\n", d);
+        if (times) fprintf(times, "feed %.3f %.3f\n", d, dc);
         if (!still) {
           printf("%s: token %zu (id %ld) made the text invalid: %s\n", path, j, id, geno_constrain_error(s));
           bad++;
@@ -160,8 +191,9 @@ int main(int argc, char **argv) {
     line = e + 1;
   }
   printf("token_check: %zu tokens (vocabulary built in %.0f ms), %d programs, %ld tokens fed (%.2f us each), "
-         "%ld masks (%.1f us mean), %d failures\n",
-         n, build_ms, programs, fed, fed ? feed_total / fed : 0, masks, masks ? mask_total / masks : 0, bad);
+         "%ld masks (%.1f us mean), %ld masks checked against the slow path, %d failures\n",
+         n, build_ms, programs, fed, fed ? feed_total / fed : 0, masks, masks ? mask_total / masks : 0, exact_checks,
+         bad);
   if (times) fclose(times);
   geno_constrain_vocab_free(v);
   free(bits);

@@ -144,6 +144,12 @@ static const char *const vocab_words[] = {
     "\n\n", "type", " type", " Tree", " =", " Leaf", " |", " Node", "(left", ": Tree", "trait", "impl",
     "test", " assert", "import", " as", "when", " when", "?", " ?", "try", " catch", "throw", " await",
     "\x00", "#", "$", "0x", "1e5", "return x", ")\n", "):", " }", "ab\"cd", "a\nb", " \xe2\x80\x94",
+    /* heads and tails (a word after other bytes), blank runs, code-dead
+     * words, text then a quote, a comment's or string's end */
+    ".x", "-x", "(x", " (Int", ".5x", "1.x", " don't", " Esp\xc3\xad", "x\xc3\xa9", "\xc3\xa9\"", "\" else",
+    "\" else\n    if", "ab\" else", "*/ else\nif", "\" + x", "a\")", "x\" then", " \n\n", "\t\t", "\r\n    ",
+    "//x\ny", "// \xc3\xa9", "abc\n", "q", "Q", "7", " Q", " 07", " _", "_1", "f\"a", "f\"{x", "a}\"", "a{",
+    "x*/", "**/", "\\\"", "n\"", "1234567890", "\"\"\"a", "a\"\"\"",
 };
 
 static void mask_is_exact(void **state) {
