@@ -255,6 +255,11 @@ bool vm_raise_throw(VM *vm, Value v, const Span *span);
 void vm_error_clear(VM *vm);
 /* Out of memory / heap limit (E504, fatal). */
 bool vm_raise_oom(VM *vm);
+/* The same for a request of `need` more bytes: the message names the
+ * operation (the builtin the innermost frame is calling, else "the
+ * program"), the bytes asked for, the bytes in use and the budget
+ * (memory_bytes), or says that the system refused them. */
+bool vm_raise_oom_need(VM *vm, size_t need);
 /* Span of the instruction frame f is executing. */
 Span vm_frame_span(const VM *vm, const Frame *f);
 
