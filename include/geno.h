@@ -263,6 +263,40 @@ typedef struct geno_callback {
 /* [-] True if `name` is a builtin that a host callback can implement. */
 GENO_API bool geno_callback_name_valid(const char *name);
 
+/* Calling the program back. A function value passed to a higher-order
+ * host callback (http_route's handler) reaches the host as a GENO_FUNCTION
+ * value that can be called later in the same run, while the program waits
+ * in one of its host callbacks (http_listen serving requests). The host
+ * may keep a geno_value_copy of it; the copy stays callable until the run
+ * ends, then every call fails cleanly.
+ *
+ * [e] geno_function_call: run `fn` with `args` (borrowed; each must have
+ * the type the function's parameter declares, e.g. one HttpRequest for a
+ * route handler, else the call fails) and return its result (owned by the
+ * caller; geno_value_free), or NULL with *error set to a message the
+ * caller frees with geno_free. Runs user code. Allowed only on the thread
+ * that runs the run's callbacks, from inside one of them (in-process:
+ * nested in the callback; isolated: in the calling process, and the call
+ * travels to the sandboxed child, which runs the function).
+ * Each call is charged as a fresh request, as the reference's http_listen
+ * charges each route handler: steps count from 0 against max_steps, a new
+ * timeout_s deadline starts, the output count starts at 0 and what the
+ * function prints is discarded; memory_bytes and the recursion depth are
+ * the run's. A runtime error or limit of the function fails the call with
+ * "E400: Division by zero (at Main.geno:3:12)" (its code first) and the
+ * run goes on. In an isolated run a function that has not answered
+ * timeout_s + 0.5 s after the call ends the whole run: the child is killed
+ * (the run reports E501) and the function, like every other, stops being
+ * callable. Other failures: a value that is not such a function, a call
+ * from outside the run's callbacks, an argument of the wrong type or
+ * number, "the program's run has ended".
+ * [-] geno_function_callable: whether fn can still be called (its run is
+ * going on and, isolated, its child is alive). False for NULL, for other
+ * kinds, and for functions in results. */
+GENO_API geno_value *geno_function_call(const geno_value *fn, const geno_value *const *args, size_t nargs,
+                                        char **error);
+GENO_API bool geno_function_callable(const geno_value *fn);
+
 /* ------------------------------------------------------------------------ */
 /* Modules                                                                   */
 /* ------------------------------------------------------------------------ */

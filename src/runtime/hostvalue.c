@@ -53,6 +53,7 @@ void rt_hv_free(geno_value *v) {
   free(v->field_names);
   free(v->text);
   free(v->name);
+  rt_link_release(v->link);
   free(v);
 }
 
@@ -249,6 +250,11 @@ geno_value *geno_value_copy(const geno_value *v) {
     else ok = false;
   }
   if (v->name && !(c->name = xstrdup(v->name))) ok = false;
+  if (v->link) {
+    rt_link_retain(v->link);
+    c->link = v->link;
+    c->handle = v->handle;
+  }
   if (v->keys && !(c->keys = calloc(v->count ? v->count : 1, sizeof *c->keys))) ok = false;
   if (v->field_names && !(c->field_names = calloc(v->count ? v->count : 1, sizeof(char *)))) ok = false;
   for (size_t i = 0; ok && i < v->count; i++) {

@@ -28,6 +28,12 @@
 
 uint64_t sbx_cpu_limit(const geno_config *cfg) {
   if (cfg->cpu_seconds > 0) return (uint64_t)ceil(cfg->cpu_seconds);
+  /* A program granted serve may answer requests for as long as its host
+   * lets it: the CPU its requests add up to is not bounded by one
+   * timeout. Each request is bounded instead (the parent kills a child
+   * whose handler overruns timeout_s, isolate.c), and so is the time
+   * before it starts serving (the wall-clock kill). */
+  if (cfg->capabilities_set && (cfg->capabilities & GENO_CAP_SERVE)) return 0;
   if (cfg->timeout_s > 0) return (uint64_t)ceil(cfg->timeout_s + SBX_KILL_GRACE_S) + 1;
   return 0;
 }
@@ -260,7 +266,8 @@ void sbx_child_main(const SbxChildCtx *ctx) {
   if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) setup_failed(fd, "prctl(PR_SET_NO_NEW_PRIVS) failed");
   /* Prepare everything that needs the host's configuration before the
    * filter goes on (the forwarders allocate, which stays allowed). */
-  int chan = fd;
+  static SbxForward chan; /* lives as long as the child */
+  chan.fd = fd;
   geno_config cfg = *ctx->cfg;
   cfg.monitor = NULL; /* the host's monitor runs in the parent, once */
   cfg.monitor_userdata = NULL;

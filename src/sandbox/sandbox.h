@@ -108,15 +108,27 @@ bool sbx_filter_prepare(char *err, size_t errlen);
  * installed; the child must then not run anything. */
 bool sbx_filter_install(char *err, size_t errlen);
 
+/* Child: the forwarders' state: the channel, and the link to the child's
+ * VM, learnt from the first function the program lends to a callback, by
+ * which the parent's INVOKE requests are answered. */
+typedef struct SbxForward {
+  int fd;
+  struct RtCallLink *link;
+} SbxForward;
+
 /* Child: a copy of cfg's callbacks whose functions forward each call to
- * the parent over `chan` (same names, so the runtime's gate and E413 rules
- * are untouched). NULL when out of memory; free with free(). */
-geno_callback *sbx_forwarders(const geno_config *cfg, int *chan);
+ * the parent over fw->fd (same names, so the runtime's gate and E413
+ * rules are untouched); while one waits for its reply it answers the
+ * parent's INVOKE requests. NULL when out of memory; free with free(). */
+geno_callback *sbx_forwarders(const geno_config *cfg, SbxForward *fw);
 
 /* Parent: answer one CALL frame body with a REPLY frame in *reply (built,
- * header patched). Returns false when the request is a violation (the
+ * header patched). Functions among the arguments that the child lent are
+ * given `link` (the parent's way to call them in the child; NULL: they
+ * are not callable). Returns false when the request is a violation (the
  * child must then be killed); *why says what was wrong. */
-bool sbx_broker_handle(const geno_config *cfg, const void *body, size_t n, Buf *reply, const char **why);
+bool sbx_broker_handle(const geno_config *cfg, const void *body, size_t n, Buf *reply, const char **why,
+                       struct RtCallLink *link);
 
 /* The capability a gated builtin needs, from the builtin table (0 for a
  * pure builtin or an unknown name). */

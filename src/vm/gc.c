@@ -271,6 +271,8 @@ static void gc_mark_roots(VM *vm) {
   for (int i = 0; i < vm->nroots; i++) mark_value(vm, *vm->roots[i]);
   /* 4. The value of an error in flight (a thrown constructor). */
   if (vm->err.active) mark_value(vm, vm->err.value);
+  /* 5. Functions lent to the host, which may call them until the run ends. */
+  mark_values(vm, vm->lent_fns, vm->nlent_fns);
   /* Image constants, cached function/builtin values and field-less
    * constructors are perm objects: never swept, so not marked here. */
 }

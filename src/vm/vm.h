@@ -229,6 +229,14 @@ typedef struct VM {
   char **args;            /* cli_args: one malloc'd block */
   size_t nargs;
 
+  /* Function values lent to the host (a route handler given to
+   * http_route): the host calls them back later, so they stay GC roots
+   * until the run ends (src/runtime/hostcall.c). */
+  Value *lent_fns;
+  uint32_t nlent_fns, lent_cap;
+  void *host_link;        /* the runtime's RtCallLink for this VM, or NULL */
+  int host_depth;         /* host callbacks in progress */
+
   /* errors */
   VMError err;
   const char *phase_name; /* for messages: NULL, "example", "test" */
@@ -276,6 +284,18 @@ bool vm_step_slow(VM *vm);
 /* Called by the allocator every VM_ALLOC_POLL_BYTES: E501 when the
  * deadline has passed (not while an error is already being raised). */
 bool vm_alloc_poll(VM *vm);
+/* The budget of one call made by the host into the program (a request
+ * to an HTTP route): steps from 0, a fresh deadline, output counted from
+ * 0 and discarded, as the reference's http_listen charges each handler.
+ * vm_budget_fresh saves the run's budget into *saved and starts the
+ * fresh one; vm_budget_restore puts the run's back. */
+typedef struct VmBudget {
+  uint64_t steps, work_carry, next_poll, out_chars;
+  double deadline_ms;
+  bool discard_output;
+} VmBudget;
+void vm_budget_fresh(VM *vm, VmBudget *saved);
+void vm_budget_restore(VM *vm, const VmBudget *saved);
 /* Integer-size and collection-size checks (E504). */
 bool vm_check_bits_big(VM *vm, const mpz_t z);
 bool vm_check_collection(VM *vm, const char *kind, size_t n);
