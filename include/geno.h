@@ -191,6 +191,10 @@ GENO_API const char *geno_value_container(const geno_value *v);
  * geno-c writes. */
 #define GENO_RESULT_MAX_DEPTH 500
 
+/* The words a host callback's error uses to say the run's deadline passed
+ * while it waited (see geno_callback_fn): the run then ends with E501. */
+#define GENO_DEADLINE_PASSED "the run's deadline passed"
+
 /* [m] Construction, for host-callback results. Each returns a new value the
  * caller owns (free with geno_value_free unless ownership is passed on).
  * Functions that take `geno_value *` items take ownership of them, even on
@@ -246,7 +250,13 @@ GENO_API char *geno_value_to_json(const geno_value *v);
  *              (as in "String size exceeds limit (N > M)", the words the
  *              runtime uses) reports that the host stopped at the run's
  *              max_collection_size: the run ends with E504, uncatchable,
- *              like every limit.
+ *              like every limit. A message containing
+ *              GENO_DEADLINE_PASSED ("the run's deadline passed", as in
+ *              "sleep_ms: the run's deadline passed during the sleep")
+ *              reports that the host stopped waiting because the run's
+ *              time ran out: the run ends with E501, uncatchable, as if
+ *              the VM's own clock had run out (an isolated child's clock
+ *              starts after the host's, so it may not have yet).
  * Returns the builtin's result (ownership passes to the library), typed as
  * the builtin declares (e.g. String for fs_read_text; Result[...] where
  * the builtin returns one), or NULL with *error set. A result of the

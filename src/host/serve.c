@@ -313,6 +313,9 @@ static enum MHD_Result dispatch(Serve *sv, struct MHD_Connection *c, const char 
         strncmp(sv->h->routes[i].path, uri, plen) == 0)
       route = &sv->h->routes[i];
   if (!route) return plain(c, q, 404, "Not Found");
+  /* the handler may add routes (http_route moves the table): keep the
+   * handler itself, which stays where it is */
+  const geno_value *handler = route->handler;
   geno_value *req = build_request(c, method, q);
   if (!req) return plain(c, q, 500, "Internal Server Error");
   /* each request has the whole timeout, for the handler and the host
@@ -321,7 +324,7 @@ static enum MHD_Result dispatch(Serve *sv, struct MHD_Connection *c, const char 
   host_start_clock(sv->h);
   char *error = NULL;
   const geno_value *const argv[1] = {req};
-  geno_value *resp = geno_function_call(route->handler, argv, 1, &error);
+  geno_value *resp = geno_function_call(handler, argv, 1, &error);
   sv->h->deadline = saved;
   geno_value_free(req);
   unsigned status = 500;
@@ -335,7 +338,7 @@ static enum MHD_Result dispatch(Serve *sv, struct MHD_Connection *c, const char 
     fputc(' ', stderr);
     put_clean(uri);
     fprintf(stderr, " failed: %s\n", error ? error : why ? why : "error");
-    if (!geno_function_callable(route->handler)) {
+    if (!geno_function_callable(handler)) {
       sv->program_gone = true;
       if (!sv->gone_error) sv->gone_error = error, error = NULL;
     }

@@ -600,6 +600,7 @@ static bool host_result(VM *vm, const BuiltinDef *def, geno_value *r, char *erro
     /* A host that stopped at max_collection_size reports it in the
      * runtime's words; it is a limit like the VM's own (geno.h). */
     if (strstr(clean, " size exceeds limit (") || host_error_memory) vm_limit_error(vm, E_RESOURCE, "%s", clean);
+    else if (strstr(clean, GENO_DEADLINE_PASSED)) vm_raise_timeout(vm);
     else vm_error(vm, vm_code_for_message(clean), "%s", clean);
     free(clean);
     return false;

@@ -17,6 +17,7 @@
 #include <math.h>
 #include <poll.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
@@ -490,12 +491,32 @@ static void diagnose(const Sup *s, geno_result *r) {
 /* The output a child printed before it ended, from the shared region:
  * the longest valid UTF-8 prefix of what it published (the child may have
  * been killed mid-character, or may have written garbage on purpose). */
-static void partial_output(geno_result *r, const SbxOutput *out, size_t cap) {
-  uint64_t len = __atomic_load_n(&out->len, __ATOMIC_ACQUIRE);
+static void partial_output(geno_result *r, const SbxOutput *out, int region, size_t cap) {
+  if (out) {
+    uint64_t len = __atomic_load_n(&out->len, __ATOMIC_ACQUIRE);
+    size_t n = len > cap ? cap : (size_t)len;
+    size_t bad;
+    if (!utf8_valid(out->data, n, &bad)) n = bad;
+    rt_result_set_output(r, out->data, n);
+    return;
+  }
+  /* The spawner's memfd, read rather than mapped (see sbx_spawner_launch);
+   * the child is gone, so nothing changes under the reads. */
+  uint64_t len = 0;
+  if (pread(region, &len, sizeof len, 0) != (ssize_t)sizeof len) len = 0;
   size_t n = len > cap ? cap : (size_t)len;
+  char *data = n ? malloc(n) : NULL;
+  size_t got = 0;
+  while (data && got < n) {
+    ssize_t k = pread(region, data + got, n - got, (off_t)(offsetof(SbxOutput, data) + got));
+    if (k < 0 && errno == EINTR) continue;
+    if (k <= 0) break;
+    got += (size_t)k;
+  }
   size_t bad;
-  if (!utf8_valid(out->data, n, &bad)) n = bad;
-  rt_result_set_output(r, out->data, n);
+  if (data && !utf8_valid(data, got, &bad)) got = bad;
+  rt_result_set_output(r, data ? data : "", data ? got : 0);
+  free(data);
 }
 
 /* The pid the spawner writes first into a spawned child's channel; 0
@@ -538,15 +559,16 @@ geno_result *sbx_run(const char *source, size_t len, const char *filename, const
   size_t out_cap = output_cap(cfg);
   if (out_cap > SBX_MAX_SHARED_OUTPUT) out_cap = SBX_MAX_SHARED_OUTPUT;
   size_t map_len = sizeof(SbxOutput) + out_cap;
-  SbxOutput *out = NULL;
+  SbxOutput *out = NULL; /* the output region when mapped here (no spawner) */
+  int region = -1;       /* or the spawner's memfd holding it */
   double start = rt_now_ms();
   if (cfg->spawner && !cfg->module_loader &&
-      sbx_spawner_launch(cfg->spawner, sv[1], source, len, filename, cfg, fn, arg, out_cap, &out, &map_len) == 0) {
+      sbx_spawner_launch(cfg->spawner, sv[1], source, len, filename, cfg, fn, arg, out_cap, &region) == 0) {
     close(sv[1]);
     s.pid = read_spawned_pid(sv[0]);
     if (s.pid <= 0) {
       close(sv[0]);
-      munmap(out, map_len);
+      close(region);
       r = rt_result_new();
       if (r) {
         r->isolation = GENO_ISOLATION_SETUP_FAILED;
@@ -568,7 +590,7 @@ geno_result *sbx_run(const char *source, size_t len, const char *filename, const
       return r;
     }
     out->len = 0;
-    SbxChildCtx ctx = {getpid(), sv[1], out, out_cap, cfg, source, len, filename, fn, arg};
+    SbxChildCtx ctx = {getpid(), sv[1], out, out_cap, cfg, source, len, filename, fn, arg, false, 0};
     /* The child inherits this thread's stack bounds (it cannot read /proc
      * for them once its descriptors are closed and its filter is on). */
     vm_prepare_thread();
@@ -619,11 +641,11 @@ geno_result *sbx_run(const char *source, size_t len, const char *filename, const
   if (s.result && !s.violation) {
     r = s.result;
     s.result = NULL;
-    partial_output(r, out, out_cap); /* the output lives in the region only */
+    partial_output(r, out, region, out_cap); /* the output lives in the region only */
   } else {
     r = rt_result_new();
     if (r) {
-      partial_output(r, out, out_cap);
+      partial_output(r, out, region, out_cap);
       diagnose(&s, r);
       r->timing.total_ms = rt_now_ms() - start;
     }
@@ -633,7 +655,8 @@ geno_result *sbx_run(const char *source, size_t len, const char *filename, const
   free(s.in);
   if (s.pidfd >= 0) close(s.pidfd);
   close(s.sock);
-  munmap(out, map_len);
+  if (region >= 0) close(region);
+  else munmap(out, map_len);
   return r;
 }
 

@@ -61,15 +61,18 @@ geno_result *sbx_run(const char *source, size_t len, const char *filename, const
 
 struct SbxOutput;
 
-/* Host side of the spawner (spawner.c): encode the run into a new memfd
+/* Host side of the spawner (spawner.c): write the run into a new memfd
  * (output region first, then the request) and send the memfd and the
- * child's channel end to the spawner, which forks the child as our child
- * and writes its pid (u32) first into the channel. On success returns 0
- * with *out mapping the whole memfd (*map_len bytes; munmap when done);
- * otherwise -errno and nothing is left open. */
+ * child's channel end to the spawner, which forks the child as our child;
+ * the child writes its pid (u32) first into the channel. The host never
+ * maps the memfd (it writes and reads it with pwrite/pread): mapping and
+ * unmapping in a multi-threaded host costs a TLB shootdown of every CPU
+ * running its threads, per request. On success returns 0 with *region the
+ * memfd (the output region at offset 0: a SbxOutput header, then data;
+ * close when done); otherwise -errno and nothing is left open. */
 int sbx_spawner_launch(const geno_spawner *sp, int chan_child_end, const char *source, size_t len,
                        const char *filename, const geno_config *cfg, SbxChildFn fn, void *arg, size_t out_cap,
-                       struct SbxOutput **out, size_t *map_len);
+                       int *region);
 
 /* ---- child side (child.c, filter.c, broker.c) ---- */
 
@@ -85,6 +88,14 @@ typedef struct SbxChildCtx {
   const char *filename;
   SbxChildFn fn;
   void *arg;
+  /* Done once by the spawner the child was forked from, so the child
+   * skips it: signals at their defaults and none blocked, the capability
+   * bounding set empty, the timezone and this thread's stack bounds
+   * learnt (sbx_prepare_spawner). */
+  bool prepared;
+  /* Address space mapped in the child as it starts (bytes), when the
+   * spawner knows it; 0: the child reads it (sbx_mapped_bytes). */
+  uint64_t mapped;
 } SbxChildCtx;
 
 /* Output shared with the parent (MAP_SHARED), so output printed before a
@@ -94,6 +105,15 @@ typedef struct SbxOutput {
   uint64_t len; /* bytes written (atomic: written after the data); 0 after a discard */
   char data[];
 } SbxOutput;
+
+/* In the spawner, once: what every child would otherwise do for itself
+ * (see SbxChildCtx.prepared). False when a step failed; the children
+ * then do all of it themselves. */
+bool sbx_prepare_spawner(void);
+
+/* Address space mapped right now (bytes), from /proc/self/statm; 0 when
+ * unknown. */
+uint64_t sbx_mapped_bytes(void);
 
 /* Child entry after fork; never returns. */
 GENO_NORETURN void sbx_child_main(const SbxChildCtx *ctx);

@@ -276,6 +276,10 @@ Span vm_frame_span(const VM *vm, const Frame *f);
 
 /* Start the wall-clock deadline (timeout_s from now). */
 void vm_start_clock(VM *vm);
+/* End the run with E501 as the deadline does (same message, position of
+ * the running instruction), whatever the clock says: for a host that
+ * stopped waiting because its copy of the deadline passed. Returns false. */
+bool vm_raise_timeout(VM *vm);
 bool vm_deadline_passed(VM *vm);
 
 /* Called when steps reach step_check: polls the deadline, enforces

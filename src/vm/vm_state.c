@@ -185,6 +185,8 @@ static bool timed_out(VM *vm) {
   return vm_raise_fatal(vm, E_TIMEOUT, NULL, "Execution timed out after %s seconds", t);
 }
 
+bool vm_raise_timeout(VM *vm) { return timed_out(vm); }
+
 bool vm_alloc_poll(VM *vm) {
   vm->alloc_since_poll = 0;
   if (vm->deadline_ms > 0 && !vm->err.active && now_ms() > vm->deadline_ms) return timed_out(vm);

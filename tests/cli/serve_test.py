@@ -79,8 +79,18 @@ func badstatus(req: HttpRequest) -> HttpResponse
     return HttpResponse(99, "", [])
 end func
 
+// a handler may add routes while the server runs (the table grows)
+@untested("server handler")
+func add(req: HttpRequest) -> HttpResponse
+    for i: Int in range(0, 8) do
+        http_route(method: "GET", path: "/added" + to_string(i), handler: hello)
+    end for
+    return HttpResponse(200, "added", [])
+end func
+
 func main() -> Unit
     print("printed before listening")
+    http_route(method: "POST", path: "/add", handler: add)
     http_route(method: "get", path: "/hello", handler: hello)
     http_route(method: "POST", path: "/echo", handler: echo)
     http_route(method: "PUT", path: "/echo", handler: echo)
@@ -377,6 +387,9 @@ def api_checks(geno, d, mode):
         check(st == 500, tag + "an invalid response (%s): 500, got %d" % (path, st))
     st, h, b = request(port, "OPTIONS", "/empty")
     check((st, b, h.get("x-empty")) == (204, "", "yes"), tag + "an OPTIONS route, 204 without a body: %r" % ((st, h),))
+    st, h, b = request(port, "POST", "/add", "")
+    st2, h2, b2 = request(port, "GET", "/added7?z")
+    check((st, b, st2, b2) == (200, "added", 200, "hello z"), tag + "routes added by a handler: %r" % ((st, b, st2, b2),))
     st, h, b = request(port, "GET", "/hello?again")
     check((st, b) == (200, "hello again"), tag + "still serving after the failures")
     check(p.poll() is None, tag + "still running")
