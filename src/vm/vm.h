@@ -191,6 +191,7 @@ typedef struct VM {
   const BuiltinDef *builtins; /* sorted by name */
   size_t nbuiltins;
   const uint32_t *builtin_int_params; /* its int_params */
+  const BuiltinDef *self; /* the row of the builtin being called (vm_builtin_self) */
   Obj **builtin_values;  /* cached builtin function values, by index */
 
   /* limits */
