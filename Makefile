@@ -5,7 +5,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps build run test asan fuzz bench python clean
+.PHONY: all deps build run test asan fuzz bench bench-serve bench-serve-memory python clean
 
 all: build
 
@@ -46,6 +46,15 @@ python: deps build
 
 bench: build
 	@bench/run.sh
+
+# `geno serve` under wrk (bench/README.md): throughput, latency, the fork
+# floor, workers killed under load, the reference's server for the ratio;
+# and, separately, the server's memory over MEM_REQUESTS (100,000) requests.
+bench-serve: build
+	@bench/serve.sh $(BUILD)/geno
+
+bench-serve-memory: build
+	@bench/serve.sh --memory $(BUILD)/geno
 
 clean:
 	rm -rf $(BUILD) build-asan build-fuzz

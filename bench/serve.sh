@@ -4,12 +4,13 @@
 # the fork floor, workers killed under load, and the reference's server
 # for the ratio.
 #
-#   bench/serve.sh [GENO_BINARY]          (default: build/geno)
+#   bench/serve.sh [GENO_BINARY]            (default: build/geno)
+#   bench/serve.sh --memory [GENO_BINARY]   the server's RSS over many requests only
 #
 # Environment (defaults): DURATION=10 seconds per wrk run, CONNS="1 16 64",
-# MEM_REQUESTS=100000 requests for the memory check (0 skips it),
 # KILL_SECONDS=10 (0 skips the kill test), REF_RUNS=5 requests against the
-# reference (0 skips; needs GENO_REF, default /work/ref).
+# reference (0 skips; needs GENO_REF, default /work/ref); with --memory,
+# MEM_REQUESTS=100000 requests at 16 connections (RSS sampled every 10 s).
 #
 # Workloads: "small" (main returns a number) and "fib" (fib(20), 21,891
 # calls, plus its example). Every request carries its own number and every
@@ -18,10 +19,16 @@
 # cap above the largest connection count, and is stopped by its PID.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
+memory_only=0
+if [ "${1:-}" = "--memory" ]; then
+  memory_only=1
+  shift
+fi
 geno=${1:-$here/../build/geno}
 duration=${DURATION:-10}
 conns=${CONNS:-"1 16 64"}
-mem_requests=${MEM_REQUESTS:-100000}
+mem_requests=0
+[ "$memory_only" = 1 ] && mem_requests=${MEM_REQUESTS:-100000}
 kill_seconds=${KILL_SECONDS:-10}
 ref_runs=${REF_RUNS:-5}
 ref=${GENO_REF:-/work/ref}
@@ -40,9 +47,11 @@ trap cleanup EXIT INT TERM
 echo "# bench/serve.sh  $(date -u +%Y-%m-%dT%H:%M:%SZ)  $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 
 # ---- the floor: fork + exit + wait of a process holding 1 MB -------------
-cc -O2 -o "$tmp/fork_floor" "$here/serve/fork_floor.c"
-floor=$("$tmp/fork_floor" 2000)
-echo "fork+exit+wait (1 MB process): ${floor} us  (one core: $(awk "BEGIN{printf \"%.0f\", 1e6/$floor}")/s)"
+if [ "$memory_only" = 0 ]; then
+  cc -O2 -o "$tmp/fork_floor" "$here/serve/fork_floor.c"
+  floor=$("$tmp/fork_floor" 2000)
+  echo "fork+exit+wait (1 MB process): ${floor} us  (one core: $(awk "BEGIN{printf \"%.0f\", 1e6/$floor}")/s)"
+fi
 
 # ---- start the server ------------------------------------------------------
 GENO_RATE_LIMIT_REQUESTS=0 GENO_MAX_CONCURRENT_REQUESTS=256 GENO_MAX_CONNECTIONS=512 \
@@ -59,9 +68,11 @@ url="http://127.0.0.1:$port"
 rss() { awk '/VmRSS/{print $2}' "/proc/$pid/status"; }
 children() { cat /proc/"$pid"/task/*/children 2>/dev/null | tr ' ' '\n' | grep . || true; }
 spawner=$(children | head -1) # the helper the workers fork from (a child from the start)
-cpu_ticks() { awk '{print $14 + $15 + $16 + $17}' "/proc/$pid/stat"; }
+# CPU of the server, its reaped workers and the spawner (which forks them
+# and is reaped only at the end)
+cpu_ticks() { cat "/proc/$pid/stat" "/proc/$spawner/stat" | awk '{t += $14 + $15 + $16 + $17} END {print t}'; }
 
-# run_wrk WORKLOAD CONNECTIONS SECONDS [extra env]: prints one result row
+# run_wrk WORKLOAD CONNECTIONS SECONDS: prints one result row
 run_wrk() {
   w=$1 c=$2 d=$3
   t0=$(cpu_ticks)
@@ -77,9 +88,14 @@ run_wrk() {
 
 echo "server pid $pid on $url, RSS $(rss) kB"
 WORKLOAD=small wrk -t 2 -c 2 -d 2s -s "$here/serve/check.lua" "$url" >/dev/null 2>&1 || true # warm-up
-for w in small fib; do
-  for c in $conns; do run_wrk "$w" "$c" "$duration"; done
-done
+if [ "$memory_only" = 0 ]; then
+  for w in small fib; do
+    for c in $conns; do run_wrk "$w" "$c" "$duration"; done
+  done
+else
+  kill_seconds=0
+  ref_runs=0
+fi
 
 # ---- memory over many requests ------------------------------------------------
 if [ "$mem_requests" -gt 0 ]; then
@@ -93,9 +109,10 @@ if [ "$mem_requests" -gt 0 ]; then
     e=$(sed -n 's/^checked=\([0-9]*\) mismatched=\([0-9]*\) non200=\([0-9]*\).*/\2 + \3/p' "$tmp/mem.out")
     [ -n "$n" ] && [ "$n" -gt 0 ] || break
     total=$((total + n))
-    bad=$((bad + e))
+    bad=$((bad + $e))
     r=$(rss)
     [ "$r" -gt "$max" ] && max=$r
+    echo "  after $total requests: RSS $r kB"
   done
   echo "memory: $total requests ($bad failed or mismatched): RSS ${before} kB before, ${max} kB peak," \
     "$(rss) kB after"
@@ -107,9 +124,10 @@ if [ "$kill_seconds" -gt 0 ]; then
   WORKLOAD=small wrk -t 16 -c 16 -d "${kill_seconds}s" -s "$here/serve/check.lua" "$url" >"$tmp/kill.out" 2>&1 &
   wrkpid=$!
   while kill -0 "$wrkpid" 2>/dev/null; do
-    victims=$(children | grep -vx "$spawner" | shuf -n 1 || true)
-    for v in $victims; do kill -9 "$v" 2>/dev/null && kills=$((kills + 1)); done
-    sleep 0.02
+    # at a random moment, every worker alive then (one at a time is too
+    # slow to catch: a worker lives a few milliseconds)
+    for v in $(children | grep -vx "$spawner" || true); do kill -9 "$v" 2>/dev/null && kills=$((kills + 1)); done
+    sleep "0.0$(shuf -i 10-50 -n 1)"
   done
   wait "$wrkpid" || true
   health=$(curl -s -o /dev/null -w '%{http_code}' "$url/healthz")

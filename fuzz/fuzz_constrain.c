@@ -10,7 +10,10 @@
  *   pieces, kept to continuations the session calls valid, looks for a
  *   COMPLETE text; when found, the parser must accept it.
  * - Masks: over the pieces as a vocabulary, the mask at the end of the
- *   valid part equals feeding each piece. */
+ *   valid part equals feeding each piece; and over a vocabulary cut from
+ *   the input itself (its substrings of 1 to 12 bytes: any bytes, words
+ *   after punctuation, text then a quote ...), the masks at a few points
+ *   of the valid part equal feeding each of those tokens. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -72,6 +75,36 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     bool ok = geno_constrain_feed(c, pieces[i], strlen(pieces[i]));
     CHECK(ok == (bool)((bits[i / 64] >> (i % 64)) & 1));
     geno_constrain_free(c);
+  }
+
+  /* a vocabulary of the input's own substrings */
+  if (size >= 2) {
+    enum { NT = 160 };
+    const char *toks[NT];
+    size_t tlens[NT], nt = 0;
+    for (size_t at = 0; at < size && nt < NT; at++)
+      for (size_t len = 1 + at % 5; len <= 12 && at + len <= size && nt < NT; len += 5) {
+        toks[nt] = src + at;
+        tlens[nt++] = len;
+      }
+    geno_constrain_vocab *v2 = geno_constrain_vocab_new(toks, tlens, nt);
+    CHECK(v2);
+    uint64_t b2[(NT + 63) / 64];
+    for (size_t cut = k % 7; cut <= k; cut += 1 + k / 4) {
+      geno_constrain *p = geno_constrain_new();
+      CHECK(geno_constrain_feed(p, src, cut));
+      size_t count = geno_constrain_mask(p, v2, b2), want = 0;
+      for (size_t i = 0; i < nt; i++) {
+        geno_constrain *c = geno_constrain_clone(p);
+        bool ok = geno_constrain_feed(c, toks[i], tlens[i]);
+        CHECK(ok == (bool)((b2[i / 64] >> (i % 64)) & 1));
+        want += ok;
+        geno_constrain_free(c);
+      }
+      CHECK(count == want);
+      geno_constrain_free(p);
+    }
+    geno_constrain_vocab_free(v2);
   }
 
   size_t cap = k + 512;

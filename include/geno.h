@@ -191,6 +191,10 @@ GENO_API const char *geno_value_container(const geno_value *v);
  * geno-c writes. */
 #define GENO_RESULT_MAX_DEPTH 500
 
+/* The words a host callback's error uses to say the run's deadline passed
+ * while it waited (see geno_callback_fn): the run then ends with E501. */
+#define GENO_DEADLINE_PASSED "the run's deadline passed"
+
 /* [m] Construction, for host-callback results. Each returns a new value the
  * caller owns (free with geno_value_free unless ownership is passed on).
  * Functions that take `geno_value *` items take ownership of them, even on
@@ -246,7 +250,13 @@ GENO_API char *geno_value_to_json(const geno_value *v);
  *              (as in "String size exceeds limit (N > M)", the words the
  *              runtime uses) reports that the host stopped at the run's
  *              max_collection_size: the run ends with E504, uncatchable,
- *              like every limit.
+ *              like every limit. A message containing
+ *              GENO_DEADLINE_PASSED ("the run's deadline passed", as in
+ *              "sleep_ms: the run's deadline passed during the sleep")
+ *              reports that the host stopped waiting because the run's
+ *              time ran out: the run ends with E501, uncatchable, as if
+ *              the VM's own clock had run out (an isolated child's clock
+ *              starts after the host's, so it may not have yet).
  * Returns the builtin's result (ownership passes to the library), typed as
  * the builtin declares (e.g. String for fs_read_text; Result[...] where
  * the builtin returns one), or NULL with *error set. A result of the
@@ -262,6 +272,40 @@ typedef struct geno_callback {
 
 /* [-] True if `name` is a builtin that a host callback can implement. */
 GENO_API bool geno_callback_name_valid(const char *name);
+
+/* Calling the program back. A function value passed to a higher-order
+ * host callback (http_route's handler) reaches the host as a GENO_FUNCTION
+ * value that can be called later in the same run, while the program waits
+ * in one of its host callbacks (http_listen serving requests). The host
+ * may keep a geno_value_copy of it; the copy stays callable until the run
+ * ends, then every call fails cleanly.
+ *
+ * [e] geno_function_call: run `fn` with `args` (borrowed; each must have
+ * the type the function's parameter declares, e.g. one HttpRequest for a
+ * route handler, else the call fails) and return its result (owned by the
+ * caller; geno_value_free), or NULL with *error set to a message the
+ * caller frees with geno_free. Runs user code. Allowed only on the thread
+ * that runs the run's callbacks, from inside one of them (in-process:
+ * nested in the callback; isolated: in the calling process, and the call
+ * travels to the sandboxed child, which runs the function).
+ * Each call is charged as a fresh request, as the reference's http_listen
+ * charges each route handler: steps count from 0 against max_steps, a new
+ * timeout_s deadline starts, the output count starts at 0 and what the
+ * function prints is discarded; memory_bytes and the recursion depth are
+ * the run's. A runtime error or limit of the function fails the call with
+ * "E400: Division by zero (at Main.geno:3:12)" (its code first) and the
+ * run goes on. In an isolated run a function that has not answered
+ * timeout_s + 0.5 s after the call ends the whole run: the child is killed
+ * (the run reports E501) and the function, like every other, stops being
+ * callable. Other failures: a value that is not such a function, a call
+ * from outside the run's callbacks, an argument of the wrong type or
+ * number, "the program's run has ended".
+ * [-] geno_function_callable: whether fn can still be called (its run is
+ * going on and, isolated, its child is alive). False for NULL, for other
+ * kinds, and for functions in results. */
+GENO_API geno_value *geno_function_call(const geno_value *fn, const geno_value *const *args, size_t nargs,
+                                        char **error);
+GENO_API bool geno_function_callable(const geno_value *fn);
 
 /* ------------------------------------------------------------------------ */
 /* Modules                                                                   */

@@ -12,7 +12,10 @@
  *   call time, else E412) and BF_CALLBACK (the host must supply the
  *   function, else E413);
  * - the VM calls `fn` (an opaque pointer type here: the checker never
- *   calls it; src/vm/vmapi.h gives its arguments' meaning). */
+ *   calls it; src/vm/vmapi.h gives its arguments' meaning), and lets it
+ *   see its own row while it runs (vm_builtin_self), so rows that differ
+ *   only in name or kind share one function: the name goes into its
+ *   messages, the kind is a BF_ flag (BF_VEC). */
 #ifndef GENO_CHECK_BUILTIN_TABLE_H
 #define GENO_CHECK_BUILTIN_TABLE_H
 
@@ -33,6 +36,10 @@ enum {
   BF_MUTATES = 1 << 2,       /* mutates its first argument in place (vec_push...) */
   BF_APP_STUB = 1 << 3,      /* app-mode graphics/input no-op */
   BF_HIGHER_ORDER = 1 << 4,  /* calls function arguments back (map, fold, sort...) */
+  BF_VEC = 1 << 5,           /* the Vec row of an Array/Vec twin: the one
+                                implementation both rows share reads it
+                                from its own row (vm_builtin_self), as
+                                QuickJS's builtins read their `magic` */
 };
 
 typedef struct BuiltinDef {

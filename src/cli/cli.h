@@ -39,6 +39,13 @@ typedef enum { CLI_JSON_NONE, CLI_JSON_RUN, CLI_JSON_CHECK } CliJsonShape;
  * stdout) and returns false (nothing to free). */
 bool cli_load_program(const char *path, CliProgram *prog, CliJsonShape json);
 void cli_free_program(CliProgram *prog);
+struct CliProject;
+/* cli_load_program for a path that may also be a project directory (its
+ * geno.toml's entry module; imports are found among its files), as `geno
+ * run DIR` reads it. proj is filled when path is a directory; release both
+ * with cli_close_program. Errors are printed ("Error: ..."); false then. */
+bool cli_open_program(const char *path, CliProgram *prog, struct CliProject *proj);
+void cli_close_program(CliProgram *prog, struct CliProject *proj);
 /* geno_module_loader_fn for a CliProgram (userdata): reads <Name>.geno
  * beside the entry file (diagnostics show that path) and keeps a copy in
  * the program's modules. */

@@ -10,9 +10,10 @@
 #include "cli.h"
 
 static const char compile_help[] =
-    "usage: geno compile FILE --target js [--esm] [--source-map] [-o OUT]\n"
+    "usage: geno compile FILE|DIR --target js [--esm] [--source-map] [-o OUT]\n"
     "\n"
-    "Check FILE for the node-cli target and compile it to one JavaScript file\n"
+    "Check FILE (or project DIR's entry module, its imports found among the\n"
+    "project's files) for the node-cli target and compile it to one JavaScript file\n"
     "(ES2020, strict mode), written to OUT or to stdout. Run it with\n"
     "  node OUT [--cap NAME]... [-- program args]\n"
     "Capabilities are denied unless granted with --cap (print, clock, random,\n"
@@ -35,11 +36,12 @@ static const char compile_help[] =
     "exit status: 0 compiled, 1 check or write error, 2 usage error\n";
 
 static const char build_help[] =
-    "usage: geno build FILE [--single-file] [--width W] [--height H] [--title T] [-o OUT]\n"
+    "usage: geno build FILE|DIR [--single-file] [--width W] [--height H] [--title T] [-o OUT]\n"
     "\n"
-    "Check FILE for the browser target and build a web page: OUT/index.html\n"
-    "and OUT/app.js (default OUT: dist), or with --single-file one HTML file\n"
-    "(default OUT: FILE's name with .html). An app (init, update and render\n"
+    "Check FILE (or project DIR's entry module) for the browser target and\n"
+    "build a web page: OUT/index.html and OUT/app.js (default OUT: dist), or\n"
+    "with --single-file, or an OUT ending in .html, one HTML file (default\n"
+    "OUT: FILE's name with .html). An app (init, update and render\n"
     "without main) draws on the page's canvas every animation frame. The page\n"
     "works from file:// and from any static server; it grants the\n"
     "capabilities listed in globalThis.__GENO_CAPS, none by default.\n"
@@ -148,7 +150,8 @@ int cmd_compile(int argc, char **argv) {
     return cli_usage_error("compile", "invalid --target '%s' (geno-c compiles to js only)", target);
   if (smap && !c.out) return cli_usage_error("compile", "--source-map needs -o/--output");
   CliProgram prog;
-  if (!cli_load_program(c.file, &prog, CLI_JSON_NONE)) return EXIT_FAIL;
+  CliProject proj;
+  if (!cli_open_program(c.file, &prog, &proj)) return EXIT_FAIL;
   geno_config cfg;
   geno_config_init(&cfg);
   cfg.module_loader = cli_module_loader;
@@ -209,7 +212,7 @@ int cmd_compile(int argc, char **argv) {
     geno_free(o.dts);
   }
   geno_result_free(r);
-  cli_free_program(&prog);
+  cli_close_program(&prog, &proj);
   return status;
 }
 
@@ -246,8 +249,12 @@ int cmd_build(int argc, char **argv) {
     }
   }
   if (!c.file) return cli_usage_error("build", "missing FILE");
+  /* an output named *.html is the one page, as in the reference */
+  size_t olen = c.out ? strlen(c.out) : 0;
+  if (olen > 5 && strcmp(c.out + olen - 5, ".html") == 0) single = true;
   CliProgram prog;
-  if (!cli_load_program(c.file, &prog, CLI_JSON_NONE)) return EXIT_FAIL;
+  CliProject proj;
+  if (!cli_open_program(c.file, &prog, &proj)) return EXIT_FAIL;
   geno_config cfg;
   geno_config_init(&cfg);
   cfg.module_loader = cli_module_loader;
@@ -282,7 +289,7 @@ int cmd_build(int argc, char **argv) {
       out = path;
     }
     status = out && write_file(out, text, text_len) ? EXIT_OK : EXIT_FAIL;
-    if (status == EXIT_OK) printf("Built %s\n", out);
+    if (status == EXIT_OK) printf("Built to %s\n", out); /* the reference's words */
   } else {
     const char *dir = c.out ? c.out : "dist";
     if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
@@ -300,13 +307,15 @@ int cmd_build(int argc, char **argv) {
         ok = ok && write_file(path, page, strlen(page));
       }
       free(page);
-      if (ok) printf("Built %s/index.html and %s/app.js\n", dir, dir);
+      size_t dl = strlen(dir);
+      const char *sep = dl && dir[dl - 1] == '/' ? "" : "/";
+      if (ok) printf("Built to %s%s\n  %s%sindex.html\n  %s%sapp.js\n", dir, sep, dir, sep, dir, sep);
       status = ok ? EXIT_OK : EXIT_FAIL;
     }
   }
   free(path);
   free(text);
   geno_result_free(r);
-  cli_free_program(&prog);
+  cli_close_program(&prog, &proj);
   return status;
 }

@@ -1,6 +1,7 @@
 /* `geno init NAME [--template T]` (a new project from a template) and
  * `geno bundle [--config geno.toml] [-o OUT]` (a project's modules as one
  * JSON artifact). */
+#include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,8 +15,10 @@ static const char init_help[] =
     "\n"
     "Create the project directory NAME (or fill the current directory with\n"
     "NAME \".\") from a template: a geno.toml, the modules and a README.\n"
-    "Existing files are never overwritten. NAME is one directory name: no\n"
-    "'/', no leading '.' or '~', not absolute.\n"
+    "Existing files are never overwritten. NAME is one directory name of\n"
+    "ASCII letters, digits, '_', '-' and '.', starting with a letter, a\n"
+    "digit or '_', at most 64 characters (it is also written into\n"
+    "geno.toml and the templates).\n"
     "\n"
     "templates:\n"
     "  minimal  one module with a checked function and main (default)\n"
@@ -219,10 +222,27 @@ static char *fill(const char *text, const char *name) {
   return out;
 }
 
-static bool valid_name(const char *name) {
-  if (strcmp(name, ".") == 0) return true;
-  return *name && !strchr(name, '/') && !strchr(name, '\\') && name[0] != '.' && name[0] != '~';
+/* A project name becomes a directory, a TOML string and text inside the
+ * templates' source files, README and comments, so it is restricted to
+ * characters that are safe in all of them: ASCII letters, digits, '_',
+ * '-' and '.', starting with a letter, digit or '_' (so no "..", no
+ * hidden directory, no option-like name), at most 64 bytes. */
+#define INIT_MAX_NAME 64
+static bool safe_name(const char *name) {
+  size_t n = strlen(name);
+  if (n == 0 || n > INIT_MAX_NAME) return false;
+  if (!isalnum((unsigned char)name[0]) && name[0] != '_') return false;
+  for (size_t i = 0; i < n; i++) {
+    unsigned char c = (unsigned char)name[i];
+    if (c >= 0x80 || !(isalnum(c) || c == '_' || c == '-' || c == '.')) return false;
+  }
+  return true;
 }
+
+static bool valid_name(const char *name) { return strcmp(name, ".") == 0 || safe_name(name); }
+
+static const char name_rule[] =
+    "use ASCII letters, digits, '_', '-' and '.', starting with a letter, a digit or '_' (at most 64)";
 
 /* mkdir -p for the directories of `path` (its last part excluded) */
 static bool make_parents(char *path) {
@@ -260,7 +280,9 @@ int cmd_init(int argc, char **argv) {
     if (strcmp(templates[i].name, tname) == 0) t = &templates[i];
   if (!t) return cli_usage_error("init", "invalid --template '%s' (choose from minimal, cli, web, api, lib)", tname);
   if (!valid_name(name)) {
-    fprintf(stderr, "Error: '%s' is not a valid project name\n", name);
+    fputs("Error: '", stderr);
+    cli_put_clean(stderr, name);
+    fprintf(stderr, "' is not a valid project name: %s\n", name_rule);
     return EXIT_FAIL;
   }
   struct stat st;
@@ -291,6 +313,13 @@ int cmd_init(int argc, char **argv) {
   char *real = realpath(name, NULL);
   const char *base = real && strrchr(real, '/') ? strrchr(real, '/') + 1 : name;
   if (!*base) base = "project";
+  if (!safe_name(base)) { /* "." in a directory whose own name is unsafe */
+    fputs("Error: the directory name '", stderr);
+    cli_put_clean(stderr, base);
+    fprintf(stderr, "' is not a valid project name: %s\n", name_rule);
+    free(real);
+    return EXIT_FAIL;
+  }
   printf("Created project '%s':\n", name);
   int rc = EXIT_OK;
   for (const TemplateFile *f = t->files; f->path; f++) {

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include <editline/readline.h>
+#include <jansson.h>
 
 #include "cli.h"
 
@@ -28,11 +29,13 @@ static const char repl_help[] =
     "and its bindings stay visible; an expression shows its value. An input\n"
     "that is not complete yet (an open block) continues on the next line;\n"
     "an empty line ends it. Functions other than main need an `example`\n"
-    "clause or @untested(\"reason\"), as in a file.\n"
+    "clause or @untested(\"reason\"), as in a file. Each input runs as\n"
+    "main: a `func main` typed in (or loaded) runs once and is not kept,\n"
+    "and an input cannot call main.\n"
     "\n"
     "commands:\n"
     "  :type EXPR   show the type of EXPR\n"
-    "  :load FILE   add the definitions of FILE\n"
+    "  :load FILE   add the definitions of FILE (its main, if any, runs once)\n"
     "  :clear       forget every definition and binding\n"
     "  :help        show this help\n"
     "  :quit, :q    leave (also end of input, Ctrl-D)\n"
@@ -126,9 +129,34 @@ static char *returned_type(const geno_result *r) {
   return NULL;
 }
 
+/* The input's line count and the length of its last line. */
+static int input_lines(const char *input, int *last_len) {
+  int lines = 1;
+  const char *last = input;
+  for (const char *c = input; *c; c++)
+    if (*c == '\n') {
+      lines++;
+      last = c + 1;
+    }
+  *last_len = (int)strlen(last);
+  return lines;
+}
+
 /* Diagnostics, with locations inside the input shown as <input>:L:C and a
- * snippet of that input line. */
+ * snippet of that input line. The program around the input is the REPL's
+ * own: an error the parser finds in it (the input ended inside an
+ * expression or block, so the wrapper's `)` or `end func` came next) is
+ * reported as the end of the input, in the input's words; other errors
+ * outside the input are shown only when none is inside it. */
 static void show_errors(const geno_result *r, const char *input, int body_line, int col_offset) {
+  int last_len, nlines = input_lines(input, &last_len);
+  size_t inside = 0;
+  for (size_t i = 0; i < geno_result_diagnostic_count(r); i++) {
+    const geno_diagnostic *d = geno_result_diagnostic(r, i);
+    int l = d->line - body_line + 1;
+    if (d->line > 0 && l >= 1 && l <= nlines) inside++;
+  }
+  bool said_end = false;
   for (size_t i = 0; i < geno_result_diagnostic_count(r); i++) {
     const geno_diagnostic *d = geno_result_diagnostic(r, i);
     int l = d->line - body_line + 1;
@@ -137,13 +165,20 @@ static void show_errors(const geno_result *r, const char *input, int body_line, 
       p = strchr(p, '\n');
       if (p) p++;
     }
-    if (d->line > 0 && l >= 1 && p && *p) {
+    if (d->line > 0 && l >= 1 && l <= nlines && p) {
       int col = l == 1 && d->column > col_offset ? d->column - col_offset : d->column;
       fprintf(stderr, "<input>:%d:%d: error[%s]: %s\n", l, col, d->code, d->message);
       const char *e = strchr(p, '\n');
       int len = e ? (int)(e - p) : (int)strlen(p);
-      fprintf(stderr, "  %.*s\n  %*s^\n", len, p, col > 1 ? col - 1 : 0, "");
-    } else {
+      fputs("  ", stderr);
+      fwrite(p, 1, (size_t)len, stderr);
+      fprintf(stderr, "\n  %*s^\n", col > 1 ? col - 1 : 0, "");
+    } else if (d->line > 0 && l > nlines && d->code_number >= 100 && d->code_number < 300) {
+      if (said_end || inside) continue;
+      said_end = true;
+      fprintf(stderr, "<input>:%d:%d: error[%s]: Unexpected end of input (an expression or block is not "
+                      "finished)\n", nlines, last_len + 1, d->code);
+    } else if (!inside) {
       fprintf(stderr, "error[%s]: %s\n", d->code, d->message);
     }
   }
@@ -156,6 +191,131 @@ static geno_result *run(const char *src) {
   cfg.capabilities_set = true;
   cfg.capabilities = GENO_CAP_PRINT | GENO_CAP_CLOCK | GENO_CAP_RANDOM;
   return geno_run(src, strlen(src), "<repl>", &cfg);
+}
+
+/* The line of the top-level `func main` in text (1-based), 0 when it has
+ * none or does not parse (geno_outline). */
+static int main_line(const char *text) {
+  char *outline = NULL;
+  geno_result *r = geno_outline(text, strlen(text), "<repl>", &outline);
+  int line = 0;
+  json_t *o = r && geno_result_ok(r) && outline ? json_loads(outline, 0, NULL) : NULL;
+  json_t *defs = o ? json_object_get(o, "definitions") : NULL;
+  for (size_t i = 0; defs && i < json_array_size(defs); i++) {
+    json_t *d = json_array_get(defs, i);
+    const char *kind = json_string_value(json_object_get(d, "kind"));
+    const char *name = json_string_value(json_object_get(d, "name"));
+    if (kind && name && strcmp(kind, "func") == 0 && strcmp(name, "main") == 0)
+      line = (int)json_integer_value(json_object_get(d, "line"));
+  }
+  json_decref(o);
+  geno_free(outline);
+  geno_result_free(r);
+  return line;
+}
+
+/* text without its `main` function (malloc'd), or NULL when it has none.
+ * The text is put in the canonical layout first (geno_format), where a
+ * top-level function ends at the first line that is exactly `end func`
+ * (nested blocks are indented). */
+static char *without_main(const char *text) {
+  char *formatted = NULL;
+  geno_result *r = geno_format(text, strlen(text), "<repl>", &formatted, NULL);
+  geno_result_free(r);
+  int from = formatted ? main_line(formatted) : 0;
+  if (!from) {
+    geno_free(formatted);
+    return NULL;
+  }
+  size_t n = strlen(formatted);
+  char *out = malloc(n + 1);
+  if (!out) {
+    geno_free(formatted);
+    return NULL;
+  }
+  size_t o = 0;
+  int line = 1;
+  bool skipping = false, done = false;
+  for (const char *p = formatted; *p;) {
+    const char *e = strchr(p, '\n');
+    size_t len = e ? (size_t)(e - p) + 1 : strlen(p);
+    if (line == from && !done) skipping = true;
+    if (!skipping) {
+      memcpy(out + o, p, len);
+      o += len;
+    } else if (len >= 8 && strncmp(p, "end func", 8) == 0 && (len == 8 || p[8] == '\n' || p[8] == ' ')) {
+      skipping = false;
+      done = true;
+    }
+    p += len;
+    line++;
+  }
+  out[o] = '\0';
+  geno_free(formatted);
+  return out;
+}
+
+/* Whether the input names `main` outside strings and comments: the
+ * REPL's own input runs as main, so calling it would call the input
+ * again, without end. */
+static bool mentions_main(const char *t) {
+  for (size_t i = 0; t[i];) {
+    char c = t[i];
+    if (c == '/' && t[i + 1] == '/') {
+      while (t[i] && t[i] != '\n') i++;
+    } else if (c == '"') {
+      bool triple = strncmp(t + i, "\"\"\"", 3) == 0;
+      i += triple ? 3 : 1;
+      while (t[i] && (triple ? strncmp(t + i, "\"\"\"", 3) != 0 : t[i] != '"')) i += t[i] == '\\' && t[i + 1] ? 2 : 1;
+      if (t[i]) i += triple ? 3 : 1;
+    } else if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_') {
+      size_t j = i;
+      while ((t[j] >= 'a' && t[j] <= 'z') || (t[j] >= 'A' && t[j] <= 'Z') || t[j] == '_' || (t[j] >= '0' && t[j] <= '9'))
+        j++;
+      if (j - i == 4 && strncmp(t + i, "main", 4) == 0 && (i == 0 || t[i - 1] != '.')) return true;
+      i = j;
+    } else {
+      i++;
+    }
+  }
+  return false;
+}
+
+static geno_result *run(const char *src);
+static void eval_definition(Session *s, const char *input);
+
+/* A program with its own `main` (a :load of a program file, or `func
+ * main` typed in): it runs once, with the session's definitions, its
+ * output and value shown as `geno run` shows them; its other definitions
+ * are kept, main is not (the REPL's inputs run as main). */
+static void run_with_main(Session *s, const char *text) {
+  char *rest = without_main(text);
+  if (!rest) { /* it does not parse: its errors, as for any definition */
+    eval_definition(s, text);
+    return;
+  }
+  char *src = cat3(s->defs, "\n", text);
+  geno_result *r = src ? run(src) : NULL;
+  if (!r) {
+    fprintf(stderr, "Error: out of memory\n");
+  } else {
+    size_t n;
+    const char *out = geno_result_output(r, &n);
+    fwrite(out, 1, n, stdout);
+    const char *v = geno_result_value_text(r);
+    if (geno_result_ok(r) && v) printf("=> %s\n", v);
+    fflush(stdout);
+    if (!geno_result_ok(r)) {
+      int def_line = 2;
+      for (const char *c = s->defs; *c; c++) def_line += *c == '\n';
+      show_errors(r, text, def_line, 0);
+    } else {
+      eval_definition(s, rest);
+    }
+  }
+  geno_result_free(r);
+  free(src);
+  free(rest);
 }
 
 static void eval_definition(Session *s, const char *input) {
@@ -182,8 +342,9 @@ static void eval_definition(Session *s, const char *input) {
 }
 
 static void eval_statement(Session *s, const char *input, bool type_only) {
-  /* as an expression first: main returns it */
-  char *body = cat3("    return (", input, ")");
+  /* as an expression first: main returns it. The input sits on lines of
+   * its own, so a trailing `// comment` cannot swallow the `)`. */
+  char *body = cat3("    return (\n", input, "\n    )");
   int body_line;
   char *src = body ? program(s, "Unit", body, &body_line) : NULL;
   geno_result *r = src ? check(src) : NULL;
@@ -191,7 +352,7 @@ static void eval_statement(Session *s, const char *input, bool type_only) {
   bool is_expr = r && (geno_result_ok(r) || type);
   if (type_only) {
     if (is_expr) printf("%s : %s\n", input, type ? type : "Unit");
-    else if (r) show_errors(r, input, body_line, 12);
+    else if (r) show_errors(r, input, body_line + 1, 0);
     geno_result_free(r);
     free(src);
     free(body);
@@ -231,8 +392,8 @@ static void eval_statement(Session *s, const char *input, bool type_only) {
       }
     } else {
       fflush(stdout);
-      /* an expression sits after "    return (" on its first line */
-      show_errors(r, input, body_line, is_expr ? 12 : 0);
+      /* an expression starts on the line after "    return (" */
+      show_errors(r, input, is_expr ? body_line + 1 : body_line, 0);
     }
   }
   fflush(stdout);
@@ -328,8 +489,9 @@ int cmd_repl(int argc, char **argv) {
           break;
         } else if (n == 4 && strncmp(w, "help", 4) == 0) {
           fputs(repl_help, stdout);
-        } else if (n == 4 && strncmp(w, "type", 4) == 0 && *arg) {
-          eval_statement(&s, arg, true);
+        } else if (n == 4 && strncmp(w, "type", 4) == 0) {
+          if (*arg) eval_statement(&s, arg, true);
+          else fprintf(stderr, "usage: :type EXPR (show the type of EXPR)\n");
         } else if (n == 5 && strncmp(w, "clear", 5) == 0) {
           free(s.defs);
           free(s.stmts);
@@ -338,10 +500,12 @@ int cmd_repl(int argc, char **argv) {
           s.stmts_output = 0;
           if (!s.defs || !s.stmts) break;
           printf("Cleared.\n");
-        } else if (n == 4 && strncmp(w, "load", 4) == 0 && *arg) {
+        } else if (n == 4 && strncmp(w, "load", 4) == 0) {
           size_t len;
-          char *text = cli_read_file(arg, &len);
-          if (!text) fprintf(stderr, "Error: cannot read %s: %s\n", arg, strerror(errno));
+          char *text = *arg ? cli_read_file(arg, &len) : NULL;
+          if (!*arg) fprintf(stderr, "usage: :load FILE (add the definitions of FILE)\n");
+          else if (!text) fprintf(stderr, "Error: cannot read %s: %s\n", arg, strerror(errno));
+          else if (main_line(text)) run_with_main(&s, text);
           else eval_definition(&s, text);
           free(text);
         } else {
@@ -358,11 +522,19 @@ int cmd_repl(int argc, char **argv) {
     free(pending);
     pending = NULL;
     if (!text) break;
+    if (blank) { /* the empty line that ended the input is not part of it */
+      size_t n = strlen(text);
+      while (n && (text[n - 1] == '\n' || text[n - 1] == ' ' || text[n - 1] == '\t')) text[--n] = '\0';
+    }
     if (!blank && incomplete(&s, text)) {
       pending = text;
       continue;
     }
-    if (is_definition(text)) eval_definition(&s, text);
+    if (is_definition(text) && main_line(text)) run_with_main(&s, text);
+    else if (is_definition(text)) eval_definition(&s, text);
+    else if (mentions_main(text))
+      fprintf(stderr, "error: `main` cannot be used in the REPL: each input runs as main (a program's main "
+                      "runs when it is loaded or typed in)\n");
     else eval_statement(&s, text, false);
     free(text);
   }

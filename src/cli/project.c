@@ -174,12 +174,68 @@ static bool declared_files(CliProject *p, size_t *cap, char **err) {
       free(full);
       return false;
     }
+    /* The same file listed twice ("Main.geno", "./Main.geno", a link to
+     * it) is one module: counted, tested and loaded once. Two different
+     * files with one module name cannot both be imported: an error. */
+    char *real = realpath(full, NULL);
+    if (!real) {
+      set_err(err, "out of memory");
+      free(full);
+      return false;
+    }
+    bool seen = false;
+    for (size_t k = 0; k < p->nfiles && !seen; k++) {
+      char *other = realpath(p->files[k].path, NULL);
+      seen = other && strcmp(other, real) == 0;
+      free(other);
+    }
+    free(real);
+    if (seen) {
+      free(full);
+      continue;
+    }
+    char *mod = stem(full);
+    for (size_t k = 0; mod && k < p->nfiles; k++)
+      if (strcmp(p->files[k].module, mod) == 0) {
+        set_err(err, "%s: module name collision: '%s' is defined by both %s and %s", p->manifest.path, mod,
+                p->files[k].path, full);
+        free(mod);
+        free(full);
+        return false;
+      }
+    free(mod);
     if (!add_file(p, cap, full)) {
       set_err(err, "out of memory");
       return false;
     }
   }
   return true;
+}
+
+bool cli_open_program(const char *path, CliProgram *prog, CliProject *proj) {
+  memset(proj, 0, sizeof *proj);
+  if (cli_is_dir(path)) {
+    char *err = NULL;
+    if (!cli_project_open(path, proj, &err)) {
+      fprintf(stderr, "Error: %s\n", err ? err : "out of memory");
+      free(err);
+      memset(proj, 0, sizeof *proj);
+      return false;
+    }
+    path = proj->files[proj->entry].path;
+  }
+  if (!cli_load_program(path, prog, CLI_JSON_NONE)) {
+    cli_project_free(proj);
+    memset(proj, 0, sizeof *proj);
+    return false;
+  }
+  prog->project = proj->nfiles ? proj : NULL;
+  return true;
+}
+
+void cli_close_program(CliProgram *prog, CliProject *proj) {
+  cli_free_program(prog);
+  if (proj->nfiles) cli_project_free(proj);
 }
 
 /* Order the modules: dependencies first, ties by name. */

@@ -330,6 +330,7 @@ bool host_init(Host *h, const HostOptions *o, char **err) {
   if (ok && (o->caps & GENO_CAP_PROCESS)) ok = host_process_install(h, err);
   if (ok && (o->caps & GENO_CAP_STDIN)) ok = host_stdin_install(h, err);
   if (ok && (o->caps & GENO_CAP_CLOCK)) ok = host_clock_install(h, err);
+  if (ok && (o->caps & GENO_CAP_SERVE)) ok = host_serve_install(h, err);
   if (!ok) {
     if (!*err) *err = strdup("out of memory");
     host_free(h);
@@ -342,6 +343,7 @@ void host_free(Host *h) {
   host_fs_free(h);
   host_http_free(h);
   host_process_free(h);
+  host_serve_free(h);
   h->ncallbacks = 0;
 }
 

@@ -27,8 +27,11 @@
 #include <geno.h>
 
 /* One slot per BF_CALLBACK builtin the CLI implements (7 fs, 3 http, 4
- * process, stdin_read_all, sleep_ms). */
-#define HOST_MAX_CALLBACKS 16
+ * process, stdin_read_all, sleep_ms, http_route, http_listen). */
+#define HOST_MAX_CALLBACKS 18
+
+/* A route of a program that serves HTTP (serve.c). */
+typedef struct HostRoute HostRoute;
 
 /* How far past the CLI's own estimate of the run's deadline a blocking
  * callback (sleep_ms, a process, an HTTP transfer, reading stdin) may
@@ -74,6 +77,10 @@ typedef struct Host {
   bool path_search;           /* GENO_PROCESS_ALLOW_PATH_SEARCH=1 */
   char **exe_allow;           /* GENO_PROCESS_EXECUTABLES, real paths; NULL = no list */
   size_t nexe_allow;
+  /* serve */
+  HostRoute *routes;          /* http_route's table, in registration order */
+  size_t nroutes, route_cap;
+  bool serving;               /* http_listen is running */
   /* what cmd_run hands to geno_config */
   geno_callback callbacks[HOST_MAX_CALLBACKS];
   size_t ncallbacks;
@@ -81,7 +88,8 @@ typedef struct Host {
 
 /* Build the host for one run: the policies from the options and the
  * environment, and callbacks for exactly the granted capabilities among
- * fs, http, process, stdin and clock (sleep_ms). On failure returns false
+ * fs, http, process, stdin, clock (sleep_ms) and serve (http_route,
+ * http_listen: serve.c). On failure returns false
  * with a malloc'd *err (nothing to free). */
 bool host_init(Host *h, const HostOptions *o, char **err);
 void host_free(Host *h);
@@ -174,9 +182,11 @@ bool host_http_install(Host *h, char **err);
 bool host_process_install(Host *h, char **err);
 bool host_stdin_install(Host *h, char **err);
 bool host_clock_install(Host *h, char **err);
+bool host_serve_install(Host *h, char **err);
 void host_fs_free(Host *h);
 void host_http_free(Host *h);
 void host_process_free(Host *h);
+void host_serve_free(Host *h);
 
 /* Add one callback (false when the table is full, which is a bug). */
 bool host_add(Host *h, const char *name, geno_callback_fn fn);

@@ -587,7 +587,7 @@ static int body_text(Host *h, Response *rs, HostStr *text, uint64_t *report) {
 static geno_value *failure(Host *h, const Request *rq, Response *rs, int fail, HostStr *why, bool as_err,
                            char **error) {
   if (fail == FAIL_OOM) return host_fail(error, "out of memory");
-  if (fail == FAIL_DEADLINE) return host_fail(error, "%s: the run's deadline passed during the request", rq->fn);
+  if (fail == FAIL_DEADLINE) return host_fail(error, "%s: " GENO_DEADLINE_PASSED " during the request", rq->fn);
   if (fail == FAIL_SIZE) {
     HostStr t = {0};
     uint64_t report = h->max_collection + 1;

@@ -574,7 +574,7 @@ static geno_value *run(Host *h, char **argv, const char *input, size_t inlen, bo
   while (waitpid(keeper_pid, NULL, 0) < 0 && errno == EINTR) {
   }
   if (timed_out) {
-    result = by_deadline ? host_fail(error, "process: the run's deadline passed while the process ran")
+    result = by_deadline ? host_fail(error, "process: " GENO_DEADLINE_PASSED " while the process ran")
                          : host_err(error, "Process timed out");
     goto free_caps;
   }

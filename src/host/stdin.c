@@ -31,7 +31,7 @@ static geno_value *stdin_read_all(const char *name, const geno_value *const *arg
     /* Checked before every read, not only when poll times out: input that
      * is always readable (/dev/zero, a huge file) never lets it. */
     if (left == 0) {
-      result = host_fail(error, "stdin_read_all: the run's deadline passed while reading input");
+      result = host_fail(error, "stdin_read_all: " GENO_DEADLINE_PASSED " while reading input");
       goto done;
     }
     struct pollfd p = {.fd = 0, .events = POLLIN};
@@ -41,7 +41,7 @@ static geno_value *stdin_read_all(const char *name, const geno_value *const *arg
     if (rc == 0 && left > 60) continue;
     if (rc < 0 && errno == EINTR) continue;
     if (rc == 0) { /* the deadline: the runtime reports E501 when this returns */
-      result = host_fail(error, "stdin_read_all: the run's deadline passed while waiting for input");
+      result = host_fail(error, "stdin_read_all: " GENO_DEADLINE_PASSED " while waiting for input");
       goto done;
     }
     ssize_t n = rc < 0 ? -1 : read(0, buf + pending, STDIN_CHUNK);

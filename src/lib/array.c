@@ -35,9 +35,19 @@ static bool lib_array_new(VM *vm, Value *args, int nargs, Value *out) {
   return lib_charge_light(vm, n);
 }
 
-/* A new Array or Vec (kind) holding the elements of a List, Array or Vec. */
-static bool copy_to_array(VM *vm, ValueTag kind, Value from, Value *out) {
+/* ---- the Array/Vec twins ----------------------------------------------------
+ * One implementation per pair, shared by the rows of both families (vec.c
+ * names these in its rows): each reads its own row (vm_builtin_self) for
+ * the name its messages give and, through BF_VEC, the kind it builds. */
+
+/* array_from_list(list) -> Array[T], array_copy(array) -> Array[T],
+ * vec_from_list(list) -> Vec[T]: a new Array or Vec holding the elements
+ * of a List, Array or Vec (shallow, independent of the original). */
+bool lib_seq_copy(VM *vm, Value *args, int nargs, Value *out) {
+  (void)nargs;
+  ValueTag kind = vm_builtin_self(vm)->flags & BF_VEC ? T_VEC : T_ARRAY;
   size_t n, len;
+  Value from = args[0];
   Value *src = from.tag == T_LIST ? vm_list_items(from, &n) : vm_array_items(from, &n);
   if (!vm_array(vm, kind, n, out)) return false;
   src = from.tag == T_LIST ? vm_list_items(from, &n) : vm_array_items(from, &n);
@@ -45,40 +55,30 @@ static bool copy_to_array(VM *vm, ValueTag kind, Value from, Value *out) {
   return lib_charge_light(vm, n);
 }
 
-/* array_from_list(list) -> Array[T]: a copy. */
-static bool lib_array_from_list(VM *vm, Value *args, int nargs, Value *out) {
+/* array_get(array, index) -> T, vec_get(vec, index) -> T: bounds errors
+ * are E499 "array_get index I out of bounds (length N)" (the row's own
+ * name), unlike a[i]'s E401. */
+bool lib_seq_get(VM *vm, Value *args, int nargs, Value *out) {
   (void)nargs;
-  return copy_to_array(vm, T_ARRAY, args[0], out);
-}
-
-/* array_copy(array) -> Array[T]: shallow and independent of the original. */
-static bool lib_array_copy(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
-  return copy_to_array(vm, T_ARRAY, args[0], out);
-}
-
-/* array_get(array, index) -> T: bounds errors are E499 "array_get index
- * I out of bounds (length N)", unlike a[i]'s E401. */
-static bool lib_array_get(VM *vm, Value *args, int nargs, Value *out) {
-  (void)nargs;
-  Value *slot = lib_array_slot(vm, "array_get", args[0], args[1]);
+  Value *slot = lib_array_slot(vm, vm_builtin_self(vm)->name, args[0], args[1]);
   if (!slot) return false;
   *out = *slot;
   return true;
 }
 
-/* array_set(array, index, value) -> Unit: in place; every alias sees it. */
-static bool lib_array_set(VM *vm, Value *args, int nargs, Value *out) {
+/* array_set(array, index, value) -> Unit, vec_set: in place; every alias
+ * sees it. */
+bool lib_seq_set(VM *vm, Value *args, int nargs, Value *out) {
   (void)nargs;
   (void)out;
-  Value *slot = lib_array_slot(vm, "array_set", args[0], args[1]);
+  Value *slot = lib_array_slot(vm, vm_builtin_self(vm)->name, args[0], args[1]);
   if (!slot) return false;
   *slot = args[2];
   return true;
 }
 
-/* array_length(array) -> Int */
-static bool lib_array_length(VM *vm, Value *args, int nargs, Value *out) {
+/* array_length(array) -> Int, vec_length(vec) -> Int */
+bool lib_seq_length(VM *vm, Value *args, int nargs, Value *out) {
   (void)vm;
   (void)nargs;
   size_t n;
@@ -87,8 +87,9 @@ static bool lib_array_length(VM *vm, Value *args, int nargs, Value *out) {
   return true;
 }
 
-/* array_to_list(array) -> List[T]: a snapshot. */
-static bool lib_array_to_list(VM *vm, Value *args, int nargs, Value *out) {
+/* array_to_list(array) -> List[T], vec_to_list(vec) -> List[T]: a
+ * snapshot. */
+bool lib_seq_to_list(VM *vm, Value *args, int nargs, Value *out) {
   (void)nargs;
   size_t n;
   vm_array_items(args[0], &n);
@@ -106,13 +107,13 @@ static bool lib_array_fill(VM *vm, Value *args, int nargs, Value *out) {
 }
 
 const BuiltinDef lib_array_builtins[] = {
-    {"array_copy", "(array: Array[T]) -> Array[T]", 0, NULL, 0, lib_array_copy, "$b_array_copy"},
+    {"array_copy", "(array: Array[T]) -> Array[T]", 0, NULL, 0, lib_seq_copy, "$b_array_copy"},
     {"array_fill", "(array: Array[T], value: T) -> Unit", 0, NULL, BF_MUTATES, lib_array_fill, "$b_array_fill"},
-    {"array_from_list", "(list: List[T]) -> Array[T]", 0, NULL, 0, lib_array_from_list, "$b_array_from_list"},
-    {"array_get", "(array: Array[T], index: Int) -> T", 0, NULL, 0, lib_array_get, "$b_array_get"},
-    {"array_length", "(array: Array[T]) -> Int", 0, NULL, 0, lib_array_length, "$b_array_length"},
+    {"array_from_list", "(list: List[T]) -> Array[T]", 0, NULL, 0, lib_seq_copy, "$b_array_from_list"},
+    {"array_get", "(array: Array[T], index: Int) -> T", 0, NULL, 0, lib_seq_get, "$b_array_get"},
+    {"array_length", "(array: Array[T]) -> Int", 0, NULL, 0, lib_seq_length, "$b_array_length"},
     {"array_new", "(size: Int, default: T) -> Array[T]", 0, NULL, 0, lib_array_new, "$b_array_new"},
-    {"array_set", "(array: Array[T], index: Int, value: T) -> Unit", 0, NULL, BF_MUTATES, lib_array_set, "$b_array_set"},
-    {"array_to_list", "(array: Array[T]) -> List[T]", 0, NULL, 0, lib_array_to_list, "$b_array_to_list"},
+    {"array_set", "(array: Array[T], index: Int, value: T) -> Unit", 0, NULL, BF_MUTATES, lib_seq_set, "$b_array_set"},
+    {"array_to_list", "(array: Array[T]) -> List[T]", 0, NULL, 0, lib_seq_to_list, "$b_array_to_list"},
 };
 const size_t lib_array_builtin_count = ARRAY_LEN(lib_array_builtins);

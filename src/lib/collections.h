@@ -17,6 +17,16 @@ int64_t lib_int_sat(Value v);
  * it is big. */
 Value *lib_array_slot(VM *vm, const char *fn, Value arr, Value index);
 
+/* The Array/Vec twins (array.c): one function behind the array_ and vec_
+ * rows of each pair, told apart by its own row (vm_builtin_self): the
+ * name in its messages, BF_VEC for the kind it builds. lib_seq_copy is
+ * array_from_list, array_copy and vec_from_list. */
+bool lib_seq_copy(VM *vm, Value *args, int nargs, Value *out);
+bool lib_seq_get(VM *vm, Value *args, int nargs, Value *out);
+bool lib_seq_set(VM *vm, Value *args, int nargs, Value *out);
+bool lib_seq_length(VM *vm, Value *args, int nargs, Value *out);
+bool lib_seq_to_list(VM *vm, Value *args, int nargs, Value *out);
+
 /* *out = a new List holding elements [start, start+n) of owner, a List,
  * Array or Vec that the caller keeps rooted (an argument, say). */
 bool lib_list_from(VM *vm, Value owner, size_t start, size_t n, Value *out);

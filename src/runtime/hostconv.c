@@ -12,6 +12,7 @@
 #include "../vm/render.h"
 #include "../vm/vm.h"
 #include "../vm/vmapi.h"
+#include "hostcall.h"
 #include "hostvalue.h"
 
 static char *dupn(const char *s, size_t n) {
@@ -557,12 +558,21 @@ bool rt_host_call(VM *vm, const BuiltinDef *def, Value *args, int nargs, Value *
       return vm_raise_oom(vm);
     }
   }
+  /* A function given to a higher-order callback (http_route's handler)
+   * can be called back by the host later in the run (hostcall.c). */
+  for (int i = 0; i < n && (def->flags & BF_HIGHER_ORDER); i++)
+    if ((args[i].tag == T_FUNC || args[i].tag == T_BUILTIN) && !rt_host_lend(vm, args[i], def->sig, i, hargs[i])) {
+      for (int k = 0; k < n; k++) geno_value_free(hargs[k]);
+      return false;
+    }
   char *error = NULL;
   /* The arguments are lent: a callback that frees one, or returns one (or
    * part of one) as its result, cannot free it twice (rt_hv_lend). */
   for (int i = 0; i < n; i++) rt_hv_lend(hargs[i]);
   host_error_memory = false;
+  vm->host_depth++;
   geno_value *r = cb->fn(def->name, (const geno_value *const *)hargs, (size_t)n, cb->userdata, &error);
+  vm->host_depth--;
   bool ok = host_result(vm, def, r, error, out);
   for (int i = 0; i < n; i++) rt_hv_free(hargs[i]);
   return ok;
@@ -590,6 +600,7 @@ static bool host_result(VM *vm, const BuiltinDef *def, geno_value *r, char *erro
     /* A host that stopped at max_collection_size reports it in the
      * runtime's words; it is a limit like the VM's own (geno.h). */
     if (strstr(clean, " size exceeds limit (") || host_error_memory) vm_limit_error(vm, E_RESOURCE, "%s", clean);
+    else if (strstr(clean, GENO_DEADLINE_PASSED)) vm_raise_timeout(vm);
     else vm_error(vm, vm_code_for_message(clean), "%s", clean);
     free(clean);
     return false;

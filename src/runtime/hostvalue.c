@@ -53,6 +53,7 @@ void rt_hv_free(geno_value *v) {
   free(v->field_names);
   free(v->text);
   free(v->name);
+  rt_link_release(v->link);
   free(v);
 }
 
@@ -249,6 +250,11 @@ geno_value *geno_value_copy(const geno_value *v) {
     else ok = false;
   }
   if (v->name && !(c->name = xstrdup(v->name))) ok = false;
+  if (v->link) {
+    rt_link_retain(v->link);
+    c->link = v->link;
+    c->handle = v->handle;
+  }
   if (v->keys && !(c->keys = calloc(v->count ? v->count : 1, sizeof *c->keys))) ok = false;
   if (v->field_names && !(c->field_names = calloc(v->count ? v->count : 1, sizeof(char *)))) ok = false;
   for (size_t i = 0; ok && i < v->count; i++) {
@@ -272,7 +278,12 @@ geno_value *geno_value_copy(const geno_value *v) {
  * built by the library from bounded VM values, or by hosts). */
 #define HV_MAX_DEPTH 10000
 
-static void hv_text(Buf *b, const geno_value *v, bool top, int depth) {
+static void buf_sink(void *ud, const char *s, size_t n) { buf_append(ud, s, n); }
+
+/* The canonical text of v (the VM's RENDER_RAW at the top, RENDER_QUOTED
+ * inside), or with `repr` Python's repr as RENDER_REPR writes it (True,
+ * 'quoted'): the str() a RunResult map key gets. */
+static void hv_text(Buf *b, const geno_value *v, bool top, bool repr, int depth) {
   if (!v) {
     buf_puts(b, "()");
     return;
@@ -284,14 +295,15 @@ static void hv_text(Buf *b, const geno_value *v, bool top, int depth) {
   char tmp[64];
   switch (v->kind) {
     case GENO_UNIT: buf_puts(b, "()"); return;
-    case GENO_BOOL: buf_puts(b, v->b ? "true" : "false"); return;
+    case GENO_BOOL: buf_puts(b, v->b ? (repr ? "True" : "true") : (repr ? "False" : "false")); return;
     case GENO_INT: buf_puts(b, v->text ? v->text : "0"); return;
     case GENO_FLOAT:
       fmt_float(v->f, tmp, sizeof tmp);
       buf_puts(b, tmp);
       return;
     case GENO_STRING:
-      if (top) buf_append(b, v->text ? v->text : "", v->len);
+      if (top && !repr) buf_append(b, v->text ? v->text : "", v->len);
+      else if (repr) fmt_quote_python(v->text ? v->text : "", v->len, buf_sink, b);
       else buf_json_string(b, v->text ? v->text : "", v->len); /* canonical quoting = JSON's */
       return;
     case GENO_LIST:
@@ -303,7 +315,7 @@ static void hv_text(Buf *b, const geno_value *v, bool top, int depth) {
       buf_puts(b, v->kind == GENO_TUPLE ? "(" : v->kind == GENO_SET ? "Set({" : "[");
       for (size_t i = 0; i < v->count; i++) {
         if (i) buf_puts(b, ", ");
-        hv_text(b, v->items[i], false, depth + 1);
+        hv_text(b, v->items[i], false, repr, depth + 1);
       }
       if (v->kind == GENO_TUPLE && v->count == 1) buf_putc(b, ',');
       buf_puts(b, v->kind == GENO_TUPLE ? ")" : v->kind == GENO_SET ? "})" : "]");
@@ -315,9 +327,9 @@ static void hv_text(Buf *b, const geno_value *v, bool top, int depth) {
       buf_puts(b, mm ? "MutableMap({" : "{");
       for (size_t i = 0; i < v->count; i++) {
         if (i) buf_puts(b, ", ");
-        hv_text(b, v->keys ? v->keys[i] : NULL, false, depth + 1);
+        hv_text(b, v->keys ? v->keys[i] : NULL, false, repr, depth + 1);
         buf_puts(b, ": ");
-        hv_text(b, v->items[i], false, depth + 1);
+        hv_text(b, v->items[i], false, repr, depth + 1);
       }
       buf_puts(b, mm ? "})" : "}");
       return;
@@ -329,7 +341,7 @@ static void hv_text(Buf *b, const geno_value *v, bool top, int depth) {
       for (size_t i = 0; i < v->count; i++) {
         if (i) buf_puts(b, ", ");
         buf_printf(b, "%s: ", v->field_names && v->field_names[i] ? v->field_names[i] : "?");
-        hv_text(b, v->items[i], false, depth + 1);
+        hv_text(b, v->items[i], false, repr, depth + 1);
       }
       buf_putc(b, ')');
       return;
@@ -341,12 +353,49 @@ static void hv_text(Buf *b, const geno_value *v, bool top, int depth) {
 char *geno_value_to_string(const geno_value *v) {
   if (!v) return NULL;
   Buf b = BUF_INIT;
-  hv_text(&b, v, true, 0);
+  hv_text(&b, v, true, false, 0);
   if (b.failed) {
     buf_free(&b);
     return NULL;
   }
   return buf_take(&b);
+}
+
+static void hv_json(Buf *b, const geno_value *v, int depth);
+
+/* qsort order of C strings: Set elements by their JSON text, as the VM's
+ * encoder sorts them. */
+static int cmp_text(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+/* {"_set": [...]} with the elements ordered by their JSON text. */
+static void hv_json_set(Buf *b, const geno_value *v, int depth) {
+  char **texts = calloc(v->count ? v->count : 1, sizeof *texts);
+  if (!texts) {
+    b->failed = true;
+    return;
+  }
+  size_t k = 0;
+  for (; k < v->count; k++) {
+    Buf one = BUF_INIT;
+    hv_json(&one, v->items[k], depth + 1);
+    if (one.failed) {
+      buf_free(&one);
+      b->failed = true;
+      break;
+    }
+    texts[k] = buf_take(&one);
+  }
+  if (!b->failed) {
+    qsort(texts, k, sizeof *texts, cmp_text);
+    buf_puts(b, "{\"_set\": [");
+    for (size_t i = 0; i < k; i++) {
+      if (i) buf_puts(b, ", ");
+      buf_puts(b, texts[i]);
+    }
+    buf_puts(b, "]}");
+  }
+  for (size_t i = 0; i < k; i++) free(texts[i]);
+  free(texts);
 }
 
 static void hv_json(Buf *b, const geno_value *v, int depth) {
@@ -369,10 +418,10 @@ static void hv_json(Buf *b, const geno_value *v, int depth) {
       }
       return;
     case GENO_STRING: buf_json_string(b, v->text ? v->text : "", v->len); return;
+    case GENO_SET: hv_json_set(b, v, depth); return;
     case GENO_LIST:
-    case GENO_TUPLE:
-    case GENO_SET: {
-      const char *wrap = v->kind == GENO_TUPLE ? "_tuple" : v->kind == GENO_SET ? "_set" : NULL;
+    case GENO_TUPLE: {
+      const char *wrap = v->kind == GENO_TUPLE ? "_tuple" : NULL;
       if (v->container && strcmp(v->container, "Array") == 0) wrap = "_array";
       if (v->container && strcmp(v->container, "Vec") == 0) wrap = "_vec";
       if (wrap) buf_printf(b, "{\"%s\": ", wrap);
@@ -391,8 +440,11 @@ static void hv_json(Buf *b, const geno_value *v, int depth) {
       buf_putc(b, '{');
       for (size_t i = 0; i < v->count; i++) {
         if (i) buf_puts(b, ", ");
+        /* Python's str() of the key: a String as it is, anything else
+         * as its repr (RENDER_REPR), as the VM's encoder writes keys */
+        const geno_value *key = v->keys ? v->keys[i] : NULL;
         Buf k = BUF_INIT;
-        hv_text(&k, v->keys ? v->keys[i] : NULL, true, depth + 1);
+        hv_text(&k, key, true, !key || key->kind != GENO_STRING, depth + 1);
         buf_json_string(b, k.data ? k.data : "", k.len);
         buf_free(&k);
         buf_puts(b, ": ");

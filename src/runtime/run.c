@@ -16,6 +16,7 @@
 #include "config.h"
 #include "frontend.h"
 #include "run.h"
+#include "hostcall.h"
 #include "hostconv.h"
 #include "hostvalue.h"
 #include "result.h"
@@ -488,6 +489,7 @@ geno_result *rt_run(const char *source, size_t len, const char *filename, const 
     r->steps = vm->max_steps && vm->steps > vm->max_steps ? vm->max_steps : vm->steps;
   }
   diag_free(&cdiags);
+  rt_host_links_end(vm);
   vm_free(vm);
   rt_frontend_free(&fe);
   double t3 = rt_now_ms();

@@ -50,15 +50,62 @@ static char *dup_text(const char *s) {
 
 /* ---- child side ---- */
 
+/* Answer an INVOKE from the parent: call the lent function through the
+ * child's own link to its VM (hostcall.c) and send back its result or
+ * its error. False when the request is malformed or cannot be answered
+ * (the forwarder then gives up the callback in progress). */
+static bool answer_invoke(SbxForward *fw, const Buf *body) {
+  SbxReader r;
+  sbx_reader_init(&r, body->data, body->len, sbx_node_budget(0, body->len));
+  uint32_t handle = sbx_get_u32(&r), nargs = sbx_get_u32(&r);
+  if (r.bad || nargs > SBX_MAX_CALL_ARGS) return false;
+  geno_value *args[SBX_MAX_CALL_ARGS] = {0};
+  bool ok = true;
+  for (uint32_t i = 0; i < nargs && ok; i++) ok = (args[i] = sbx_get_value(&r)) != NULL;
+  char *error = NULL;
+  geno_value *result = NULL;
+  if (!ok || r.off != r.n) error = dup_text("the host's call could not be decoded");
+  else if (!fw->link) error = dup_text("no function was lent to the host");
+  else result = geno_function_call(&(geno_value){.kind = GENO_FUNCTION, .link = fw->link, .handle = handle},
+                                   (const geno_value *const *)args, nargs, &error);
+  for (uint32_t i = 0; i < nargs; i++) rt_hv_free(args[i]);
+  Buf reply = BUF_INIT;
+  sbx_frame_begin(&reply, SBX_MSG_INVOKE_REPLY);
+  sbx_put_u8(&reply, result ? REPLY_VALUE : REPLY_ERROR);
+  bool encoded = result ? sbx_put_value(&reply, result) : (sbx_put_bytes(&reply, error ? error : "failed",
+                                                                            strlen(error ? error : "failed")), true);
+  if (!encoded || !sbx_frame_end(&reply)) {
+    buf_free(&reply);
+    sbx_frame_begin(&reply, SBX_MSG_INVOKE_REPLY);
+    sbx_put_u8(&reply, REPLY_ERROR);
+    static const char big[] = "the function's result is too large to pass to the host";
+    sbx_put_bytes(&reply, big, sizeof big - 1);
+    sbx_frame_end(&reply);
+  }
+  rt_hv_free(result);
+  free(error);
+  ok = !reply.failed && sbx_write_all(fw->fd, reply.data, reply.len);
+  buf_free(&reply);
+  return ok;
+}
+
 static geno_value *forward(const char *name, const geno_value *const *args, size_t nargs, void *ud,
                            char **error) {
-  int fd = *(const int *)ud;
+  SbxForward *fw = ud;
+  int fd = fw->fd;
   Buf b = BUF_INIT;
   sbx_frame_begin(&b, SBX_MSG_CALL);
   sbx_put_bytes(&b, name, strlen(name));
   sbx_put_u32(&b, (uint32_t)nargs);
   bool deep = false;
-  for (size_t i = 0; i < nargs && !deep; i++) deep = !sbx_put_value(&b, args[i]);
+  for (size_t i = 0; i < nargs && !deep; i++) {
+    deep = !sbx_put_value(&b, args[i]);
+    /* the parent may call a lent function back: keep the way to the VM */
+    if (!fw->link && args[i]->kind == GENO_FUNCTION && args[i]->link) {
+      rt_link_retain(args[i]->link);
+      fw->link = args[i]->link;
+    }
+  }
   if (deep || !sbx_frame_end(&b)) {
     buf_free(&b);
     *error = dup_text(deep ? "host callback argument is nested too deeply to pass to the host"
@@ -67,8 +114,13 @@ static geno_value *forward(const char *name, const geno_value *const *args, size
     return NULL;
   }
   geno_value *result = NULL;
-  uint32_t type;
-  if (!sbx_write_all(fd, b.data, b.len) || !sbx_read_frame(fd, &type, &b) || type != SBX_MSG_REPLY) {
+  uint32_t type = 0;
+  bool got = sbx_write_all(fd, b.data, b.len);
+  /* While the parent carries out the callback it may call functions the
+   * program lent it (the routes of http_listen): answer each, then go on
+   * waiting for the reply. */
+  while (got && (got = sbx_read_frame(fd, &type, &b)) && type == SBX_MSG_INVOKE) got = answer_invoke(fw, &b);
+  if (!got || type != SBX_MSG_REPLY) {
     *error = dup_text("the sandbox broker did not answer the host callback");
   } else {
     SbxReader r;
@@ -93,13 +145,13 @@ static geno_value *forward(const char *name, const geno_value *const *args, size
   return result;
 }
 
-geno_callback *sbx_forwarders(const geno_config *cfg, int *chan) {
+geno_callback *sbx_forwarders(const geno_config *cfg, SbxForward *fw) {
   geno_callback *fwd = calloc(cfg->ncallbacks ? cfg->ncallbacks : 1, sizeof *fwd);
   if (!fwd) return NULL;
   for (size_t i = 0; i < cfg->ncallbacks; i++) {
     fwd[i].name = cfg->callbacks[i].name;
     fwd[i].fn = forward;
-    fwd[i].userdata = chan;
+    fwd[i].userdata = fw;
   }
   return fwd;
 }
@@ -119,9 +171,11 @@ static void reply_error(Buf *reply, uint8_t status, const char *msg) {
   sbx_frame_end(reply);
 }
 
-bool sbx_broker_handle(const geno_config *cfg, const void *body, size_t n, Buf *reply, const char **why) {
+bool sbx_broker_handle(const geno_config *cfg, const void *body, size_t n, Buf *reply, const char **why,
+                       struct RtCallLink *link) {
   SbxReader r;
   sbx_reader_init(&r, body, n, sbx_node_budget(cfg->memory_bytes, n));
+  r.link = link;
   char *name = sbx_get_text(&r, SBX_MAX_BUILTIN_NAME);
   if (!name) {
     *why = r.bad ? "malformed host callback request" : "out of memory reading a host callback request";

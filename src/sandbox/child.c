@@ -28,6 +28,12 @@
 
 uint64_t sbx_cpu_limit(const geno_config *cfg) {
   if (cfg->cpu_seconds > 0) return (uint64_t)ceil(cfg->cpu_seconds);
+  /* A program granted serve may answer requests for as long as its host
+   * lets it: the CPU its requests add up to is not bounded by one
+   * timeout. Each request is bounded instead (the parent kills a child
+   * whose handler overruns timeout_s, isolate.c), and so is the time
+   * before it starts serving (the wall-clock kill). */
+  if (cfg->capabilities_set && (cfg->capabilities & GENO_CAP_SERVE)) return 0;
   if (cfg->timeout_s > 0) return (uint64_t)ceil(cfg->timeout_s + SBX_KILL_GRACE_S) + 1;
   return 0;
 }
@@ -86,6 +92,21 @@ static bool close_descriptors(int chan, char *err, size_t errlen) {
 /* The unprivileged user a child started by root runs as: nobody. */
 #define SBX_NOBODY ((uid_t)65534)
 
+/* Empty the capability bounding set (root only; for anyone else it holds
+ * nothing that matters, and dropping needs CAP_SETPCAP). */
+static bool drop_bounding_set(char *err, size_t errlen) {
+  if (geteuid() != 0) return true;
+  for (int cap = 0; cap <= 63; cap++) {
+    int has = prctl(PR_CAPBSET_READ, cap, 0, 0, 0);
+    if (has < 0) break; /* past the kernel's last capability */
+    if (has == 1 && prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0) {
+      snprintf(err, errlen, "prctl(PR_CAPBSET_DROP, %d): %s", cap, strerror(errno));
+      return false;
+    }
+  }
+  return true;
+}
+
 /* Give up every Linux capability before the program runs: a host started
  * as root would otherwise hand its child root's full set (seccomp and
  * no_new_privs hold the calls, but a capability is authority the child
@@ -94,16 +115,9 @@ static bool close_descriptors(int chan, char *err, size_t errlen) {
  * real, effective and saved ids set to nobody (which also clears the
  * permitted and effective sets). For anyone: the ambient, effective,
  * permitted and inheritable sets cleared. */
-static bool drop_privileges(char *err, size_t errlen) {
+static bool drop_privileges(bool bounding_dropped, char *err, size_t errlen) {
+  if (!bounding_dropped && !drop_bounding_set(err, errlen)) return false;
   if (geteuid() == 0) {
-    for (int cap = 0; cap <= 63; cap++) {
-      int has = prctl(PR_CAPBSET_READ, cap, 0, 0, 0);
-      if (has < 0) break; /* past the kernel's last capability */
-      if (has == 1 && prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0) {
-        snprintf(err, errlen, "prctl(PR_CAPBSET_DROP, %d): %s", cap, strerror(errno));
-        return false;
-      }
-    }
     if (setgroups(0, NULL) != 0 || setresgid(SBX_NOBODY, SBX_NOBODY, SBX_NOBODY) != 0 ||
         setresuid(SBX_NOBODY, SBX_NOBODY, SBX_NOBODY) != 0) {
       snprintf(err, errlen, "dropping root for nobody: %s", strerror(errno));
@@ -130,7 +144,7 @@ static bool drop_privileges(char *err, size_t errlen) {
  * its memory limit is a budget on top of that: an absolute cap would make
  * a large host (or an AddressSanitizer build, which reserves terabytes)
  * unable to run anything, while a small one would get less than asked. */
-static uint64_t mapped_bytes(void) {
+uint64_t sbx_mapped_bytes(void) {
   int fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
   if (fd < 0) return 0;
   char text[128];
@@ -237,9 +251,17 @@ static void send_result(int fd, geno_result *r) {
   buf_free(&b);
 }
 
+bool sbx_prepare_spawner(void) {
+  char err[160];
+  reset_signals();
+  tzset();
+  vm_prepare_thread();
+  return drop_bounding_set(err, sizeof err);
+}
+
 void sbx_child_main(const SbxChildCtx *ctx) {
   char err[256];
-  reset_signals();
+  if (!ctx->prepared) reset_signals();
   /* Die with the parent: a child must never outlive its supervisor. The
    * check after it closes the race with a parent that already died. */
   if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != ctx->parent) child_exit(SBX_EXIT_CHANNEL);
@@ -250,17 +272,18 @@ void sbx_child_main(const SbxChildCtx *ctx) {
   const int fd = SBX_CHILD_FD;
   /* Load what libc would otherwise read from disk lazily (the timezone,
    * for clock_format), so the builtins behave as in-process. */
-  tzset();
-  uint64_t baseline = mapped_bytes();
+  if (!ctx->prepared) tzset();
+  uint64_t baseline = ctx->mapped ? ctx->mapped : sbx_mapped_bytes();
   if (!set_limits(ctx->cfg, baseline, err, sizeof err)) setup_failed(fd, err);
-  if (!drop_privileges(err, sizeof err)) setup_failed(fd, err);
+  if (!drop_privileges(ctx->prepared, err, sizeof err)) setup_failed(fd, err);
   /* Not dumpable: other processes of the same user cannot ptrace the
    * child or read its memory through /proc. */
   if (prctl(PR_SET_DUMPABLE, 0) != 0) setup_failed(fd, "prctl(PR_SET_DUMPABLE) failed");
   if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) setup_failed(fd, "prctl(PR_SET_NO_NEW_PRIVS) failed");
   /* Prepare everything that needs the host's configuration before the
    * filter goes on (the forwarders allocate, which stays allowed). */
-  int chan = fd;
+  static SbxForward chan; /* lives as long as the child */
+  chan.fd = fd;
   geno_config cfg = *ctx->cfg;
   cfg.monitor = NULL; /* the host's monitor runs in the parent, once */
   cfg.monitor_userdata = NULL;
@@ -270,7 +293,7 @@ void sbx_child_main(const SbxChildCtx *ctx) {
     if (!fwd) setup_failed(fd, "out of memory preparing host callbacks");
     cfg.callbacks = fwd;
   }
-  vm_prepare_thread(); /* normally learnt by the parent before fork */
+  if (!ctx->prepared) vm_prepare_thread(); /* normally learnt by the parent before fork */
   if (!sbx_filter_install(err, sizeof err)) setup_failed(fd, err);
   /* From here on the child holds no authority: user code may run. */
   VmOutput output = {output_hook, (void *)ctx, ctx->out_cap};

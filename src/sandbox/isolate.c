@@ -17,6 +17,7 @@
 #include <math.h>
 #include <poll.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
@@ -28,6 +29,7 @@
 #include "../base/diag.h"
 #include "../base/utf8.h"
 #include "../runtime/config.h"
+#include "../runtime/hostvalue.h"
 #include "../runtime/preload.h"
 #include "../runtime/result.h"
 #include "../runtime/run.h"
@@ -54,8 +56,18 @@
 /* Bytes asked of each read() from the channel. */
 #define SBX_READ_CHUNK ((size_t)64 << 10)
 
+/* A reply to an INVOKE the parent waits for (see sup_invoke). */
+typedef struct SupWait {
+  bool done;
+  char *body; /* malloc'd copy of the INVOKE_REPLY body */
+  size_t len;
+} SupWait;
+
 typedef struct Sup {
   const geno_config *cfg;
+  RtCallLink *link;      /* how host callbacks call functions the child lent (NULL: they cannot) */
+  SupWait *waiting;      /* the innermost INVOKE in progress, or NULL */
+  bool dead;             /* a call into the child failed: it was stopped */
   pid_t pid;
   int sock;              /* parent's end, non-blocking */
   int pidfd;             /* readable when the child ends; -1 if unsupported */
@@ -127,10 +139,24 @@ static void handle_frame(Sup *s, uint32_t type, const char *body, size_t len) {
     }
     return;
   }
+  case SBX_MSG_INVOKE_REPLY:
+    if (!s->waiting || s->waiting->done) {
+      s->violation = "the sandbox child answered a call nobody made";
+      return;
+    }
+    s->waiting->body = malloc(len ? len : 1);
+    if (!s->waiting->body) {
+      s->parent_oom = true;
+      return;
+    }
+    memcpy(s->waiting->body, body, len);
+    s->waiting->len = len;
+    s->waiting->done = true;
+    return;
   case SBX_MSG_CALL: {
     Buf reply = BUF_INIT;
     const char *why = NULL;
-    if (!sbx_broker_handle(s->cfg, body, len, &reply, &why)) s->violation = why;
+    if (!sbx_broker_handle(s->cfg, body, len, &reply, &why, s->link)) s->violation = why;
     else if (reply.failed || reply.len < SBX_FRAME_HEADER) s->parent_oom = true;
     else send_reply(s, reply.data, reply.len); /* a lost reply shows as the child's end */
     buf_free(&reply);
@@ -158,23 +184,39 @@ static void handle_frame(Sup *s, uint32_t type, const char *body, size_t len) {
   }
 }
 
-/* Handle every complete frame in the input buffer. */
+/* Drop the first n bytes of the input buffer. */
+static void consume(Sup *s, size_t n) {
+  memmove(s->in, s->in + n, s->in_len - n);
+  s->in_len -= n;
+}
+
+/* Handle every complete frame in the input buffer, each taken out of it
+ * first when its handling can read more frames (a host callback may call
+ * functions in the child, which reads and handles their replies). */
 static void process_frames(Sup *s) {
-  size_t off = 0;
-  while (!finished(s) && s->in_len - off >= SBX_FRAME_HEADER) {
+  while (!finished(s) && s->in_len >= SBX_FRAME_HEADER) {
     uint32_t type, len;
-    sbx_frame_header(s->in + off, &type, &len);
+    sbx_frame_header(s->in, &type, &len);
     if (len > SBX_MAX_FRAME) {
       s->violation = "the sandbox child sent an oversized message";
       break;
     }
-    if (s->in_len - off - SBX_FRAME_HEADER < len) break; /* incomplete */
-    const char *body = s->in + off + SBX_FRAME_HEADER;
-    off += SBX_FRAME_HEADER + len;
-    handle_frame(s, type, body, len);
+    if (s->in_len - SBX_FRAME_HEADER < len) break; /* incomplete */
+    if (type == SBX_MSG_CALL) {
+      char *body = malloc(len ? len : 1);
+      if (!body) {
+        s->parent_oom = true;
+        break;
+      }
+      memcpy(body, s->in + SBX_FRAME_HEADER, len);
+      consume(s, SBX_FRAME_HEADER + (size_t)len);
+      handle_frame(s, type, body, len);
+      free(body);
+    } else {
+      handle_frame(s, type, s->in + SBX_FRAME_HEADER, len);
+      consume(s, SBX_FRAME_HEADER + (size_t)len);
+    }
   }
-  memmove(s->in, s->in + off, s->in_len - off);
-  s->in_len -= off;
 }
 
 /* Make room for `extra` more input bytes (exactly, for large frames). */
@@ -230,6 +272,100 @@ static bool reap(Sup *s, int flags) {
     s->reaped = true;
     return true;
   }
+}
+
+static void float_repr(char *out, size_t n, double d);
+
+/* ---- calls into the child (geno_function_call in the parent) ---------------- */
+
+static bool sup_alive(RtCallLink *link) {
+  Sup *s = link->ctx;
+  return s && !s->dead && !s->eof && !s->reaped && !finished(s);
+}
+
+/* Send an INVOKE and wait for its reply, handling the child's own host
+ * callbacks meanwhile (a route handler may read a file). The wait has a
+ * deadline of its own, timeout_s + the kill grace from now: the child
+ * enforces timeout_s on the function cooperatively, and one that does not
+ * answer by then is killed, which ends the run (E501). */
+static geno_value *sup_invoke(RtCallLink *link, uint32_t handle, const geno_value *const *args, size_t nargs,
+                              char **error) {
+  Sup *s = link->ctx;
+  if (!s || !sup_alive(link)) {
+    *error = strdup("the sandboxed program has ended");
+    return NULL;
+  }
+  Buf b = BUF_INIT;
+  sbx_frame_begin(&b, SBX_MSG_INVOKE);
+  sbx_put_u32(&b, handle);
+  sbx_put_u32(&b, (uint32_t)nargs);
+  bool encoded = true;
+  for (size_t i = 0; i < nargs && encoded; i++) encoded = sbx_put_value(&b, args[i]);
+  if (!encoded || !sbx_frame_end(&b)) {
+    buf_free(&b);
+    *error = strdup(encoded ? "the arguments are too large to pass to the program"
+                            : "an argument is nested too deeply to pass to the program");
+    return NULL;
+  }
+  double saved_kill = s->kill_at;
+  double timeout = s->cfg->timeout_s;
+  s->kill_at = timeout > 0 ? rt_now_ms() + (timeout + SBX_KILL_GRACE_S) * 1000.0 : 0;
+  SupWait w = {0};
+  SupWait *outer = s->waiting;
+  s->waiting = &w;
+  bool ok = send_reply(s, b.data, b.len), late = false;
+  buf_free(&b);
+  while (ok && !w.done && !finished(s) && !s->eof) {
+    int wait_ms = ms_left(s);
+    if (wait_ms == 0) {
+      late = true;
+      break;
+    }
+    if (s->pidfd < 0 && (wait_ms < 0 || wait_ms > SBX_POLL_TICK_MS)) wait_ms = SBX_POLL_TICK_MS;
+    struct pollfd p[2] = {{s->sock, POLLIN, 0}, {s->pidfd, POLLIN, 0}};
+    int n = poll(p, 2, wait_ms);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) break;
+    if (p[0].revents) read_available(s);
+    if (w.done || finished(s)) break;
+    if (s->pidfd >= 0 ? p[1].revents != 0 : reap(s, WNOHANG)) {
+      read_available(s);
+      break;
+    }
+  }
+  s->waiting = outer;
+  s->kill_at = saved_kill;
+  if (w.done) {
+    SbxReader r;
+    sbx_reader_init(&r, w.body, w.len, sbx_node_budget(s->cfg->memory_bytes, w.len));
+    uint8_t status = sbx_get_u8(&r);
+    geno_value *v = NULL;
+    if (status == 1) {
+      v = sbx_get_value(&r);
+      if (!v && r.bad) s->violation = "the sandbox child sent a malformed reply";
+      if (!v) *error = strdup(r.bad ? "the program's reply could not be decoded" : "out of memory");
+    } else {
+      *error = sbx_get_text(&r, SBX_MAX_FRAME);
+      if (!*error) {
+        s->violation = "the sandbox child sent a malformed reply";
+        *error = strdup("the program's reply could not be decoded");
+      }
+    }
+    free(w.body);
+    return v;
+  }
+  /* The child is gone, broke the protocol, or overran its time: it is
+   * stopped now, and nothing it lent can be called any more. */
+  s->dead = true;
+  if (late) s->timed_out = true;
+  if (!s->reaped) kill(s->pid, SIGKILL);
+  char t[40];
+  float_repr(t, sizeof t, timeout);
+  Buf m = BUF_INIT;
+  if (late) buf_printf(&m, "E501: the program did not answer within %s seconds and was stopped", t);
+  else buf_printf(&m, "the sandboxed program ended while the host called it");
+  *error = m.failed ? (buf_free(&m), strdup("the sandboxed program was stopped")) : buf_take(&m);
+  return NULL;
 }
 
 static void supervise(Sup *s) {
@@ -355,12 +491,32 @@ static void diagnose(const Sup *s, geno_result *r) {
 /* The output a child printed before it ended, from the shared region:
  * the longest valid UTF-8 prefix of what it published (the child may have
  * been killed mid-character, or may have written garbage on purpose). */
-static void partial_output(geno_result *r, const SbxOutput *out, size_t cap) {
-  uint64_t len = __atomic_load_n(&out->len, __ATOMIC_ACQUIRE);
+static void partial_output(geno_result *r, const SbxOutput *out, int region, size_t cap) {
+  if (out) {
+    uint64_t len = __atomic_load_n(&out->len, __ATOMIC_ACQUIRE);
+    size_t n = len > cap ? cap : (size_t)len;
+    size_t bad;
+    if (!utf8_valid(out->data, n, &bad)) n = bad;
+    rt_result_set_output(r, out->data, n);
+    return;
+  }
+  /* The spawner's memfd, read rather than mapped (see sbx_spawner_launch);
+   * the child is gone, so nothing changes under the reads. */
+  uint64_t len = 0;
+  if (pread(region, &len, sizeof len, 0) != (ssize_t)sizeof len) len = 0;
   size_t n = len > cap ? cap : (size_t)len;
+  char *data = n ? malloc(n) : NULL;
+  size_t got = 0;
+  while (data && got < n) {
+    ssize_t k = pread(region, data + got, n - got, (off_t)(offsetof(SbxOutput, data) + got));
+    if (k < 0 && errno == EINTR) continue;
+    if (k <= 0) break;
+    got += (size_t)k;
+  }
   size_t bad;
-  if (!utf8_valid(out->data, n, &bad)) n = bad;
-  rt_result_set_output(r, out->data, n);
+  if (data && !utf8_valid(data, got, &bad)) got = bad;
+  rt_result_set_output(r, data ? data : "", data ? got : 0);
+  free(data);
 }
 
 /* The pid the spawner writes first into a spawned child's channel; 0
@@ -403,15 +559,16 @@ geno_result *sbx_run(const char *source, size_t len, const char *filename, const
   size_t out_cap = output_cap(cfg);
   if (out_cap > SBX_MAX_SHARED_OUTPUT) out_cap = SBX_MAX_SHARED_OUTPUT;
   size_t map_len = sizeof(SbxOutput) + out_cap;
-  SbxOutput *out = NULL;
+  SbxOutput *out = NULL; /* the output region when mapped here (no spawner) */
+  int region = -1;       /* or the spawner's memfd holding it */
   double start = rt_now_ms();
   if (cfg->spawner && !cfg->module_loader &&
-      sbx_spawner_launch(cfg->spawner, sv[1], source, len, filename, cfg, fn, arg, out_cap, &out, &map_len) == 0) {
+      sbx_spawner_launch(cfg->spawner, sv[1], source, len, filename, cfg, fn, arg, out_cap, &region) == 0) {
     close(sv[1]);
     s.pid = read_spawned_pid(sv[0]);
     if (s.pid <= 0) {
       close(sv[0]);
-      munmap(out, map_len);
+      close(region);
       r = rt_result_new();
       if (r) {
         r->isolation = GENO_ISOLATION_SETUP_FAILED;
@@ -433,7 +590,7 @@ geno_result *sbx_run(const char *source, size_t len, const char *filename, const
       return r;
     }
     out->len = 0;
-    SbxChildCtx ctx = {getpid(), sv[1], out, out_cap, cfg, source, len, filename, fn, arg};
+    SbxChildCtx ctx = {getpid(), sv[1], out, out_cap, cfg, source, len, filename, fn, arg, false, 0};
     /* The child inherits this thread's stack bounds (it cannot read /proc
      * for them once its descriptors are closed and its filter is on). */
     vm_prepare_thread();
@@ -461,7 +618,19 @@ geno_result *sbx_run(const char *source, size_t len, const char *filename, const
 #endif
   if (cfg->wall_clock_s > 0) s.kill_at = start + cfg->wall_clock_s * 1000.0;
   else if (cfg->timeout_s > 0) s.kill_at = start + (cfg->timeout_s + SBX_KILL_GRACE_S) * 1000.0;
+  s.link = rt_link_new(); /* without it (no memory) lent functions are not callable */
+  if (s.link) {
+    s.link->ctx = &s;
+    s.link->call = sup_invoke;
+    s.link->alive = sup_alive;
+  }
   supervise(&s);
+  if (s.link) { /* the run is over: functions the host kept stop here */
+    s.link->call = NULL;
+    s.link->alive = NULL;
+    s.link->ctx = NULL;
+    rt_link_release(s.link);
+  }
   /* Always kill before reaping: a child that sent its result but lingers,
    * or one past its deadline, must not run on. Its pid stays ours until it
    * is reaped, so the signal cannot reach another process. */
@@ -472,11 +641,11 @@ geno_result *sbx_run(const char *source, size_t len, const char *filename, const
   if (s.result && !s.violation) {
     r = s.result;
     s.result = NULL;
-    partial_output(r, out, out_cap); /* the output lives in the region only */
+    partial_output(r, out, region, out_cap); /* the output lives in the region only */
   } else {
     r = rt_result_new();
     if (r) {
-      partial_output(r, out, out_cap);
+      partial_output(r, out, region, out_cap);
       diagnose(&s, r);
       r->timing.total_ms = rt_now_ms() - start;
     }
@@ -486,7 +655,8 @@ geno_result *sbx_run(const char *source, size_t len, const char *filename, const
   free(s.in);
   if (s.pidfd >= 0) close(s.pidfd);
   close(s.sock);
-  munmap(out, map_len);
+  if (region >= 0) close(region);
+  else munmap(out, map_len);
   return r;
 }
 

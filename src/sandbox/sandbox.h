@@ -61,15 +61,18 @@ geno_result *sbx_run(const char *source, size_t len, const char *filename, const
 
 struct SbxOutput;
 
-/* Host side of the spawner (spawner.c): encode the run into a new memfd
+/* Host side of the spawner (spawner.c): write the run into a new memfd
  * (output region first, then the request) and send the memfd and the
- * child's channel end to the spawner, which forks the child as our child
- * and writes its pid (u32) first into the channel. On success returns 0
- * with *out mapping the whole memfd (*map_len bytes; munmap when done);
- * otherwise -errno and nothing is left open. */
+ * child's channel end to the spawner, which forks the child as our child;
+ * the child writes its pid (u32) first into the channel. The host never
+ * maps the memfd (it writes and reads it with pwrite/pread): mapping and
+ * unmapping in a multi-threaded host costs a TLB shootdown of every CPU
+ * running its threads, per request. On success returns 0 with *region the
+ * memfd (the output region at offset 0: a SbxOutput header, then data;
+ * close when done); otherwise -errno and nothing is left open. */
 int sbx_spawner_launch(const geno_spawner *sp, int chan_child_end, const char *source, size_t len,
                        const char *filename, const geno_config *cfg, SbxChildFn fn, void *arg, size_t out_cap,
-                       struct SbxOutput **out, size_t *map_len);
+                       int *region);
 
 /* ---- child side (child.c, filter.c, broker.c) ---- */
 
@@ -85,6 +88,14 @@ typedef struct SbxChildCtx {
   const char *filename;
   SbxChildFn fn;
   void *arg;
+  /* Done once by the spawner the child was forked from, so the child
+   * skips it: signals at their defaults and none blocked, the capability
+   * bounding set empty, the timezone and this thread's stack bounds
+   * learnt (sbx_prepare_spawner). */
+  bool prepared;
+  /* Address space mapped in the child as it starts (bytes), when the
+   * spawner knows it; 0: the child reads it (sbx_mapped_bytes). */
+  uint64_t mapped;
 } SbxChildCtx;
 
 /* Output shared with the parent (MAP_SHARED), so output printed before a
@@ -94,6 +105,15 @@ typedef struct SbxOutput {
   uint64_t len; /* bytes written (atomic: written after the data); 0 after a discard */
   char data[];
 } SbxOutput;
+
+/* In the spawner, once: what every child would otherwise do for itself
+ * (see SbxChildCtx.prepared). False when a step failed; the children
+ * then do all of it themselves. */
+bool sbx_prepare_spawner(void);
+
+/* Address space mapped right now (bytes), from /proc/self/statm; 0 when
+ * unknown. */
+uint64_t sbx_mapped_bytes(void);
 
 /* Child entry after fork; never returns. */
 GENO_NORETURN void sbx_child_main(const SbxChildCtx *ctx);
@@ -108,15 +128,27 @@ bool sbx_filter_prepare(char *err, size_t errlen);
  * installed; the child must then not run anything. */
 bool sbx_filter_install(char *err, size_t errlen);
 
+/* Child: the forwarders' state: the channel, and the link to the child's
+ * VM, learnt from the first function the program lends to a callback, by
+ * which the parent's INVOKE requests are answered. */
+typedef struct SbxForward {
+  int fd;
+  struct RtCallLink *link;
+} SbxForward;
+
 /* Child: a copy of cfg's callbacks whose functions forward each call to
- * the parent over `chan` (same names, so the runtime's gate and E413 rules
- * are untouched). NULL when out of memory; free with free(). */
-geno_callback *sbx_forwarders(const geno_config *cfg, int *chan);
+ * the parent over fw->fd (same names, so the runtime's gate and E413
+ * rules are untouched); while one waits for its reply it answers the
+ * parent's INVOKE requests. NULL when out of memory; free with free(). */
+geno_callback *sbx_forwarders(const geno_config *cfg, SbxForward *fw);
 
 /* Parent: answer one CALL frame body with a REPLY frame in *reply (built,
- * header patched). Returns false when the request is a violation (the
+ * header patched). Functions among the arguments that the child lent are
+ * given `link` (the parent's way to call them in the child; NULL: they
+ * are not callable). Returns false when the request is a violation (the
  * child must then be killed); *why says what was wrong. */
-bool sbx_broker_handle(const geno_config *cfg, const void *body, size_t n, Buf *reply, const char **why);
+bool sbx_broker_handle(const geno_config *cfg, const void *body, size_t n, Buf *reply, const char **why,
+                       struct RtCallLink *link);
 
 /* The capability a gated builtin needs, from the builtin table (0 for a
  * pure builtin or an unknown name). */

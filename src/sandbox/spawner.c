@@ -17,9 +17,9 @@
  *   SOCK_SEQPACKET message, so threads need no lock);
  * - the spawner forks with CLONE_PARENT: the child is the host's child,
  *   so the host supervises, kills and reaps it exactly as a child it
- *   forked itself; the spawner writes the child's pid as the first frame
- *   of the channel, then lets the child go (a pipe), so nothing the
- *   child writes can come first;
+ *   forked itself; the child's first act, before any of the request is
+ *   read, is to write its pid as the first four bytes of the channel
+ *   (trusted code still: nothing of the request has run);
  * - the child maps the memfd, rebuilds the configuration (the spawner is
  *   a fork of the host: function addresses are the same) and continues as
  *   every sandbox child does (sbx_child_main).
@@ -29,6 +29,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -121,12 +122,11 @@ GENO_NORETURN static void child_exit(int status) {
   for (;;) syscall(SYS_exit_group, status);
 }
 
-/* In the spawner's fresh child: wait for the go, map the request, run. */
-GENO_NORETURN static void spawned_child(int chan, int memfd, int go, const SpawnMsg *m, pid_t host) {
-  char byte;
-  while (read(go, &byte, 1) < 0 && errno == EINTR) {
-  }
-  close(go);
+/* In the spawner's fresh child: say who it is, map the request, run. */
+GENO_NORETURN static void spawned_child(int chan, int memfd, const SpawnMsg *m, pid_t host, bool prepared,
+                                        uint64_t spawner_mapped) {
+  uint32_t p32 = (uint32_t)getpid();
+  if (!sbx_write_all(chan, &p32, sizeof p32)) child_exit(SBX_EXIT_CHANNEL);
   char *base = mmap(NULL, (size_t)m->map_len, PROT_READ | PROT_WRITE, MAP_SHARED, memfd, 0);
   close(memfd);
   if (base == MAP_FAILED) child_exit(SBX_EXIT_SETUP);
@@ -169,21 +169,48 @@ GENO_NORETURN static void spawned_child(int chan, int memfd, int go, const Spawn
   cfg.module_loader = NULL;
   cfg.spawner = NULL;
   if (!cbs || !mods || !args || !targets || c.p > c.end) child_exit(SBX_EXIT_SETUP);
-  SbxChildCtx ctx = {host, chan, (SbxOutput *)(void *)base, (size_t)m->out_cap, &cfg, source, len, filename, fn, arg};
+  SbxChildCtx ctx = {host,     chan, (SbxOutput *)(void *)base, (size_t)m->out_cap, &cfg, source, len, filename, fn,
+                     arg,      prepared, spawner_mapped ? spawner_mapped + m->map_len : 0};
   sbx_child_main(&ctx);
+}
+
+/* Take every free chunk of the spawner's heap (and its thread cache) out
+ * of reach, so that a child's allocations come from the top of the heap,
+ * in pages the spawner does not hold, rather than from holes scattered
+ * over pages shared with it: each write into a shared page is a
+ * copy-on-write fault with a TLB flush, the dearest thing a child does.
+ * The chunks stay allocated in the spawner, which never frees them; the
+ * heap's free pages were given back first (malloc_trim), so what stays
+ * taken is a few pages. Sizes from 256 KiB down to 16 bytes: at each, take
+ * chunks until one comes from the top, which is returned. */
+static void plug_heap_holes(void) {
+  malloc_trim(0);
+  for (size_t size = (size_t)256 << 10; size >= 16; size /= 2) {
+    for (int n = 0; n < 100000; n++) {
+      struct mallinfo2 mi = mallinfo2();
+      char *top = (char *)sbrk(0) - mi.keepcost;
+      char *p = malloc(size);
+      if (!p) return;
+      if (p >= top) {
+        free(p);
+        break;
+      }
+    }
+  }
 }
 
 /* The spawner's loop: one message, one child. */
 GENO_NORETURN static void spawner_main(int ctl, pid_t host) {
   prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (getppid() != host) child_exit(0);
-  signal(SIGCHLD, SIG_DFL);
-  sigset_t none;
-  sigemptyset(&none);
-  sigprocmask(SIG_SETMASK, &none, NULL);
-  /* Learn now what every child would otherwise look up itself. */
-  vm_prepare_thread();
-  tzset();
+  /* Do now what every child would otherwise do itself (signals to their
+   * defaults, the bounding set, the timezone, the stack bounds). */
+  bool prepared = sbx_prepare_spawner();
+  plug_heap_holes();
+  /* The spawner maps nothing more from here on: a child's address space
+   * at its start is this plus its request's region (give or take the few
+   * pages its small tables take), so it need not read /proc for it. */
+  uint64_t mapped = sbx_mapped_bytes();
   for (;;) {
     SpawnMsg m;
     struct iovec iov = {&m, sizeof m};
@@ -212,26 +239,11 @@ GENO_NORETURN static void spawner_main(int ctl, pid_t host) {
       if (fds[1] >= 0) close(fds[1]);
       continue; /* the host's channel end closes: it sees no pid */
     }
-    int go[2];
-    if (pipe2(go, O_CLOEXEC) != 0) {
-      close(fds[0]);
-      close(fds[1]);
-      continue;
-    }
     pid_t pid = (pid_t)syscall(SYS_clone, (unsigned long)(CLONE_PARENT | SIGCHLD), 0, NULL, NULL, 0);
     if (pid == 0) {
       close(ctl);
-      close(go[1]);
-      spawned_child(fds[0], fds[1], go[0], &m, host);
+      spawned_child(fds[0], fds[1], &m, host, prepared, mapped);
     }
-    close(go[0]);
-    if (pid > 0) {
-      uint32_t p32 = (uint32_t)pid;
-      sbx_write_all(fds[0], &p32, sizeof p32); /* before the child may write anything */
-      while (write(go[1], "g", 1) < 0 && errno == EINTR) {
-      }
-    }
-    close(go[1]);
     close(fds[0]);
     close(fds[1]);
   }
@@ -295,7 +307,7 @@ void geno_spawner_free(geno_spawner *s) {
 
 int sbx_spawner_launch(const geno_spawner *sp, int chan_child_end, const char *source, size_t len,
                        const char *filename, const geno_config *cfg, SbxChildFn fn, void *arg, size_t out_cap,
-                       SbxOutput **out, size_t *map_len) {
+                       int *region) {
   Buf req = BUF_INIT;
   if (!encode_request(&req, source, len, filename, cfg, fn, arg)) {
     buf_free(&req);
@@ -305,21 +317,25 @@ int sbx_spawner_launch(const geno_spawner *sp, int chan_child_end, const char *s
   size_t req_off = (sizeof(SbxOutput) + out_cap + page - 1) / page * page;
   size_t total = req_off + req.len;
   int memfd = (int)syscall(SYS_memfd_create, "geno-run", 1u /* MFD_CLOEXEC */);
+  /* A new memfd reads as zeros: the output header's len is 0 already. */
   if (memfd < 0 || ftruncate(memfd, (off_t)total) != 0) {
     int e = errno;
     if (memfd >= 0) close(memfd);
     buf_free(&req);
     return -e;
   }
-  char *base = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, memfd, 0);
-  if (base == MAP_FAILED) {
-    int e = errno;
-    close(memfd);
-    buf_free(&req);
-    return -e;
+  size_t done = 0;
+  while (done < req.len) {
+    ssize_t k = pwrite(memfd, req.data + done, req.len - done, (off_t)(req_off + done));
+    if (k < 0 && errno == EINTR) continue;
+    if (k <= 0) {
+      int e = k < 0 ? errno : EIO;
+      close(memfd);
+      buf_free(&req);
+      return -e;
+    }
+    done += (size_t)k;
   }
-  memcpy(base + req_off, req.data, req.len);
-  ((SbxOutput *)(void *)base)->len = 0;
   SpawnMsg m = {total, out_cap, req_off, req.len};
   buf_free(&req);
   struct iovec iov = {&m, sizeof m};
@@ -343,12 +359,10 @@ int sbx_spawner_launch(const geno_spawner *sp, int chan_child_end, const char *s
   do k = sendmsg(sp->ctl, &msg, MSG_NOSIGNAL);
   while (k < 0 && errno == EINTR);
   int e = errno;
-  close(memfd);
   if (k != (ssize_t)sizeof m) {
-    munmap(base, total);
+    close(memfd);
     return -(e ? e : EIO);
   }
-  *out = (SbxOutput *)(void *)base;
-  *map_len = total;
+  *region = memfd;
   return 0;
 }

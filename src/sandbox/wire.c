@@ -82,7 +82,13 @@ static bool put_value(Buf *b, const geno_value *v, int depth) {
   case GENO_INT: sbx_put_bytes(b, v->text ? v->text : "0", v->text ? strlen(v->text) : 1); return true;
   case GENO_FLOAT: sbx_put_f64(b, v->f); return true;
   case GENO_STRING: sbx_put_bytes(b, v->text ? v->text : "", v->text ? v->len : 0); return true;
-  case GENO_FUNCTION: sbx_put_opt_str(b, v->name); return true;
+  case GENO_FUNCTION:
+    /* the name, then whether the function can be called back and its
+     * handle (a function lent to a callback, see hostcall.c) */
+    sbx_put_opt_str(b, v->name);
+    sbx_put_u8(b, v->link != NULL);
+    if (v->link) sbx_put_u32(b, v->handle);
+    return true;
   case GENO_OTHER: sbx_put_opt_str(b, v->name); return true;
   case GENO_LIST:
   case GENO_MAP:
@@ -169,6 +175,7 @@ void sbx_reader_init(SbxReader *r, const void *body, size_t n, size_t node_budge
   r->off = 0;
   r->bad = false;
   r->budget = node_budget;
+  r->link = NULL;
 }
 
 static bool need(SbxReader *r, size_t k) {
@@ -306,12 +313,31 @@ static geno_value *get_value(SbxReader *r, int depth) {
       r->bad = r->bad || (kind == GENO_FUNCTION && !present);
       return NULL;
     }
+    bool callable = false;
+    uint32_t handle = 0;
+    if (kind == GENO_FUNCTION) {
+      uint8_t flag = sbx_get_u8(r);
+      if (flag > 1) r->bad = true;
+      callable = flag == 1;
+      if (callable) handle = sbx_get_u32(r);
+      if (r->bad) {
+        free(name);
+        return NULL;
+      }
+    }
     v = rt_hv_alloc((geno_value_kind)kind, 0);
     if (!v) {
       free(name);
       return NULL;
     }
     v->name = name;
+    /* A callable function gets the reader's link (the parent's way to
+     * the child); a reader without one (results) drops the handle. */
+    if (callable && r->link) {
+      rt_link_retain(r->link);
+      v->link = r->link;
+      v->handle = handle;
+    }
     return v;
   }
   case GENO_LIST:

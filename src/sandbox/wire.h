@@ -24,6 +24,9 @@ typedef enum SbxMsgType {
   SBX_MSG_REPLY = 3,        /* parent -> child: u8 ok, then value or error text */
   SBX_MSG_SETUP_FAILED = 4, /* child -> parent: text; the sandbox could not be installed */
   SBX_MSG_NO_MEMORY = 5,    /* child -> parent: empty body; the run ran out of memory */
+  SBX_MSG_INVOKE = 6,       /* parent -> child, while the child waits for a REPLY: u32 handle,
+                               u32 nargs, args; call a function lent to a callback */
+  SBX_MSG_INVOKE_REPLY = 7, /* child -> parent: u8 ok, then the value or error text */
 } SbxMsgType;
 
 enum {
@@ -85,6 +88,7 @@ typedef struct SbxReader {
   size_t off;             /* read position */
   bool bad;               /* malformed input seen; every later read yields 0 */
   size_t budget;          /* geno_value nodes the decoder may still build */
+  struct RtCallLink *link; /* given to callable functions decoded (NULL: none are) */
 } SbxReader;
 
 /* The most geno_value nodes to build from one message of body_len bytes

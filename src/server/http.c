@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "server.h"
+#include "../host/httpd.h"
 
 typedef struct Req Req;
 
@@ -88,36 +89,9 @@ static void uuid4(char out[40]) {
 
 /* ---- headers ---------------------------------------------------------- */
 
-typedef struct HeaderCount {
-  const char *name;
-  unsigned count;
-  const char *first;
-  char *joined; /* values joined with "," (X-Forwarded-For) */
-  bool join;
-} HeaderCount;
+typedef HostHeader HeaderCount;
 
-static enum MHD_Result count_header(void *cls, enum MHD_ValueKind kind, const char *key, const char *value) {
-  HeaderCount *h = cls;
-  if (strcasecmp(key, h->name) != 0) return MHD_YES;
-  if (h->count++ == 0) h->first = value ? value : "";
-  if (h->join) {
-    size_t old = h->joined ? strlen(h->joined) : 0, add = value ? strlen(value) : 0;
-    char *p = realloc(h->joined, old + add + 2);
-    if (p) {
-      if (old) p[old++] = ',';
-      memcpy(p + old, value ? value : "", add);
-      p[old + add] = '\0';
-      h->joined = p;
-    }
-  }
-  return MHD_YES;
-}
-
-static HeaderCount header(struct MHD_Connection *c, const char *name) {
-  HeaderCount h = {name, 0, NULL, NULL, false};
-  MHD_get_connection_values(c, MHD_HEADER_KIND, count_header, &h);
-  return h;
-}
+static HeaderCount header(struct MHD_Connection *c, const char *name) { return host_httpd_header(c, name); }
 
 static void add_security_headers(struct MHD_Response *r) {
   MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
@@ -274,24 +248,15 @@ static const char *body_header_error(Srv *s, struct MHD_Connection *c, size_t *l
   size_t n = strcspn(v, ";");
   while (n && (v[n - 1] == ' ' || v[n - 1] == '\t')) n--;
   if (n != 16 || strncasecmp(v, "application/json", 16) != 0) return "Content-Type must be application/json";
-  HeaderCount cl = header(c, "Content-Length");
-  if (cl.count == 0) return "missing Content-Length header";
-  if (cl.count > 1) return "ambiguous Content-Length header";
-  const char *l = cl.first;
-  while (*l == ' ' || *l == '\t') l++;
-  size_t ln = strlen(l);
-  while (ln && (l[ln - 1] == ' ' || l[ln - 1] == '\t')) ln--;
-  if (ln && l[0] == '-') return "invalid Content-Length: must not be negative";
-  if (ln == 0 || (l[0] == '0' && ln > 1)) return "invalid Content-Length header";
-  unsigned long long v64 = 0;
-  for (size_t i = 0; i < ln; i++) {
-    if (l[i] < '0' || l[i] > '9') return "invalid Content-Length header";
-    if (v64 > (1ull << 50)) v64 = 1ull << 51; /* saturate: too large either way */
-    else v64 = v64 * 10 + (unsigned)(l[i] - '0');
+  switch (host_httpd_content_length(c, s->cfg.max_body, length)) {
+    case HOST_CL_OK: return NULL;
+    case HOST_CL_NONE: return "missing Content-Length header";
+    case HOST_CL_AMBIGUOUS: return "ambiguous Content-Length header";
+    case HOST_CL_NEGATIVE: return "invalid Content-Length: must not be negative";
+    case HOST_CL_INVALID: return "invalid Content-Length header";
+    case HOST_CL_TOO_LARGE: return "__too_large__";
   }
-  if (v64 > s->cfg.max_body) return "__too_large__";
-  *length = (size_t)v64;
-  return NULL;
+  return "invalid Content-Length header";
 }
 
 /* ---- POST --------------------------------------------------------------- */
@@ -328,7 +293,7 @@ static enum MHD_Result post_first(Srv *s, struct MHD_Connection *c, Req *q) {
   }
   uuid4(q->request_id);
   HeaderCount xff = {"X-Forwarded-For", 0, NULL, NULL, true};
-  MHD_get_connection_values(c, MHD_HEADER_KIND, count_header, &xff);
+  host_httpd_header_into(c, &xff);
   srv_client_ip(&s->cfg, peer, xff.joined, q->client, sizeof q->client);
   free(xff.joined);
   if (!srv_rate_allow(s->rate, q->client)) {

@@ -1779,6 +1779,8 @@ typedef struct Trie {
   uint32_t nnodes, cap;
   uint32_t *tok;         /* token ids in trie order */
   uint64_t **bigset;     /* bitsets of the subtrees with BIG_RANGE tokens or more */
+  uint8_t *allsafe;      /* per node: bit k when every byte on and below its edge is
+                          * ASCII text of literal or comment kind k (SAFE_*) */
   uint32_t nbig;
 } Trie;
 
@@ -1855,6 +1857,19 @@ static int cmp_tok(const void *a, const void *b, void *vocab) {
   return i < j ? -1 : i > j;
 }
 
+/* The kinds (bit SAFE_k) of literal or comment in which byte c is plain
+ * text: read there, it leaves the lexer where it was and the text valid. */
+static uint8_t safe_bytes(unsigned c) {
+  if (c == 0 || c >= 0x80) return 0;
+  uint8_t k = 1u << SAFE_TSTR | 1u << SAFE_LINE | 1u << SAFE_BLOCK | 1u << SAFE_STR | 1u << SAFE_FSTR;
+  if (c == '"') k &= (uint8_t)~(1u << SAFE_STR | 1u << SAFE_TSTR | 1u << SAFE_FSTR);
+  if (c == '\\' || c == '\n' || c == '\r') k &= (uint8_t)~(1u << SAFE_STR | 1u << SAFE_FSTR);
+  if (c == '\n' || c == '\r') k &= (uint8_t)~(1u << SAFE_LINE);
+  if (c == '{') k &= (uint8_t)~(1u << SAFE_FSTR);
+  if (c == '*') k &= (uint8_t)~(1u << SAFE_BLOCK);
+  return k;
+}
+
 /* Insert tokens in label order: a node's children are then made in label
  * order, the path of the previous token is the only one that can be
  * shared, and every subtree's tokens are consecutive in T->tok. */
@@ -1899,9 +1914,16 @@ static bool trie_build(const geno_constrain_vocab *V, Trie *T, const uint32_t *o
     prev = i;
   }
   free(path);
-  /* bitsets for the big subtrees (the ones a mask takes whole) */
-  for (uint32_t x = 0; x < T->nnodes; x++) {
-    if (T->hi[x] - T->lo[x] < BIG_RANGE || T->lab[x] < LAB_MARK) continue;
+  /* children come after their parent: fill allsafe from the leaves up */
+  if (!(T->allsafe = malloc(T->nnodes))) return false;
+  for (uint32_t x = T->nnodes; x-- > 0;) {
+    uint8_t all = T->lab[x] >= LAB_MARK ? 0xFF : safe_bytes(T->lab[x]); /* tails: name bytes */
+    for (uint32_t c = T->first[x]; c != NIL; c = T->sib[c]) all &= T->allsafe[c];
+    T->allsafe[x] = all;
+  }
+  /* bitsets for the big subtrees (the ones a mask may take whole) */
+  for (uint32_t x = 1; x < T->nnodes; x++) {
+    if (T->hi[x] - T->lo[x] < BIG_RANGE) continue;
     uint64_t **p = realloc(T->bigset, (T->nbig + 1) * sizeof *p);
     if (!p) return false;
     T->bigset = p;
@@ -1923,6 +1945,7 @@ static void trie_free(Trie *T) {
   free(T->hi);
   free(T->nend);
   free(T->big);
+  free(T->allsafe);
   for (uint32_t i = 0; i < T->nbig; i++) free(T->bigset[i]);
   free(T->bigset);
 }
@@ -2183,8 +2206,23 @@ static int tails_rule(Sess *S, int cls) {
 
 typedef struct DfsEntry {
   uint32_t next; /* next child of the node to try */
+  int safe;      /* the SAFE_* kind of text the state is in, or -1 */
   Core saved;    /* the state at the node */
 } DfsEntry;
+
+/* The kind of literal or comment text the outer level is reading (where
+ * safe_bytes applies), or -1. */
+static int text_kind(const Core *C) {
+  if (C->u8need || C->cr) return -1;
+  switch (C->outer.mode) {
+  case LX_STR: case LX_STR1: return SAFE_STR;
+  case LX_TSTR: return SAFE_TSTR;
+  case LX_FSTR: case LX_FQ1: return SAFE_FSTR;
+  case LX_LINE_COMMENT: return SAFE_LINE;
+  case LX_BLOCK_COMMENT: return SAFE_BLOCK;
+  default: return -1;
+  }
+}
 
 /* Depth-first walk of a trie from the current state (the root's own
  * tokens are the caller's); every node's state is a saved Core (frames
@@ -2201,6 +2239,7 @@ static void mask_walk(Sess *S, const Trie *T, uint64_t *bits, size_t words) {
   }
   st[0].next = T->first[0];
   st[0].saved = S->c;
+  st[0].safe = text_kind(&S->c);
   for (;;) {
     DfsEntry *e = &st[sp];
     if (e->next == NIL) {
@@ -2210,6 +2249,10 @@ static void mask_walk(Sess *S, const Trie *T, uint64_t *bits, size_t words) {
     }
     uint32_t ch = e->next;
     e->next = T->sib[ch];
+    if (e->safe >= 0 && (T->allsafe[ch] >> e->safe & 1)) {
+      set_subtree(T, ch, bits, words); /* text to the end of every token below */
+      continue;
+    }
     S->c = e->saved;
     S->c.mark = S->c.bump;
     if (T->lab[ch] >= LAB_MARK) {
@@ -2233,6 +2276,7 @@ static void mask_walk(Sess *S, const Trie *T, uint64_t *bits, size_t words) {
       sp++;
       st[sp].next = T->first[ch];
       st[sp].saved = S->c;
+      st[sp].safe = text_kind(&S->c);
     }
   }
   S->c = st[0].saved;

@@ -623,9 +623,14 @@ static void parse_program(Parser *P, Module *m) {
       d->nnodes = P->nodes - P->decl_nodes;
       P_PUSH(P, m->decls, m->ndecls, P->decl_cap, d);
     } else {
-      /* Recovery: skip to the next definition keyword. */
+      /* Recovery: skip to the next definition keyword. The keyword of a
+       * closer (`end func`, `end test` ...) starts nothing: skipping it
+       * too spares the follow-on "Expected function name" the reference
+       * reports past the end of the broken definition. */
       P->depth = 0;
-      while (!p_check(P, TOK_EOF) && !is_sync_token(p_kind(P)) && !P->gave_up) p_advance(P);
+      bool after_end = false;
+      while (!p_check(P, TOK_EOF) && (!is_sync_token(p_kind(P)) || after_end) && !P->gave_up)
+        after_end = p_advance(P)->kind == TOK_END;
     }
   }
 }

@@ -23,7 +23,7 @@ static bool make_room(VM *vm, size_t size) {
   if (vm->bytes + size > vm->next_gc) gc_collect(vm);
   if (over_limit(vm, size)) {
     gc_collect(vm);
-    if (vm->bytes + size > vm->heap_limit - vm->heap_limit / 16) return vm_raise_oom(vm);
+    if (vm->bytes + size > vm->heap_limit - vm->heap_limit / 16) return vm_raise_oom_need(vm, size);
   }
   return true;
 }
@@ -97,7 +97,7 @@ static void *raw_alloc(VM *vm, size_t size) {
     gc_collect(vm);
     p = block_alloc(vm, size);
     if (!p) {
-      vm_raise_oom(vm);
+      vm_raise_oom_need(vm, size);
       return NULL;
     }
   }
@@ -109,7 +109,7 @@ Obj *gc_alloc(VM *vm, ValueTag kind, size_t size) {
   /* Obj.size is 32 bits; only a host configured with a huge collection
    * limit could ask for more in one object, and that is out of memory. */
   if (size > UINT32_MAX) {
-    vm_raise_oom(vm);
+    vm_raise_oom_need(vm, size);
     return NULL;
   }
   Obj *o = raw_alloc(vm, size);
@@ -144,7 +144,7 @@ void *gc_realloc_aux(VM *vm, void *ptr, size_t old_bytes, size_t new_bytes) {
   if (new_bytes > old_bytes && !make_room(vm, new_bytes - old_bytes)) return NULL;
   void *p = realloc(ptr, new_bytes ? new_bytes : 1);
   if (!p) {
-    vm_raise_oom(vm);
+    vm_raise_oom_need(vm, new_bytes > old_bytes ? new_bytes - old_bytes : 0);
     return NULL;
   }
   vm->bytes = vm->bytes - old_bytes + new_bytes;
@@ -271,6 +271,8 @@ static void gc_mark_roots(VM *vm) {
   for (int i = 0; i < vm->nroots; i++) mark_value(vm, *vm->roots[i]);
   /* 4. The value of an error in flight (a thrown constructor). */
   if (vm->err.active) mark_value(vm, vm->err.value);
+  /* 5. Functions lent to the host, which may call them until the run ends. */
+  mark_values(vm, vm->lent_fns, vm->nlent_fns);
   /* Image constants, cached function/builtin values and field-less
    * constructors are perm objects: never swept, so not marked here. */
 }

@@ -122,42 +122,46 @@ static bool py_printable(int32_t cp) {
 }
 
 /* Python repr of a str: single quotes unless the text has ' and no ". */
-static void quote_python(RCtx *c, const ObjString *s) {
-  bool has_sq = memchr(s->data, '\'', s->blen) != NULL;
-  bool has_dq = memchr(s->data, '"', s->blen) != NULL;
+void fmt_quote_python(const char *data, size_t blen, StrSink sink, void *ud) {
+  bool has_sq = memchr(data, '\'', blen) != NULL;
+  bool has_dq = memchr(data, '"', blen) != NULL;
   char q = has_sq && !has_dq ? '"' : '\'';
-  tok_begin(c);
-  put(c, &q, 1);
+  sink(ud, &q, 1);
   size_t i = 0;
-  while (i < s->blen) {
+  while (i < blen) {
     int32_t cp;
-    int n = utf8_decode((const unsigned char *)s->data + i, s->blen - i, &cp);
+    int n = utf8_decode((const unsigned char *)data + i, blen - i, &cp);
     if (n <= 0) {
       n = 1;
-      cp = (unsigned char)s->data[i];
+      cp = (unsigned char)data[i];
     }
     char tmp[16];
     if (cp == q || cp == '\\') {
       tmp[0] = '\\';
       tmp[1] = (char)cp;
-      put(c, tmp, 2);
-    } else if (cp == '\n') puts_(c, "\\n");
-    else if (cp == '\r') puts_(c, "\\r");
-    else if (cp == '\t') puts_(c, "\\t");
+      sink(ud, tmp, 2);
+    } else if (cp == '\n') sink(ud, "\\n", 2);
+    else if (cp == '\r') sink(ud, "\\r", 2);
+    else if (cp == '\t') sink(ud, "\\t", 2);
     else if (cp < 0x80 && (cp < 0x20 || cp == 0x7f)) {
       snprintf(tmp, sizeof tmp, "\\x%02x", cp);
-      puts_(c, tmp);
+      sink(ud, tmp, strlen(tmp));
     } else if (cp >= 0x80 && !py_printable(cp)) {
       if (cp <= 0xff) snprintf(tmp, sizeof tmp, "\\x%02x", cp);
       else if (cp <= 0xffff) snprintf(tmp, sizeof tmp, "\\u%04x", cp);
       else snprintf(tmp, sizeof tmp, "\\U%08x", cp);
-      puts_(c, tmp);
+      sink(ud, tmp, strlen(tmp));
     } else {
-      put(c, s->data + i, (size_t)n);
+      sink(ud, data + i, (size_t)n);
     }
     i += (size_t)n;
   }
-  put(c, &q, 1);
+  sink(ud, &q, 1);
+}
+
+static void quote_python(RCtx *c, const ObjString *s) {
+  tok_begin(c);
+  fmt_quote_python(s->data, s->blen, put_sink, c);
   tok_close(c);
 }
 

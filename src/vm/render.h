@@ -27,6 +27,10 @@ bool vm_render(VM *vm, Value v, RenderMode mode, Buf *out, size_t max_cp, Render
 /* The reference's JSON value encoding (values.value_to_json). */
 bool vm_to_json(VM *vm, Value v, Buf *out);
 
+/* Python's repr() of a str, written to sink: the quoting of RENDER_REPR
+ * (thrown values, map keys in RunResult JSON), shared with the host
+ * values' renderer (runtime/hostvalue.c) so both quote alike. */
+void fmt_quote_python(const char *data, size_t blen, StrSink sink, void *ud);
 /* Python's repr() of a Float ("1.0", "1e+16", "inf"). cap >= 32. */
 void fmt_float(double d, char *out, size_t cap);
 /* Decimal text of an Int. Like the reference (CPython's int-to-str limit),

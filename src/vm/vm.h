@@ -191,6 +191,7 @@ typedef struct VM {
   const BuiltinDef *builtins; /* sorted by name */
   size_t nbuiltins;
   const uint32_t *builtin_int_params; /* its int_params */
+  const BuiltinDef *self; /* the row of the builtin being called (vm_builtin_self) */
   Obj **builtin_values;  /* cached builtin function values, by index */
 
   /* limits */
@@ -228,6 +229,14 @@ typedef struct VM {
   char **args;            /* cli_args: one malloc'd block */
   size_t nargs;
 
+  /* Function values lent to the host (a route handler given to
+   * http_route): the host calls them back later, so they stay GC roots
+   * until the run ends (src/runtime/hostcall.c). */
+  Value *lent_fns;
+  uint32_t nlent_fns, lent_cap;
+  void *host_link;        /* the runtime's RtCallLink for this VM, or NULL */
+  int host_depth;         /* host callbacks in progress */
+
   /* errors */
   VMError err;
   const char *phase_name; /* for messages: NULL, "example", "test" */
@@ -255,6 +264,11 @@ bool vm_raise_throw(VM *vm, Value v, const Span *span);
 void vm_error_clear(VM *vm);
 /* Out of memory / heap limit (E504, fatal). */
 bool vm_raise_oom(VM *vm);
+/* The same for a request of `need` more bytes: the message names the
+ * operation (the builtin the innermost frame is calling, else "the
+ * program"), the bytes asked for, the bytes in use and the budget
+ * (memory_bytes), or says that the system refused them. */
+bool vm_raise_oom_need(VM *vm, size_t need);
 /* Span of the instruction frame f is executing. */
 Span vm_frame_span(const VM *vm, const Frame *f);
 
@@ -262,6 +276,10 @@ Span vm_frame_span(const VM *vm, const Frame *f);
 
 /* Start the wall-clock deadline (timeout_s from now). */
 void vm_start_clock(VM *vm);
+/* End the run with E501 as the deadline does (same message, position of
+ * the running instruction), whatever the clock says: for a host that
+ * stopped waiting because its copy of the deadline passed. Returns false. */
+bool vm_raise_timeout(VM *vm);
 bool vm_deadline_passed(VM *vm);
 
 /* Called when steps reach step_check: polls the deadline, enforces
@@ -270,6 +288,18 @@ bool vm_step_slow(VM *vm);
 /* Called by the allocator every VM_ALLOC_POLL_BYTES: E501 when the
  * deadline has passed (not while an error is already being raised). */
 bool vm_alloc_poll(VM *vm);
+/* The budget of one call made by the host into the program (a request
+ * to an HTTP route): steps from 0, a fresh deadline, output counted from
+ * 0 and discarded, as the reference's http_listen charges each handler.
+ * vm_budget_fresh saves the run's budget into *saved and starts the
+ * fresh one; vm_budget_restore puts the run's back. */
+typedef struct VmBudget {
+  uint64_t steps, work_carry, next_poll, out_chars;
+  double deadline_ms;
+  bool discard_output;
+} VmBudget;
+void vm_budget_fresh(VM *vm, VmBudget *saved);
+void vm_budget_restore(VM *vm, const VmBudget *saved);
 /* Integer-size and collection-size checks (E504). */
 bool vm_check_bits_big(VM *vm, const mpz_t z);
 bool vm_check_collection(VM *vm, const char *kind, size_t n);

@@ -7,6 +7,7 @@
 #include "../check/builtin_table.h"
 #include "object.h"
 #include "render.h"
+#include "vmapi.h"
 
 /* Pushes a frame for p with its arguments already at base[0..nargs-1] and
  * base[-1] the slot that receives the result. Returns 1 when a frame was
@@ -165,6 +166,8 @@ bool vm_builtin_value(VM *vm, int index, Value *out) {
 
 const char *vm_builtin_name(const ObjBuiltin *b) { return b->def->name; }
 
+const BuiltinDef *vm_builtin_self(const VM *vm) { return vm->self; }
+
 /* The capability gate sits here, at call time: a program may mention a
  * gated builtin freely and fails (E412) only if it actually calls it
  * without the capability. Host overrides and callbacks (BF_CALLBACK) go to
@@ -194,7 +197,10 @@ bool vm_call_builtin(VM *vm, int index, Value *args, int nargs, Value *out) {
   if (!d->fn) return vm_raise(vm, E_RUNTIME, NULL, "Builtin '%s' is not available in this build", d->name);
   int roots = vm->nroots;
   *out = v_unit();
+  const BuiltinDef *outer = vm->self;
+  vm->self = d;
   bool ok = d->fn(vm, args, nargs, out);
+  vm->self = outer;
   GENO_ASSERT(vm->nroots == roots);
   if (!ok && !vm->err.active) vm_raise(vm, E_RUNTIME, NULL, "%s failed", d->name);
   return ok;

@@ -97,9 +97,43 @@ bool vm_raise_fatal(VM *vm, int code, const Span *span, const char *fmt, ...) {
   return false;
 }
 
+/* The builtin the innermost frame is calling (its current instruction is
+ * a CALLB or CALLBO; a builtin's callback into Geno code has a frame of
+ * its own), or NULL when Geno code itself is allocating. */
+static const char *allocating_builtin(const VM *vm) {
+  if (vm->nframes <= 0) return NULL;
+  const Frame *f = &vm->frames[vm->nframes - 1];
+  if (!f->p || !f->ip || f->p->ncode == 0) return NULL;
+  ptrdiff_t pc = f->ip - f->p->code - 1;
+  if (pc < 0 || (size_t)pc >= f->p->ncode) return NULL;
+  const Insn *in = &f->p->code[pc];
+  if ((in->op != BC_CALLB && in->op != BC_CALLBO) || in->c >= vm->nbuiltins) return NULL;
+  return vm->builtins[in->c].name;
+}
+
 bool vm_raise_oom(VM *vm) {
   if (vm->err.active && vm->err.code == E_RESOURCE) return false;
-  return vm_raise_fatal(vm, E_RESOURCE, NULL, "Memory limit exceeded (%zu bytes in use)", vm->bytes);
+  const char *op = allocating_builtin(vm);
+  if (vm->heap_limit)
+    return vm_raise_fatal(vm, E_RESOURCE, NULL, "Memory limit exceeded%s%s: %zu bytes in use; the budget (memory_bytes) is %zu bytes",
+                          op ? " in " : "", op ? op : "", vm->bytes, vm->heap_limit);
+  return vm_raise_fatal(vm, E_RESOURCE, NULL, "Out of memory%s%s: %zu bytes in use", op ? " in " : "", op ? op : "",
+                        vm->bytes);
+}
+
+bool vm_raise_oom_need(VM *vm, size_t need) {
+  if (vm->err.active && vm->err.code == E_RESOURCE) return false;
+  const char *op = allocating_builtin(vm);
+  if (!op) op = "the program";
+  /* past the budget, or within 1/16 of it after a full collection (gc.c) */
+  if (vm->heap_limit && need <= SIZE_MAX - vm->bytes && vm->bytes + need > vm->heap_limit - vm->heap_limit / 16)
+    return vm_raise_fatal(vm, E_RESOURCE, NULL,
+                          "Memory limit exceeded: %s asked for %zu more bytes with %zu in use; the budget (memory_bytes) "
+                          "is %zu bytes",
+                          op, need, vm->bytes, vm->heap_limit);
+  return vm_raise_fatal(vm, E_RESOURCE, NULL,
+                        "Out of memory: %s asked for %zu more bytes with %zu in use, and the system refused them", op,
+                        need, vm->bytes);
 }
 
 bool vm_raise_throw(VM *vm, Value v, const Span *span) {

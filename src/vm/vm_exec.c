@@ -642,7 +642,10 @@ L_CALLB: {
 #ifndef NDEBUG
     int roots = vm->nroots;
 #endif
+    const BuiltinDef *outer_self = vm->self;
+    vm->self = d;
     bool ok = d->fn(vm, &R[i.a + 1], i.b, &R[i.a]);
+    vm->self = outer_self;
 #ifndef NDEBUG
     GENO_ASSERT(vm->nroots == roots);
 #endif
@@ -678,7 +681,10 @@ L_CALLBO: {
 #ifndef NDEBUG
     int roots = vm->nroots;
 #endif
+    const BuiltinDef *outer_self = vm->self;
+    vm->self = d;
     ok = d->fn(vm, &R[i.a + 1], i.b, out);
+    vm->self = outer_self;
 #ifndef NDEBUG
     GENO_ASSERT(vm->nroots == roots);
 #endif

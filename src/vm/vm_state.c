@@ -135,6 +135,25 @@ void vm_start_clock(VM *vm) {
   update_step_check(vm);
 }
 
+void vm_budget_fresh(VM *vm, VmBudget *saved) {
+  *saved = (VmBudget){vm->steps, vm->work_carry, vm->next_poll, vm->out_chars, vm->deadline_ms, vm->discard_output};
+  vm->steps = 0;
+  vm->work_carry = 0;
+  vm->out_chars = 0;
+  vm->discard_output = true;
+  vm_start_clock(vm); /* a new deadline, or none; recomputes step_check */
+}
+
+void vm_budget_restore(VM *vm, const VmBudget *saved) {
+  vm->steps = saved->steps;
+  vm->work_carry = saved->work_carry;
+  vm->next_poll = saved->next_poll;
+  vm->out_chars = saved->out_chars;
+  vm->deadline_ms = saved->deadline_ms;
+  vm->discard_output = saved->discard_output;
+  update_step_check(vm);
+}
+
 void vm_free(VM *vm) {
   if (!vm) return;
   vm_error_clear(vm);
@@ -146,6 +165,7 @@ void vm_free(VM *vm) {
   free(vm->roots);
   free(vm->args);
   free(vm->callbacks);
+  free(vm->lent_fns);
   buf_free(&vm->out);
   free(vm);
 }
@@ -164,6 +184,8 @@ static bool timed_out(VM *vm) {
                           sp.file ? sp.file : "<input>", sp.line, sp.col);
   return vm_raise_fatal(vm, E_TIMEOUT, NULL, "Execution timed out after %s seconds", t);
 }
+
+bool vm_raise_timeout(VM *vm) { return timed_out(vm); }
 
 bool vm_alloc_poll(VM *vm) {
   vm->alloc_since_poll = 0;

@@ -52,6 +52,12 @@ typedef struct VM VM;
 /* Functions marked GENO_MUST_CHECK can fail with an error raised: their
  * result must be looked at (and a false propagated). */
 
+/* The table row of the builtin being called: its own name (for messages)
+ * and flags, so that twin rows can share one implementation (the Array
+ * and Vec accessors). Valid from the builtin's entry until it calls back
+ * into Geno code or another builtin; read it first. */
+const BuiltinDef *vm_builtin_self(const VM *vm);
+
 /* ---- errors ----------------------------------------------------------------- */
 
 /* Raise a catchable runtime error; always returns false. */

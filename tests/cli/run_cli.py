@@ -90,6 +90,14 @@ PROGRAMS = {
     "proj2/geno.toml": 'name = "proj2"\n',
     "proj2/Zeta.geno": "export func z() -> Int\n    example () -> 26\n    return 26\nend func\n",
     "proj2/Alpha.geno": "import Zeta\nfunc main() -> Int\n    return Zeta.z()\nend func\n",
+    # the same file listed three ways is one module
+    "dupproj/geno.toml": 'entrypoint = "Main"\nfiles = ["Main.geno", "./Main.geno", "Main", "./Util.geno", "Util.geno"]\n',
+    "dupproj/Main.geno": "import Util\nfunc main() -> Int\n    return Util.one()\nend func\n",
+    "dupproj/Util.geno": "export func one() -> Int\n    example () -> 1\n    return 1\nend func\n",
+    # two different files, one module name
+    "collide/geno.toml": 'files = ["Main.geno", "sub/Main.geno"]\n',
+    "collide/Main.geno": "func main() -> Int\n    return 1\nend func\n",
+    "collide/sub/Main.geno": "func main() -> Int\n    return 2\nend func\n",
     "badentry/geno.toml": 'entrypoint = "Nope"\n',
     "badentry/Main.geno": "func main() -> Int\n    return 1\nend func\n",
     "escape/geno.toml": 'files = ["../hi.geno"]\n',
@@ -110,6 +118,16 @@ PROGRAMS = {
         "while true do\nend while\n\n"
         "func nocheck(a: Int) -> Int\n    return a\nend func\n"
         ":clear\nf(1)\n:nonsense\n:quit\nprint(\"after quit\")\n"),
+    "repl/prog.geno": ('func inc(x: Int) -> Int\n    example 1 -> 2\n    return x + 1\nend func\n\n'
+                       'func main() -> Int\n    print("main ran")\n    return inc(41)\nend func\n'),
+    "repl/fixes.txt": ("1 + 1 // two\n:type\n:load\n:load {d}/repl/prog.geno\ninc(5)\nmain()\n"
+                       "print(\"main() is only text here\")\n)\n1 +\n\n"
+                       "func main() -> Int\n    return 7\nend func\n:type [1, 2] // a list\n"),
+    # no main: the examples are verified and nothing runs, as in the reference
+    "nomain.geno": "func inc(x: Int) -> Int\n    example 1 -> 2\n    return x + 1\nend func\n",
+    "nomain_bad.geno": "func inc(x: Int) -> Int\n    example 1 -> 3\n    return x + 1\nend func\n",
+    # a parse error inside a function: one diagnostic, no follow-on past the end
+    "cascade.geno": "func main() -> Int\n    return (1 +\nend func\n",
     "docproj/Shapes.geno": ("/// A shape <with> markup & more.\ntype Shape = Circle(r: Float) | Square(s: Float)\n\n"
                             "/// The area of a shape.\n/// Squares too.\nexport func area(s: Shape) -> Float\n"
                             "    example Square(2.0) -> 4.0\n    match s with\n        | Circle(r) -> return 3.0 * r * r\n"
@@ -120,6 +138,9 @@ PROGRAMS = {
     "limits/write.geno": 'func main() -> Unit\n    print(fs_write_text("out.txt", "0123456789"))\nend func\n',
     "limits/grow.geno": ("func main() -> Unit\n    var xs: List[Int] = []\n    for i: Int in range(0, 2000000) do\n"
                          "        xs = append(xs, i)\n    end for\nend func\n"),
+    "emptydir/notes.txt": "no modules here\n",
+    "browser/geno.toml": 'entrypoint = "app"\nfiles = ["app.geno"]\n',
+    "browser/app.geno": 'func main() -> Unit\n    print("page")\nend func\n',
     "browser/envy.geno": 'func main() -> Unit\n    print(env_get("HOME"))\nend func\n',
 }
 
@@ -156,8 +177,10 @@ def test_report_check(out):
 
 
 class Case:
-    def __init__(self, name, args, rc, out=(), err=(), no_out=(), stdout=None, check=None, stdin=None, cwd=None):
+    def __init__(self, name, args, rc, out=(), err=(), no_out=(), stdout=None, check=None, stdin=None, cwd=None,
+                 no_err=()):
         self.name, self.args, self.rc = name, args, rc
+        self.no_err = no_err  # texts stderr must not hold
         self.cwd = cwd  # "{d}"-relative working directory, or None
         self.stdin = stdin  # a path opened as the command's standard input
         self.out, self.err, self.no_out = out, err, no_out
@@ -352,6 +375,12 @@ CASES = [
     Case("run DIR: a declared file outside the project", ["run", "{d}/escape"], 1, err=["escapes the project root"]),
     Case("run DIR: a declared file that is missing", ["run", "{d}/missingfile"], 1,
          err=["file 'Gone.geno' declared in geno.toml not found"]),
+    Case("test DIR: a file listed twice in geno.toml counts once", ["test", "{d}/dupproj"], 0,
+         out=["Util.geno (1/1)", "Main.geno (0/0)", "\n1 passed, 0 failed"], no_out=["(2/2)", "2 passed"]),
+    Case("check DIR: a file listed twice is one module", ["check", "{d}/dupproj"], 0, out=["  3 definitions, 2 modules\n"]),
+    Case("run DIR: a file listed twice runs once", ["run", "{d}/dupproj"], 0, out=["=> 1\n"]),
+    Case("run DIR: two files with one module name", ["run", "{d}/collide"], 1,
+         err=["module name collision: 'Main' is defined by both {d}/collide/Main.geno and {d}/collide/sub/Main.geno"]),
     Case("check DIR: every module, definitions and modules counted", ["check", "{d}/proj"], 0,
          out=["Type check passed: {d}/proj (target: python-cli)\n", "  6 definitions, 3 modules\n"]),
     Case("check FILE: its imports are counted", ["check", "{d}/noproj/app.geno"], 0,
@@ -409,6 +438,14 @@ CASES = [
     Case("init: a name with a slash", ["init", "a/b"], 1, cwd="{d}", err=["Error: 'a/b' is not a valid project name"]),
     Case("init: a name going up", ["init", ".."], 1, cwd="{d}", err=["is not a valid project name"]),
     Case("init: an absolute name", ["init", "/tmp/x"], 1, cwd="{d}", err=["is not a valid project name"]),
+    Case("init: a quote in the name would break geno.toml", ["init", 'my"app'], 1, cwd="{d}",
+         err=["Error: 'my\"app' is not a valid project name: use ASCII letters, digits, '_', '-' and '.'"]),
+    Case("init: a line break in the name is refused and shown as '?'", ["init", "a\nname = 1"], 1, cwd="{d}",
+         err=["Error: 'a?name = 1' is not a valid project name"]),
+    Case("init: a space in the name", ["init", "my app"], 1, cwd="{d}", err=["is not a valid project name"]),
+    Case("init: a name starting with '-'", ["init", "--", "-x"], 2, cwd="{d}"),
+    Case("init: a dotted name is fine", ["init", "my-app.v2_x"], 0, cwd="{d}", out=["Created project 'my-app.v2_x':\n"]),
+    Case("init: the dotted project checks", ["check", "{d}/my-app.v2_x"], 0, out=["Type check passed"]),
     Case("init: an unknown template", ["init", "z", "--template", "game"], 2, cwd="{d}", err=["invalid --template 'game'"]),
     Case("bundle: the project's modules as JSON", ["bundle", "--config", "{d}/proj/geno.toml"], 0,
          check=lambda out: bundle_check(out, "Main", ["Util", "Main", "Extra"])),
@@ -422,6 +459,44 @@ CASES = [
               "error[E503]: Step limit exceeded", "must have at least one example clause",
               "error[E302]: Undefined function: f", "Unknown command ':nonsense'"],
          no_out=["after quit", "printed\nprinted"]),
+    Case("repl: comments after an expression, :load with main, main() refused, usage, errors in the input's words",
+         ["repl"], 0, stdin="{d}/repl/fixes.txt",
+         out=["=> 2\nmain ran\n=> 42\n=> 6\nmain() is only text here\n=> 7\n[1, 2] // a list : List[Int]\n"],
+         err=["usage: :type EXPR", "usage: :load FILE", "error: `main` cannot be used in the REPL",
+              "<input>:1:1: error[E202]: Expected expression (e.g., a value, variable, or function call), got ')'",
+              "<input>:1:4: error[E202]: Unexpected end of input"],
+         no_out=["Unknown command"], no_err=["E309", "E502", "got 'end'", "Expected function name", "Unknown command"]),
+    Case("run: a file without main verifies its examples and prints nothing", ["run", "{d}/nomain.geno"], 0,
+         no_out=["=>"], check=lambda out: None if out == "" else f"stdout {out!r}"),
+    Case("run: a file without main and a failing example", ["run", "{d}/nomain_bad.geno"], 1,
+         err=["Example verification failed for inc: expected 3, got 2"]),
+    Case("run --json: a file without main", ["run", "--json", "{d}/nomain.geno"], 0, check=json_check(True),
+         out=['"value": null', '"output": ""']),
+    Case("check: a parse error is reported once, without a follow-on past the end", ["check", "{d}/cascade.geno"], 1,
+         err=["{d}/cascade.geno:3:1: error[E202]: Expected expression", "1 error found"],
+         no_err=["Expected function name", ":4:1:"]),
+    # compile and build: files and project directories, as the example apps' READMEs use them
+    Case("compile --target js -o: a file", ["compile", "{d}/value.geno", "--target", "js", "-o", "{d}/value.js"], 0,
+         out=["Compiled to {d}/value.js\n"]),
+    Case("compile to stdout", ["compile", "{d}/value.geno", "--target", "js"], 0, out=["\"use strict\""]),
+    Case("compile DIR: the project's entry with its imports", ["compile", "{d}/proj", "--target", "js", "-o", "{d}/proj.js"], 0,
+         out=["Compiled to {d}/proj.js\n"]),
+    Case("compile: a type error", ["compile", "{d}/mods/badmod.geno", "--target", "js"], 1, err=["error[E300]"]),
+    Case("compile: no --target", ["compile", "{d}/value.geno"], 2, err=["missing --target (js)"]),
+    Case("compile: a target geno-c does not have", ["compile", "{d}/value.geno", "--target", "python"], 2,
+         err=["invalid --target 'python'"]),
+    Case("compile: --source-map needs -o", ["compile", "{d}/value.geno", "--target", "js", "--source-map"], 2,
+         err=["--source-map needs -o/--output"]),
+    Case("compile: a missing file", ["compile", "{d}/nowhere.geno", "--target", "js"], 1, err=["nowhere.geno"]),
+    Case("compile: a directory without modules", ["compile", "{d}/emptydir", "--target", "js"], 1,
+         err=["Error: No .geno files found in '{d}/emptydir'"]),
+    Case("build -o X.html: one page, as the reference", ["build", "{d}/browser/app.geno", "-o", "{d}/page.html"], 0,
+         out=["Built to {d}/page.html\n"]),
+    Case("build DIR -o OUT: the page and its script", ["build", "{d}/browser", "-o", "{d}/site"], 0,
+         out=["Built to {d}/site/\n  {d}/site/index.html\n  {d}/site/app.js\n"]),
+    Case("build: browser rules apply", ["build", "{d}/browser/envy.geno", "-o", "{d}/envy.html"], 1,
+         err=["'env_get' is not available on the 'browser' target"]),
+    Case("build: no FILE", ["build"], 2, err=["missing FILE"]),
     Case("repl --help", ["repl", "--help"], 0, out=[":type EXPR", ":quit"]),
     Case("no command, stdin not a terminal: usage", [], 2, stdin="/dev/null", err=["usage: geno <command>"]),
     Case("doc: a project's HTML, escaped, with doc comments and examples",
@@ -481,6 +556,7 @@ def run_case(geno, d, case):
     problems += [f"stdout lacks {s!r}" for s in case.out if s.replace("{d}", d) not in out]
     problems += [f"stdout has {s!r}" for s in case.no_out if s.replace("{d}", d) in out]
     problems += [f"stderr lacks {s!r}" for s in case.err if s.replace("{d}", d) not in err]
+    problems += [f"stderr has {s!r}" for s in case.no_err if s.replace("{d}", d) in err]
     if case.check:
         msg = case.check(out)
         if msg:
@@ -563,7 +639,7 @@ def main():
         for name, text in PROGRAMS.items():
             os.makedirs(os.path.dirname(os.path.join(d, name)), exist_ok=True)
             with open(os.path.join(d, name), "w", newline="") as f:
-                f.write(text)
+                f.write(text.replace("{d}", d))
         # FIFOs nobody writes to, where a module and a manifest are read
         os.mkfifo(os.path.join(d, "fifo", "Pipe.geno"))
         os.mkfifo(os.path.join(d, "fifoproj", "geno.toml"))

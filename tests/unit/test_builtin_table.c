@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <stdio.h>
+#include <string.h>
 
 #include <geno.h>
 
@@ -156,8 +158,60 @@ static void test_columns_agree(void **state) {
   ast_program_free(&prog);
 }
 
+/* The Array/Vec twins share one implementation, which reads its own row
+ * (vm_builtin_self): the name its messages give, BF_VEC for the kind it
+ * builds. Each pair's rows hold the same function; run, each row still
+ * names itself and builds its own kind. */
+static const char *twin_run(const char *src) {
+  static char text[256];
+  geno_config cfg;
+  geno_config_init(&cfg);
+  geno_result *r = geno_run(src, strlen(src), "twins.geno", &cfg);
+  assert_non_null(r);
+  const char *t = geno_result_ok(r) ? geno_result_value_text(r)
+                                    : geno_result_diagnostic(r, 0)->message;
+  snprintf(text, sizeof text, "%s", t ? t : "");
+  geno_result_free(r);
+  return text;
+}
+
+static void test_twins_share_one_implementation(void **state) {
+  (void)state;
+  static const char *const pairs[][2] = {{"array_get", "vec_get"}, {"array_set", "vec_set"},
+                                         {"array_length", "vec_length"}, {"array_to_list", "vec_to_list"},
+                                         {"array_from_list", "vec_from_list"}, {"array_copy", "vec_from_list"}};
+  for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
+    const BuiltinDef *a = lib_builtin_find(pairs[i][0]), *v = lib_builtin_find(pairs[i][1]);
+    assert_non_null(a);
+    assert_non_null(v);
+    assert_ptr_equal((void *)a->fn, (void *)v->fn);
+    assert_false(a->flags & BF_VEC);
+    assert_true(v->flags & BF_VEC);
+  }
+  assert_string_equal(twin_run("func main() -> Int\n    let v: Vec[Int] = vec_new()\n    return vec_get(v, 2)\nend func\n"),
+                      "vec_get index 2 out of bounds (length 0)");
+  assert_string_equal(twin_run("func main() -> Int\n    return array_get(array_new(1, 0), 2)\nend func\n"),
+                      "array_get index 2 out of bounds (length 1)");
+  assert_string_equal(
+      twin_run("func main() -> Unit with mutation\n    let v: Vec[Int] = vec_new()\n    vec_set(vec: v, index: 0, value: 1)\nend func\n"),
+      "vec_set index 0 out of bounds (length 0)");
+  assert_string_equal(twin_run("func main() -> Vec[Int]\n    return vec_from_list([1, 2])\nend func\n"),
+                      "Vec([1, 2])");
+  assert_string_equal(twin_run("func main() -> Array[Int]\n    return array_from_list([1, 2])\nend func\n"),
+                      "Array([1, 2])");
+  assert_string_equal(
+      twin_run("func main() -> Array[Int]\n    return array_copy(array_from_list([3]))\nend func\n"),
+      "Array([3])");
+  /* a twin called back from a higher-order builtin still knows its row */
+  assert_string_equal(
+      twin_run("func main() -> List[Int]\n    let v = vec_from_list([5, 6])\n"
+               "    return list_map([0, 1], fn(i: Int) -> vec_get(v, i))\nend func\n"),
+      "[5, 6]");
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_twins_share_one_implementation),
       cmocka_unit_test(test_every_name_once),
       cmocka_unit_test(test_signatures_parse),
       cmocka_unit_test(test_columns_agree),

@@ -163,12 +163,47 @@ static void conforms_nested_types(void **state) {
   for (size_t k = 0; k < sizeof vals / sizeof vals[0]; k++) geno_value_free(vals[k]);
 }
 
+/* A callback that stopped waiting because the run's deadline passed says
+ * so in GENO_DEADLINE_PASSED's words: the run ends with E501, which no
+ * try/catch can swallow, even when the VM's own clock (started later in an
+ * isolated child) has not run out; the output so far is kept. */
+static geno_value *deadline_cb(const char *name, const geno_value *const *args, size_t nargs, void *ud,
+                               char **error) {
+  (void)name, (void)args, (void)nargs, (void)ud;
+  *error = strdup("fs_read_text: " GENO_DEADLINE_PASSED " while waiting");
+  return NULL;
+}
+
+static void deadline_error_is_e501(void **state) {
+  (void)state;
+  const char *src =
+      "func main() -> Unit\n"
+      "    print(\"before\")\n"
+      "    try\n"
+      "        print(fs_read_text(\"x\"))\n"
+      "    catch e: String\n"
+      "        print(\"caught \" + e)\n"
+      "    end try\n"
+      "    print(\"after\")\n"
+      "end func\n";
+  for (int iso = 0; iso < 2; iso++) {
+    geno_result *r = run_fs(iso, src, deadline_cb);
+    assert_non_null(r);
+    assert_false(geno_result_ok(r));
+    if (strcmp(unit_codes(r), "E501") != 0) fail_msg("%s: %s %s", iso ? "isolated" : "in-process", unit_codes(r), unit_message(r));
+    assert_non_null(strstr(geno_result_diagnostic(r, 0)->message, "Execution timed out after 5.0 seconds"));
+    assert_string_equal(geno_result_output(r, NULL), "before\n");
+    geno_result_free(r);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(wrong_type_in_process),
       cmocka_unit_test(wrong_type_isolated),
       cmocka_unit_test(conforms_nested_types),
       cmocka_unit_test(error_text_made_valid),
+      cmocka_unit_test(deadline_error_is_e501),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -240,7 +240,7 @@ static void endless_loop_is_killed_at_the_deadline(void **state) {
   size_t n;
   assert_string_equal(geno_result_output(r, &n), "tick 1\ntick 2\n"); /* survived the SIGKILL */
   assert_true(took >= 0.3 + SBX_KILL_GRACE_S - 0.01);
-  assert_true(took < 0.3 + SBX_KILL_GRACE_S + 2.0);
+  assert_true(took < 0.3 + SBX_KILL_GRACE_S + 20.0); /* killed, not left to spin (slack for a loaded host) */
   assert_int_equal(geno_result_outcome(r), GENO_OUTCOME_TIMEOUT);
   geno_result_free(r);
   assert_true(unit_no_children());
@@ -398,16 +398,19 @@ static void a_crash_is_a_diagnostic_and_the_parent_carries_on(void **state) {
 
 /* ---- CPU limit ---- */
 
+/* No wall clock here: with no deadline (timeout_s 0) only the CPU limit
+ * can end the spinning child, however slowly a loaded machine gives it
+ * its second of CPU (a 30 s deadline used to win on a busy 2-core host,
+ * and a wall-time bound failed there too). */
 static void cpu_limit_ends_a_busy_child(void **state) {
   (void)state;
-  geno_config c = config(30);
+  geno_config c = config(0);
   c.cpu_seconds = 1;
-  double t0 = now_s();
   geno_result *r = run(&c, body_spin, NULL);
   assert_string_equal(unit_codes(r), "E501");
   assert_string_equal(unit_message(r), "CPU time limit exceeded (1 seconds)");
+  assert_int_equal(geno_result_isolation(r), GENO_ISOLATION_CPU_LIMIT);
   assert_string_equal(geno_result_output(r, NULL), "tick 1\ntick 2\n");
-  assert_true(now_s() - t0 < 10);
   geno_result_free(r);
   assert_int_equal(sbx_cpu_limit(&c), 1);
   c.cpu_seconds = 0;
@@ -587,12 +590,12 @@ static geno_result *body_raw(const char *src, size_t len, const char *file, cons
 }
 
 static void expect_violation(Buf *frame, const char *needle) {
-  geno_config c = config(5);
+  geno_config c = config(60);
   double t0 = now_s();
   geno_result *r = run(&c, body_raw, frame);
   if (!unit_has_code(r, 500) || !strstr(unit_message(r), needle))
     fail_msg("wanted E500 with '%s', got %s: %s", needle, unit_codes(r), unit_message(r));
-  assert_true(now_s() - t0 < 2); /* stopped at once, not at the deadline */
+  assert_true(now_s() - t0 < 30); /* stopped at once, not at the 60 s deadline (slack for a loaded host) */
   geno_result_free(r);
   buf_free(frame);
 }
@@ -657,11 +660,11 @@ static geno_result *body_hide(const char *src, size_t len, const char *file, con
 
 static void lingering_and_hiding_children(void **state) {
   (void)state;
-  geno_config c = config(10);
+  geno_config c = config(60);
   double t0 = now_s();
   geno_result *r = run(&c, body_linger, NULL);
   assert_string_equal(value_string(r), "done");
-  assert_true(now_s() - t0 < 2);
+  assert_true(now_s() - t0 < 30); /* not kept to the 60 s deadline */
   geno_result_free(r);
   c.timeout_s = 0.2;
   r = run(&c, body_hide, NULL);

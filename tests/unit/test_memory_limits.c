@@ -103,10 +103,67 @@ static void test_callback_result_too_large_is_uncatchable(void **state) {
   }
 }
 
+/* Budgets of 1 to 10 MB, in both modes: E504 at the line that asked, and
+ * a message that says what was asked (the request, not the bytes already
+ * in use, which was all it said), by which operation, against which
+ * budget. */
+static void test_memory_message_names_request_operation_and_budget(void **state) {
+  (void)state;
+  static const uint64_t budgets[] = {1000000, 4000000, 10000000};
+  const char *src =
+      "func main() -> Int\n"
+      "    let n = 2000000\n"
+      "    let xs = range(0, n)\n"
+      "    return length(xs)\n"
+      "end func\n";
+  for (size_t b = 0; b < sizeof budgets / sizeof budgets[0]; b++)
+    for (int iso = 0; iso < 2; iso++) {
+      geno_config cfg;
+      geno_config_init(&cfg);
+      cfg.memory_bytes = budgets[b];
+      cfg.timeout_s = 60;
+      geno_result *r = run_mode(src, &cfg, iso);
+      if (geno_result_ok(r) || geno_result_diagnostic_count(r) != 1)
+        fail_msg("%llu %s: %s", (unsigned long long)budgets[b], iso ? "isolated" : "in-process", unit_codes(r));
+      const geno_diagnostic *d = geno_result_diagnostic(r, 0);
+      assert_string_equal(d->code, "E504");
+      assert_int_equal(d->line, 3); /* the range call */
+      const char *asked = strstr(d->message, "range asked for ");
+      if (!asked) fail_msg("%s", d->message);
+      unsigned long long need = strtoull(asked + strlen("range asked for "), NULL, 10);
+      assert_true(need >= 2000000ull * 8); /* two million elements: the request itself */
+      char budget[64];
+      snprintf(budget, sizeof budget, "memory_bytes) is %llu bytes", (unsigned long long)budgets[b]);
+      if (!strstr(d->message, budget)) fail_msg("%s lacks %s", d->message, budget);
+      geno_result_free(r);
+    }
+  /* Geno code's own allocation (no builtin): "the program" asked */
+  const char *concat =
+      "func main() -> Int\n"
+      "    var s = \"x\"\n"
+      "    for i: Int in range(0, 40) do\n"
+      "        s = s + s\n"
+      "    end for\n"
+      "    return length(s)\n"
+      "end func\n";
+  for (int iso = 0; iso < 2; iso++) {
+    geno_config cfg;
+    geno_config_init(&cfg);
+    cfg.memory_bytes = 2000000;
+    cfg.timeout_s = 60;
+    geno_result *r = run_mode(concat, &cfg, iso);
+    assert_string_equal(unit_codes(r), "E504");
+    assert_int_equal(geno_result_diagnostic(r, 0)->line, 4);
+    if (!strstr(unit_message(r), "the program asked for ")) fail_msg("%s", unit_message(r));
+    geno_result_free(r);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_tiny_memory_budget),
       cmocka_unit_test(test_callback_result_too_large_is_uncatchable),
+      cmocka_unit_test(test_memory_message_names_request_operation_and_budget),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

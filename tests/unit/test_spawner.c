@@ -134,6 +134,45 @@ static void the_wall_clock_budget_kills_the_child(void **state) {
   assert_true(only_the_spawner_left());
 }
 
+/* The output region is read back from the run's memfd (the host never
+ * maps it): what a killed child printed before the kill is kept, and a
+ * large output arrives whole; the next run sees none of it. */
+static void output_survives_the_kill_and_stays_with_its_run(void **state) {
+  (void)state;
+  const char *loop = "func main() -> Int\n    print(\"before\")\n    var i = 0\n    while true do\n"
+                     "        i = i + length(repeat_string(\"ab\", 100000))\n    end while\n    return i\nend func\n";
+  geno_config c;
+  geno_config_init(&c);
+  c.timeout_s = 10;
+  c.max_steps = 0;
+  c.wall_clock_s = 0.3;
+  c.capabilities_set = true;
+  c.capabilities = GENO_CAP_PRINT;
+  geno_result *r = run(loop, &c);
+  size_t n;
+  assert_int_equal(geno_result_isolation(r), GENO_ISOLATION_DEADLINE);
+  assert_string_equal(geno_result_output(r, &n), "before\n");
+  geno_result_free(r);
+  const char *big = "func main() -> Int\n    var i = 0\n    while i < 5000 do\n        print(\"line \" + to_string(i))\n"
+                    "        i = i + 1\n    end while\n    return 1\nend func\n";
+  geno_config_init(&c);
+  c.capabilities_set = true;
+  c.capabilities = GENO_CAP_PRINT;
+  c.max_steps = 10000000;
+  r = run(big, &c);
+  assert_true(geno_result_ok(r));
+  const char *out = geno_result_output(r, &n);
+  assert_true(n > 40000);
+  assert_memory_equal(out, "line 0\nline 1\n", 14);
+  assert_memory_equal(out + n - 10, "line 4999\n", 10);
+  geno_result_free(r);
+  r = run("func main() -> Int\n    return 3\nend func\n", &c);
+  assert_true(geno_result_ok(r));
+  assert_int_equal(strlen(geno_result_output(r, &n)), 0);
+  geno_result_free(r);
+  assert_true(only_the_spawner_left());
+}
+
 static void check_isolated_never_runs_the_program(void **state) {
   (void)state;
   const char *src = "func main() -> Int\n    return \"x\"\nend func\n";
@@ -199,6 +238,7 @@ int main(void) {
       cmocka_unit_test(modules_and_errors_cross_over),
       cmocka_unit_test(host_callbacks_reach_the_caller),
       cmocka_unit_test(the_wall_clock_budget_kills_the_child),
+      cmocka_unit_test(output_survives_the_kill_and_stays_with_its_run),
       cmocka_unit_test(check_isolated_never_runs_the_program),
       cmocka_unit_test(a_dead_spawner_falls_back_to_fork),
   };

@@ -105,6 +105,44 @@ static geno_value *nest(int depth) {
   return v;
 }
 
+/* A function lent to the host crosses with its handle; the reader gives
+ * it the reader's link (the parent's way to call it), and a reader
+ * without one (results) leaves it uncallable. A flag other than 0 or 1 is
+ * malformed. */
+static void callable_functions(void **state) {
+  (void)state;
+  RtCallLink *child = rt_link_new(), *parent = rt_link_new();
+  child->call = (geno_value * (*)(RtCallLink *, uint32_t, const geno_value *const *, size_t, char **))1;
+  geno_value *fn = rt_hv_function("handler", child, 41);
+  Buf b = BUF_INIT;
+  assert_true(sbx_put_value(&b, fn));
+  SbxReader r;
+  sbx_reader_init(&r, b.data, b.len, 100);
+  r.link = parent;
+  geno_value *got = sbx_get_value(&r);
+  assert_non_null(got);
+  assert_ptr_equal(got->link, parent);
+  assert_int_equal(got->handle, 41);
+  assert_string_equal(geno_value_name(got), "handler");
+  assert_int_equal(parent->refs, 2);
+  geno_value_free(got);
+  assert_int_equal(parent->refs, 1);
+  sbx_reader_init(&r, b.data, b.len, 100);
+  got = sbx_get_value(&r);
+  assert_non_null(got);
+  assert_null(got->link);
+  geno_value_free(got);
+  b.data[b.len - 5] = 2; /* the flag byte */
+  sbx_reader_init(&r, b.data, b.len, 100);
+  assert_null(sbx_get_value(&r));
+  assert_true(r.bad);
+  buf_free(&b);
+  geno_value_free(fn);
+  child->call = NULL;
+  rt_link_release(child);
+  rt_link_release(parent);
+}
+
 static void depth_is_bounded(void **state) {
   (void)state;
   geno_value *ok = nest(SBX_MAX_VALUE_DEPTH);
@@ -429,6 +467,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(values_round_trip),
       cmocka_unit_test(depth_is_bounded),
+      cmocka_unit_test(callable_functions),
       cmocka_unit_test(truncation_is_rejected),
       cmocka_unit_test(lies_are_rejected),
       cmocka_unit_test(node_budget_limits_amplification),
