@@ -30,7 +30,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 def chromium_dom(browser, page):
     proc = subprocess.run([browser, "--headless", "--disable-gpu", "--no-sandbox", "--no-first-run",
-                           "--run-all-compositor-stages-before-draw", "--virtual-time-budget=4000",
+                           "--run-all-compositor-stages-before-draw", "--virtual-time-budget=8000",
                            "--dump-dom", "file://" + page], capture_output=True, text=True, timeout=120)
     return proc.stdout
 
@@ -63,10 +63,15 @@ function px(x, y) {
 setTimeout(() => {
   const first = { left: left(), inside: px(15, 15), outside: px(150, 80) };
   document.dispatchEvent(new KeyboardEvent("keydown", { key: "ArrowRight" }));
-  setTimeout(() => {
+  // headless Chromium gives a varying number of animation frames per
+  // virtual second: wait (up to 3 s of virtual time) for one that moved it
+  let waited = 0;
+  const look = () => {
+    if (left() === first.left && waited < 3000) { waited += 100; setTimeout(look, 100); return; }
     document.dispatchEvent(new KeyboardEvent("keyup", { key: "ArrowRight" }));
     document.getElementById("out").textContent = JSON.stringify({ first, moved: left() });
-  }, 400);
+  };
+  setTimeout(look, 100);
 }, 300);
 </script></body></html>
 """
