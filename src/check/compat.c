@@ -191,6 +191,33 @@ static bool structural_inv(Checker *C, Type *e, Type *a, bool wild) {
   return structural(C, e, a, wild) && structural(C, a, e, wild);
 }
 
+/* One of the two compatibility relations (structural, with or without
+ * wildcards; compat_subst), as the argument walk both share sees it. */
+typedef struct Relation {
+  bool (*one)(Checker *C, Type *e, Type *a, void *ctx);  /* e accepts a */
+  bool (*both)(Checker *C, Type *e, Type *a, void *ctx); /* an invariant position */
+  void *ctx;
+} Relation;
+
+/* The arguments of a built-in type constructor (builtin_args) or of an
+ * ADT (its inferred variance), each related one way, or both ways at an
+ * invariant position: the one place where variance is applied. */
+static bool args_related(Checker *C, Type *e, Type *a, const Relation *r) {
+  if (e->n != a->n || (e->kind == TY_ADT && e->name != a->name)) return false;
+  bool all_inv = e->kind != TY_ADT && builtin_args[e->kind] == ARGS_INVARIANT;
+  uint64_t inv = e->kind == TY_ADT && e->n ? adt_invariant(C, e->name) : 0; /* no lookup without parameters */
+  for (int i = 0; i < e->n; i++) {
+    bool invariant = all_inv || is_inv(inv, i);
+    if (!(invariant ? r->both : r->one)(C, e->args[i], a->args[i], r->ctx)) return false;
+  }
+  return true;
+}
+
+static bool rel_structural(Checker *C, Type *e, Type *a, void *wild) { return structural(C, e, a, *(bool *)wild); }
+static bool rel_structural_inv(Checker *C, Type *e, Type *a, void *wild) {
+  return structural_inv(C, e, a, *(bool *)wild);
+}
+
 /* The core relation. Int is accepted for Float at any covariant position;
  * function types are contravariant in parameters, covariant in result, and
  * an actual function may have fewer effects than expected, not more. */
@@ -199,14 +226,8 @@ static bool structural(Checker *C, Type *e, Type *a, bool wild) {
   if (a->kind == TY_NEVER) return true;
   if (e->kind == TY_VAR || a->kind == TY_VAR) return wild ? true : chk_type_equal(e, a);
   if (e->kind != a->kind) return e->kind == TY_FLOAT && a->kind == TY_INT;
-  if (builtin_args[e->kind]) {
-    if (e->n != a->n) return false;
-    bool inv = builtin_args[e->kind] == ARGS_INVARIANT;
-    for (int i = 0; i < e->n; i++)
-      if (!(inv ? structural_inv(C, e->args[i], a->args[i], wild) : structural(C, e->args[i], a->args[i], wild)))
-        return false;
-    return true;
-  }
+  if (builtin_args[e->kind] || e->kind == TY_ADT)
+    return args_related(C, e, a, &(Relation){rel_structural, rel_structural_inv, &wild});
   switch ((TypeKind)e->kind) {
   case TY_FUNC: {
     if (e->n != a->n) return false;
@@ -214,16 +235,6 @@ static bool structural(Checker *C, Type *e, Type *a, bool wild) {
     for (int i = 0; i < e->n; i++) ok = structural(C, a->args[i], e->args[i], wild) && ok;
     ok = structural(C, e->ret, a->ret, wild) && ok;
     return ok && (a->effects & ~e->effects) == 0;
-  }
-  case TY_ADT: {
-    if (e->name != a->name || e->n != a->n) return false;
-    uint64_t inv = e->n ? adt_invariant(C, e->name) : 0; /* no lookup without parameters */
-    for (int i = 0; i < e->n; i++) {
-      bool ok = is_inv(inv, i) ? structural_inv(C, e->args[i], a->args[i], wild)
-                               : structural(C, e->args[i], a->args[i], wild);
-      if (!ok) return false;
-    }
-    return true;
   }
   case TY_INT: case TY_FLOAT: case TY_BOOL: case TY_STRING: case TY_UNIT:
     return true;
@@ -327,6 +338,8 @@ static bool subst_inv(Checker *C, Type *e, Type *a, Subst *s) {
 }
 
 static bool compat_subst(Checker *C, Type *e, Type *a, Subst *s);
+static bool rel_subst(Checker *C, Type *e, Type *a, void *s) { return chk_compatible_subst(C, e, a, s); }
+static bool rel_subst_inv(Checker *C, Type *e, Type *a, void *s) { return subst_inv(C, e, a, s); }
 
 /* The recursion is bounded by the types' depth, except through chains of
  * bound variables; chk_enter turns a runaway chain into a diagnostic. */
@@ -371,14 +384,8 @@ static bool compat_subst(Checker *C, Type *e, Type *a, Subst *s) {
     return true;
   }
   if (e->kind != a->kind) return e->kind == TY_FLOAT && a->kind == TY_INT;
-  if (builtin_args[e->kind]) {
-    if (e->n != a->n) return false;
-    bool inv = builtin_args[e->kind] == ARGS_INVARIANT;
-    for (int i = 0; i < e->n; i++)
-      if (!(inv ? subst_inv(C, e->args[i], a->args[i], s) : chk_compatible_subst(C, e->args[i], a->args[i], s)))
-        return false;
-    return true;
-  }
+  if (builtin_args[e->kind] || e->kind == TY_ADT)
+    return args_related(C, e, a, &(Relation){rel_subst, rel_subst_inv, s});
   switch ((TypeKind)e->kind) {
   case TY_FUNC: {
     if (e->n != a->n) return false;
@@ -389,16 +396,6 @@ static bool compat_subst(Checker *C, Type *e, Type *a, Subst *s) {
     for (int i = 0; i < e->n && params_ok; i++) params_ok = chk_compatible_subst(C, a->args[i], e->args[i], s);
     bool ret_ok = chk_compatible_subst(C, e->ret, a->ret, s);
     return params_ok && ret_ok && (a->effects & ~e->effects) == 0;
-  }
-  case TY_ADT: {
-    if (e->name != a->name || e->n != a->n) return false;
-    uint64_t inv = e->n ? adt_invariant(C, e->name) : 0; /* no lookup without parameters */
-    for (int i = 0; i < e->n; i++) {
-      bool ok = is_inv(inv, i) ? subst_inv(C, e->args[i], a->args[i], s)
-                               : chk_compatible_subst(C, e->args[i], a->args[i], s);
-      if (!ok) return false;
-    }
-    return true;
   }
   case TY_INT: case TY_FLOAT: case TY_BOOL: case TY_STRING: case TY_UNIT:
     return true;
