@@ -148,7 +148,11 @@ typedef struct SrvReply {
 void srv_execute(const SrvConfig *cfg, geno_metrics *metrics, const SrvRequest *req, SrvReply *out);
 /* Python's repr of a float (shortest text that reads back: 15.0, 0.1). */
 void srv_float_repr(char *out, size_t n, double d);
-/* A JSON error reply {"error":"msg"} (msg escaped). */
+/* JSON text made ASCII-only as the reference sends it: each non-ASCII
+ * UTF-8 sequence (only inside strings) becomes \uXXXX, a surrogate pair
+ * above U+FFFF. Returns a malloc'd copy (length in *out_len) or NULL. */
+char *srv_json_ascii(const char *json, size_t n, size_t *out_len);
+/* A JSON error reply {"error":"msg"} (msg escaped, ASCII-only). */
 void srv_error_reply(SrvReply *out, int status, const char *outcome, const char *msg);
 /* The indented JSON of geno_result_to_json made compact (whitespace
  * outside strings removed). In place; returns the new length. */

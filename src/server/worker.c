@@ -24,14 +24,45 @@ void srv_float_repr(char *out, size_t n, double d) {
   if (!strpbrk(out, ".en")) strncat(out, ".0", n - strlen(out) - 1);
 }
 
+/* The code point of the UTF-8 sequence at s (its length in *n), or -1
+ * with *n = 1 when it is not one. */
+static long utf8_point(const unsigned char *s, size_t *n) {
+  *n = 1;
+  if (s[0] < 0x80) return s[0];
+  int k = s[0] >= 0xF0 && s[0] < 0xF5 ? 4 : s[0] >= 0xE0 ? 3 : s[0] >= 0xC2 && s[0] < 0xE0 ? 2 : 0;
+  if (!k) return -1;
+  long cp = s[0] & (0x7F >> k);
+  for (int i = 1; i < k; i++) {
+    if ((s[i] & 0xC0) != 0x80) return -1;
+    cp = (cp << 6) | (s[i] & 0x3F);
+  }
+  static const long min[] = {0, 0, 0x80, 0x800, 0x10000};
+  if (cp < min[k] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return -1;
+  *n = (size_t)k;
+  return cp;
+}
+
+/* The JSON escape of a non-ASCII code point as the reference writes it
+ * (ASCII-only output: \uXXXX, a surrogate pair above U+FFFF). */
+static size_t escape_point(char out[32], long cp) {
+  if (cp < 0x10000) return (size_t)snprintf(out, 32, "\\u%04x", (unsigned)cp & 0xFFFFu);
+  cp -= 0x10000;
+  return (size_t)snprintf(out, 32, "\\u%04x\\u%04x", (0xD800u + ((unsigned)cp >> 10)) & 0xFFFFu,
+                          (0xDC00u + ((unsigned)cp & 0x3FFu)) & 0xFFFFu);
+}
+
 static void json_escape(char **p, size_t *len, size_t *cap, const char *s) {
   for (; *s; s++) {
     unsigned char c = (unsigned char)*s;
-    char tmp[8];
+    char tmp[32];
     const char *piece = tmp;
-    size_t pn;
+    size_t pn, k;
+    long cp;
     if (c == '"' || c == '\\') tmp[0] = '\\', tmp[1] = (char)c, pn = 2;
-    else if (c < 0x20 || c >= 0x7f) pn = (size_t)snprintf(tmp, sizeof tmp, "\\u%04x", c);
+    else if (c >= 0x80 && (cp = utf8_point((const unsigned char *)s, &k)) >= 0) {
+      pn = escape_point(tmp, cp);
+      s += k - 1;
+    } else if (c < 0x20 || c >= 0x7f) pn = (size_t)snprintf(tmp, sizeof tmp, "\\u%04x", c);
     else tmp[0] = (char)c, pn = 1;
     if (*len + pn + 1 > *cap) {
       size_t nc = (*cap + pn + 1) * 2;
@@ -91,6 +122,33 @@ size_t srv_json_compact(char *json) {
   return o;
 }
 
+char *srv_json_ascii(const char *json, size_t n, size_t *out_len) {
+  size_t extra = 0;
+  for (size_t i = 0; i < n; i++)
+    if ((unsigned char)json[i] >= 0x80) extra += 12; /* at most 12 bytes out per byte in */
+  char *o = malloc(n + extra + 1);
+  if (!o) return NULL;
+  size_t k = 0;
+  for (size_t i = 0; i < n;) {
+    unsigned char c = (unsigned char)json[i];
+    size_t len;
+    long cp;
+    if (c >= 0x80 && (cp = utf8_point((const unsigned char *)json + i, &len)) >= 0) {
+      char tmp[32];
+      size_t m = escape_point(tmp, cp);
+      memcpy(o + k, tmp, m);
+      k += m;
+      i += len;
+    } else {
+      o[k++] = (char)c;
+      i++;
+    }
+  }
+  o[k] = '\0';
+  *out_len = k;
+  return o;
+}
+
 /* /check's body: {"ok", "diagnostics", "timing"} cut from the RunResult. */
 static size_t check_shape(char *json, size_t len) {
   char *d = strstr(json, ",\"diagnostics\":[");
@@ -140,11 +198,18 @@ void srv_execute(const SrvConfig *cfg, geno_metrics *metrics, const SrvRequest *
       srv_log(SRV_LOG_WARNING, "Response exceeded configured limit path=/constrain");
       srv_error_reply(out, 413, "response_too_large", "response too large");
     } else {
+      size_t n;
+      char *ascii = srv_json_ascii(json, strlen(json), &n);
+      geno_free(json);
+      if (!ascii) {
+        srv_error_reply(out, 500, "internal_error", "internal server error");
+        return;
+      }
       out->status = 200;
       out->outcome = valid ? "constrain_ok" : "constrain_invalid";
-      out->body = json;
-      out->release = geno_free;
-      out->len = strlen(json);
+      out->body = ascii;
+      out->release = free;
+      out->len = n;
     }
     return;
   }
@@ -217,15 +282,20 @@ void srv_execute(const SrvConfig *cfg, geno_metrics *metrics, const SrvRequest *
     } else {
       size_t n = srv_json_compact(json);
       if (req->endpoint == SRV_CHECK) n = check_shape(json, n);
-      if (n > cfg->max_response) {
-        geno_free(json);
+      char *ascii = srv_json_ascii(json, n, &n);
+      geno_free(json);
+      json = ascii;
+      if (!json) {
+        srv_error_reply(out, 500, "internal_error", "internal server error");
+      } else if (n > cfg->max_response) {
+        free(json);
         srv_log(SRV_LOG_WARNING, "Response exceeded configured limit path=%s", endpoint_path(req->endpoint));
         srv_error_reply(out, 413, "response_too_large", "response too large");
       } else {
         out->status = geno_result_ok(r) ? 200 : 400;
         out->outcome = geno_result_ok(r) ? "ok" : "run_error";
         out->body = json;
-        out->release = geno_free;
+        out->release = free;
         out->len = n;
       }
     }

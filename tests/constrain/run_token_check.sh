@@ -20,8 +20,8 @@ files=$(find "$src/tests" "$src/examples" "$src/bench" -name '*.geno' | sort)
 NODE_PATH="$tools/node_modules" node "$tools/export.js" o200k_base "$work" $files
 # shellcheck disable=SC2086
 NODE_PATH="$tools/node_modules" node "$tools/export.js" cl100k_base "$work" $files
-# and about 60 masks per vocabulary checked whole against the slow path
+# and about 30 masks per vocabulary checked whole against the slow path
 # (every token of the vocabulary fed to a copy of the session)
-every() { awk -F'\t' '{ n += split($2, a, " ") } END { print int(n / 60) + 1 }' "$1"; }
-"$check" "$work/o200k_base.vocab" "$work/o200k_base.tokens" --mask-every 41 --exact-every "$(every "$work/o200k_base.tokens")"
-"$check" "$work/cl100k_base.vocab" "$work/cl100k_base.tokens" --mask-every 97 --exact-every "$(every "$work/cl100k_base.tokens")"
+every() { awk -F'\t' '{ n += split($2, a, " ") } END { print int(n / 30) + 1 }' "$1"; }
+"$check" "$work/o200k_base.vocab" "$work/o200k_base.tokens" --mask-every 7 --exact-every "$(every "$work/o200k_base.tokens")"
+"$check" "$work/cl100k_base.vocab" "$work/cl100k_base.tokens" --mask-every 17 --exact-every "$(every "$work/cl100k_base.tokens")"

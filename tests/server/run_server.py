@@ -349,6 +349,23 @@ def test_json_numbers_and_surrogates(s):
     check(st == 200 and b.get("value") == "\ufffd|\ufffd|\U0001F600", "surrogates in a string literal: %r" % b)
 
 
+def test_ascii_only_json(s):
+    """Every JSON answer is ASCII-only, as the reference's: non-ASCII text as
+    \\uXXXX escapes, a surrogate pair above U+FFFF, in results, /check,
+    /constrain and error messages alike."""
+    src = 'func main() -> String\n    return "\u00e9\u4e2d\U0001F600"\nend func\n'
+    st, h, raw = s.request("POST", "/run", {"source": src})
+    check(st == 200 and raw.isascii() and b'"value":"\\u00e9\\u4e2d\\ud83d\\ude00"' in raw,
+          "ASCII-only RunResult: %r" % raw[:120])
+    st, h, raw = s.request("POST", "/check", {"source": "func main() -> Int\n    return \u00e9t\u00e9\nend func\n"})
+    check(st == 400 and raw.isascii() and b"Unexpected character: '\\u00e9'" in raw, "ASCII-only /check: %r" % raw[:200])
+    st, h, raw = s.request("POST", "/run", {"source": OK42, "capabilities": ["\u00e9"]})
+    check(st == 400 and raw.isascii() and b"Unknown capability '\\u00e9'" in raw,
+          "ASCII-only error message, one escape per character: %r" % raw[:80])
+    st, h, raw = s.request("POST", "/constrain", {"prefix": 'func main() -> String\n    return "\u00e9'})
+    check(st == 200 and raw.isascii(), "ASCII-only /constrain: %r" % raw[:120])
+
+
 def test_malformed_content_length(s):
     """A Content-Length libmicrohttpd cannot read is refused by it before the
     server sees the request: a 400, the connection closed, the server
@@ -716,6 +733,7 @@ def main():
         test_host_origin(s)
         test_body_rules(s)
         test_json_numbers_and_surrogates(s)
+        test_ascii_only_json(s)
         test_malformed_content_length(s)
         test_idle_connections(s)
         test_fields(s)
