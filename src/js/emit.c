@@ -70,6 +70,11 @@ typedef struct Js {
   int ntraits, captraits;
   bool in_async;
   int indent;
+  /* Variables of the function being emitted that are grown by
+   * `x = append(x, e)`: that statement appends in place when the list is
+   * owned (see $apIn), and every other read of x gives up ownership ($rd). */
+  const char *own[16];
+  int nown;
 } Js;
 
 static void expr(Js *J, Buf *b, Expr *e);
@@ -1078,9 +1083,50 @@ static void ctor_value(Js *J, Buf *b, const VariantInfo *v) {
   buf_puts(b, "))");
 }
 
+/* Is s `x = append(x, e)` with the builtin append (positional arguments)? */
+static bool append_pattern(Js *J, const Stmt *s) {
+  if (s->kind != ST_ASSIGN) return false;
+  const Expr *v = s->u.assign.value;
+  if (!v || v->kind != EX_CALL || v->u.call.callee->kind != EX_IDENT || v->u.call.nargs != 2) return false;
+  const Expr *c = v->u.call.callee, *a = v->u.call.args[0].value;
+  int mod;
+  return strcmp(c->u.name, "append") == 0 && !v->u.call.args[0].name && !v->u.call.args[1].name &&
+         a->kind == EX_IDENT && strcmp(a->u.name, s->u.assign.name) == 0 && !resolve_func(J, "append", &mod);
+}
+
+static bool owned(const Js *J, const char *name) {
+  for (int i = 0; i < J->nown; i++)
+    if (strcmp(J->own[i], name) == 0) return true;
+  return false;
+}
+
+static void find_owned(Js *J, const Block *blk) {
+  for (int i = 0; i < blk->n; i++) {
+    const Stmt *s = blk->items[i];
+    switch (s->kind) {
+      case ST_ASSIGN:
+        if (append_pattern(J, s) && !owned(J, s->u.assign.name) && J->nown < 16) J->own[J->nown++] = s->u.assign.name;
+        break;
+      case ST_IF: find_owned(J, &s->u.if_.then_b); find_owned(J, &s->u.if_.else_b); break;
+      case ST_WHILE: find_owned(J, &s->u.while_.body); break;
+      case ST_FOR: find_owned(J, &s->u.for_.body); break;
+      case ST_MATCH:
+        for (int k = 0; k < s->u.match.n; k++) find_owned(J, &s->u.match.arms[k].body);
+        break;
+      case ST_TRY: find_owned(J, &s->u.try_.body); find_owned(J, &s->u.try_.handler); break;
+      default: break;
+    }
+  }
+}
+
 static void ident(Js *J, Buf *b, Expr *e) {
   const char *name = e->u.name;
   const char *js = lookup_var(J, name);
+  if (js && owned(J, name)) {
+    need(J, "$rd");
+    buf_printf(b, "$rd(%s)", js);
+    return;
+  }
   if (js) {
     buf_puts(b, js);
     return;
@@ -1583,6 +1629,13 @@ static void stmt(Js *J, Buf *b, Stmt *s) {
         break;
       }
       nl(J, b);
+      if (owned(J, s->u.assign.name) && append_pattern(J, s)) {
+        need(J, "$apIn");
+        buf_printf(b, "%s = $apIn(%s, ", js, js);
+        expr(J, b, s->u.assign.value->u.call.args[1].value);
+        buf_puts(b, ");");
+        break;
+      }
       buf_printf(b, "%s = ", js);
       value_promoted(J, b, s->u.assign.value, promote);
       buf_putc(b, ';');
@@ -1832,6 +1885,8 @@ static void func_body(Js *J, Buf *b, const char *name, Block *body, Expr *expr_b
 static void function(Js *J, Buf *b, FuncDecl *f, const char *jsname, const char *display) {
   J->nvars = 0;
   J->nscopes = 0;
+  J->nown = 0;
+  find_owned(J, &f->body);
   J->in_async = f->is_async;
   if (f->is_async) {
     /* Calling an async function defers it: the call is made by `await`
@@ -1857,6 +1912,7 @@ static void function(Js *J, Buf *b, FuncDecl *f, const char *jsname, const char 
   if (!f->is_async) buf_printf(b, "\n%s.$name = \"%s\";", jsname, display);
   scope_pop(J);
   J->in_async = false;
+  J->nown = 0;
 }
 
 /* ---- types ---------------------------------------------------------------------------------------- */

@@ -205,6 +205,20 @@ function $repr(v) {
   return $render(v, false);
 }
 
+//@ $apIn $rd
+// `x = append(x, e)` in a loop: a list that only that variable holds (made
+// by $apIn, marked $own) grows in place; any other read of the variable
+// ($rd) gives the mark up, so a list that has been seen elsewhere is copied
+// first, as append always does.
+function $apIn(a, x) {
+  if (a.$own === true) { a.push(x); return $lc(a); }
+  const c = a.slice();
+  c.push(x);
+  c.$own = true;
+  return $lc(c);
+}
+function $rd(a) { if (a !== null && typeof a === "object" && a.$own === true) a.$own = false; return a; }
+
 //@ $U0
 // Unit is undefined, except a `()` written in the source or a bare
 // `return`: $U0, the same value to every operation but json_to_string
