@@ -165,9 +165,21 @@ static bool declared_files(CliProject *p, size_t *cap, char **err) {
       rel = named;
     }
     char *full = join(p->root, rel);
-    free(named);
     rel = p->manifest.files[i];
     struct stat st;
+    if (full && named) {
+      /* "notes.md" names no module: say so rather than look for notes.md.geno */
+      char *as_is = join(p->root, rel);
+      bool exists = as_is && stat(as_is, &st) == 0 && S_ISREG(st.st_mode) && strchr(rel, '.');
+      free(as_is);
+      if (exists && stat(full, &st) != 0) {
+        set_err(err, "%s: file '%s' declared in geno.toml is not a .geno file", p->manifest.path, rel);
+        free(full);
+        free(named);
+        return false;
+      }
+    }
+    free(named);
     if (!full || stat(full, &st) != 0 || !S_ISREG(st.st_mode)) {
       set_err(err, "%s: file '%s' declared in geno.toml not found at %s", p->manifest.path, rel,
               full ? full : rel);
@@ -178,8 +190,21 @@ static bool declared_files(CliProject *p, size_t *cap, char **err) {
      * it) is one module: counted, tested and loaded once. Two different
      * files with one module name cannot both be imported: an error. */
     char *real = realpath(full, NULL);
-    if (!real) {
+    char *root = realpath(p->root, NULL);
+    if (!real || !root) {
       set_err(err, "out of memory");
+      free(real);
+      free(root);
+      free(full);
+      return false;
+    }
+    /* a link inside the project that leads outside it escapes too */
+    size_t rn = strlen(root);
+    bool inside = strncmp(real, root, rn) == 0 && (real[rn] == '/' || (rn == 1 && root[0] == '/'));
+    free(root);
+    if (!inside) {
+      set_err(err, "%s: file '%s' escapes the project root (it resolves to %s)", p->manifest.path, rel, real);
+      free(real);
       free(full);
       return false;
     }

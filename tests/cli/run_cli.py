@@ -101,6 +101,12 @@ PROGRAMS = {
     "badentry/geno.toml": 'entrypoint = "Nope"\n',
     "badentry/Main.geno": "func main() -> Int\n    return 1\nend func\n",
     "escape/geno.toml": 'files = ["../hi.geno"]\n',
+    # a link inside the project to a file outside it (made in main())
+    "linkout/geno.toml": 'files = ["Outside.geno", "Main.geno"]\nentrypoint = "Main"\n',
+    "linkout/Main.geno": "import Outside\nfunc main() -> Int\n    return 1\nend func\n",
+    "outside/Outside.geno": "func helper() -> Int\n    return 2\nend func\n",
+    "notgeno/geno.toml": 'files = ["README.md"]\n',
+    "notgeno/README.md": "# not a module\n",
     "missingfile/geno.toml": 'files = ["Gone.geno"]\n',
     # a directory without geno.toml: each file counts only its own examples
     "noproj/Inner.geno": "export func add(a: Int, b: Int) -> Int\n    example (1, 2) -> 3\n    return a + b\nend func\n",
@@ -373,6 +379,10 @@ CASES = [
     Case("run DIR: an entrypoint that is not a module", ["run", "{d}/badentry"], 1,
          err=["entrypoint 'Nope' is not a module of the project"]),
     Case("run DIR: a declared file outside the project", ["run", "{d}/escape"], 1, err=["escapes the project root"]),
+    Case("run DIR: a declared link that leads outside the project", ["run", "{d}/linkout"], 1,
+         err=["file 'Outside.geno' escapes the project root"], no_out=["E300"]),
+    Case("run DIR: a declared file that is not a .geno file", ["run", "{d}/notgeno"], 1,
+         err=["file 'README.md' declared in geno.toml is not a .geno file"]),
     Case("run DIR: a declared file that is missing", ["run", "{d}/missingfile"], 1,
          err=["file 'Gone.geno' declared in geno.toml not found"]),
     Case("test DIR: a file listed twice in geno.toml counts once", ["test", "{d}/dupproj"], 0,
@@ -643,6 +653,7 @@ def main():
         # FIFOs nobody writes to, where a module and a manifest are read
         os.mkfifo(os.path.join(d, "fifo", "Pipe.geno"))
         os.mkfifo(os.path.join(d, "fifoproj", "geno.toml"))
+        os.symlink(os.path.join(d, "outside", "Outside.geno"), os.path.join(d, "linkout", "Outside.geno"))
         for case in CASES:
             if run_case(geno, d, case):
                 passed += 1
