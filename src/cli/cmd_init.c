@@ -431,6 +431,7 @@ int cmd_bundle(int argc, char **argv) {
     free(err);
     return EXIT_FAIL;
   }
+  if (output && strcmp(output, "-") == 0) output = NULL; /* "-o -": standard output, as usual */
   FILE *out = output ? fopen(output, "w") : stdout;
   if (!out) {
     fprintf(stderr, "Error: cannot write output file %s: %s\n", output, strerror(errno));

@@ -154,6 +154,18 @@ bool cli_module_loader(void *userdata, const char *name, char **source, size_t *
 
 bool cli_load_program(const char *path, CliProgram *prog, CliJsonShape json) {
   memset(prog, 0, sizeof *prog);
+  /* A device, FIFO or socket is no program (it read as empty and "ran"
+   * silently): the reference's words and exit code. */
+  struct stat st;
+  if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+    size_t m = strlen(path) + 64;
+    char *msg = malloc(m);
+    if (msg) snprintf(msg, m, "No .geno files found at %s", path);
+    fprintf(stderr, "Error: %s\n", msg ? msg : "no program");
+    if (json != CLI_JSON_NONE) cli_json_failure(json == CLI_JSON_RUN, "E204", msg ? msg : "no program");
+    free(msg);
+    return false;
+  }
   size_t len;
   char *src = cli_read_file(path, &len);
   if (!src) {
