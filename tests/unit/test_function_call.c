@@ -21,7 +21,7 @@ static const char PROGRAM[] =
     "end func\n"
     "@untested(\"handler\")\n"
     "func slow(req: HttpRequest) -> HttpResponse\n"
-    "    let t: Int = fold(list: range(0, 3000), initial: 0, reducer: fn(a: Int, x: Int) -> a + fold(list: "
+    "    let t: Int = fold(list: range(0, 30000), initial: 0, reducer: fn(a: Int, x: Int) -> a + fold(list: "
     "range(0, 3000), initial: 0, reducer: fn(b: Int, y: Int) -> b + y))\n"
     "    return HttpResponse(200, to_string(t), [])\n"
     "end func\n"
