@@ -88,6 +88,20 @@ void cli_print_diagnostics(FILE *out, const geno_result *r, const CliProgram *pr
  * bytes that are not UTF-8) shows as '?', as in source snippets, so a
  * program cannot forge diagnostic lines or retitle the terminal. */
 void cli_put_clean(FILE *out, const char *s);
+/* cli_put_clean of the len bytes at s (NULs included, shown as '?');
+ * with keep_newlines, '\n' is written as itself (for text made of lines,
+ * such as a diff). */
+void cli_put_clean_n(FILE *out, const char *s, size_t len, bool keep_newlines);
+/* printf to out, the whole formatted text written as cli_put_clean_n with
+ * its line breaks kept: for messages that echo a path, a name or other
+ * input. */
+void cli_printf_clean(FILE *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The source excerpt of a diagnostic: line `line` (1-based) of the len
+ * bytes at src, cut to a window of code points around column `col`, with
+ * a caret under col (tabs kept so it lines up); hidden characters and
+ * bytes that are not UTF-8 show as '?'. Nothing when the line is not
+ * there. */
+void cli_print_snippet(FILE *out, const char *src, size_t len, int line, int col);
 
 /* Usage error helper: prints "geno <cmd>: error: <msg>" and a hint. */
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

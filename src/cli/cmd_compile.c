@@ -59,12 +59,12 @@ static const char build_help[] =
 static bool write_file(const char *path, const char *data, size_t len) {
   FILE *f = fopen(path, "wb");
   if (!f) {
-    fprintf(stderr, "Error: cannot write %s: %s\n", path, strerror(errno));
+    cli_printf_clean(stderr, "Error: cannot write %s: %s\n", path, strerror(errno));
     return false;
   }
   bool ok = fwrite(data, 1, len, f) == len;
   ok &= fclose(f) == 0;
-  if (!ok) fprintf(stderr, "Error: cannot write %s\n", path);
+  if (!ok) cli_printf_clean(stderr, "Error: cannot write %s\n", path);
   return ok;
 }
 
@@ -203,7 +203,7 @@ int cmd_compile(int argc, char **argv) {
       free(path);
     }
     ok = ok && write_file(c.out, js, js_len);
-    if (ok) printf("Compiled to %s\n", c.out);
+    if (ok) cli_printf_clean(stdout, "Compiled to %s\n", c.out);
     status = ok ? EXIT_OK : EXIT_FAIL;
   }
   free(js);
@@ -289,11 +289,11 @@ int cmd_build(int argc, char **argv) {
       out = path;
     }
     status = out && write_file(out, text, text_len) ? EXIT_OK : EXIT_FAIL;
-    if (status == EXIT_OK) printf("Built to %s\n", out); /* the reference's words */
+    if (status == EXIT_OK) cli_printf_clean(stdout, "Built to %s\n", out); /* the reference's words */
   } else {
     const char *dir = c.out ? c.out : "dist";
     if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
-      fprintf(stderr, "Error: cannot create %s: %s\n", dir, strerror(errno));
+      cli_printf_clean(stderr, "Error: cannot create %s: %s\n", dir, strerror(errno));
       status = EXIT_FAIL;
     } else {
       size_t n = strlen(dir) + 16;
@@ -309,7 +309,7 @@ int cmd_build(int argc, char **argv) {
       free(page);
       size_t dl = strlen(dir);
       const char *sep = dl && dir[dl - 1] == '/' ? "" : "/";
-      if (ok) printf("Built to %s%s\n  %s%sindex.html\n  %s%sapp.js\n", dir, sep, dir, sep, dir, sep);
+      if (ok) cli_printf_clean(stdout, "Built to %s%s\n  %s%sindex.html\n  %s%sapp.js\n", dir, sep, dir, sep, dir, sep);
       status = ok ? EXIT_OK : EXIT_FAIL;
     }
   }

@@ -295,7 +295,7 @@ static bool setup_host(const char *cmd, RunOpts *o, const char *path, Host *host
   };
   char *err = NULL;
   if (!host_init(host, &ho, &err)) {
-    fprintf(stderr, "geno %s: error: %s\n", cmd, err ? err : "out of memory");
+    cli_printf_clean(stderr, "geno %s: error: %s\n", cmd, err ? err : "out of memory");
     free(err);
     return false;
   }
@@ -369,7 +369,7 @@ int cmd_run(int argc, char **argv) {
     if (!cli_project_open(file, &proj, &perr)) {
       const char *m = perr ? perr : "out of memory";
       if (o.json) cli_json_failure(true, "E204", m);
-      else fprintf(stderr, "Error: %s\n", m);
+      else cli_printf_clean(stderr, "Error: %s\n", m);
       free(perr);
       free_opts(&o);
       return EXIT_FAIL;
@@ -389,7 +389,7 @@ int cmd_run(int argc, char **argv) {
   if (!cli_manifest_check(prog.path, &merr)) {
     const char *m = merr ? merr : "cannot read geno.toml";
     if (o.json) cli_json_failure(true, "E204", m);
-    else fprintf(stderr, "error[E204]: %s\n", m);
+    else cli_printf_clean(stderr, "error[E204]: %s\n", m);
     free(merr);
     cli_free_program(&prog);
     if (is_project) cli_project_free(&proj);
@@ -404,7 +404,7 @@ int cmd_run(int argc, char **argv) {
   if (tfail || terr) {
     if (terr) {
       if (o.json) cli_json_failure(true, "E204", terr);
-      else fprintf(stderr, "error[E204]: %s\n", terr);
+      else cli_printf_clean(stderr, "error[E204]: %s\n", terr);
     } else if (o.json) {
       char *j = geno_result_to_json(tfail);
       if (j) printf("%s\n", j);
@@ -551,7 +551,7 @@ static bool collect_project(const char *dir, PathList *out, bool json, char **mi
     size_t m = strlen(err ? err : "out of memory") + 32;
     *missing = malloc(m);
     if (*missing) snprintf(*missing, m, "Project Error: %s", err ? err : "out of memory");
-    if (!json) fprintf(stderr, "Project Error: %s\n", err ? err : "out of memory");
+    if (!json) cli_printf_clean(stderr, "Project Error: %s\n", err ? err : "out of memory");
     free(err);
     return false;
   }
@@ -595,7 +595,7 @@ static bool collect_tests(const char *arg, PathList *out, bool json, char **miss
     size_t m = strlen(arg) + 32;
     *missing = malloc(m);
     if (*missing) snprintf(*missing, m, "Error: '%s' not found", arg);
-    if (!json) fprintf(stderr, "Error: '%s' not found\n", arg);
+    if (!json) cli_printf_clean(stderr, "Error: '%s' not found\n", arg);
     return false;
   }
   /* a directory with geno.toml, or a file beside one: the whole project */
@@ -615,7 +615,7 @@ static bool collect_tests(const char *arg, PathList *out, bool json, char **miss
     size_t m = strlen(arg) + 40;
     *missing = malloc(m);
     if (*missing) snprintf(*missing, m, "No .geno files found in '%s'", arg);
-    if (!json) fprintf(stderr, "No .geno files found in '%s'\n", arg);
+    if (!json) cli_printf_clean(stderr, "No .geno files found in '%s'\n", arg);
     return false;
   }
   return true;
@@ -765,7 +765,7 @@ int cmd_test(int argc, char **argv) {
         cli_json_string("cannot read the file");
         printf(", \"elapsed_ms\": %.2f}", cli_now_ms() - t0);
       } else {
-        printf("  ERROR  %s\n", path);
+        cli_printf_clean(stdout, "  ERROR  %s\n", path);
       }
       continue;
     }
@@ -792,7 +792,7 @@ int cmd_test(int argc, char **argv) {
         geno_result *er = check_targets(&o, &eprog, &terr);
         if (er) {
           if (!o.json) {
-            printf("  ERROR  %s (target rules of the project's entry %s)\n", pj->root, eprog.path);
+            cli_printf_clean(stdout, "  ERROR  %s (target rules of the project's entry %s)\n", pj->root, eprog.path);
             fflush(stdout);
             cli_print_diagnostics(stdout, er, &eprog);
           }
@@ -817,7 +817,7 @@ int cmd_test(int argc, char **argv) {
     }
     bool target_error = terr != NULL;
     if (terr) {
-      fprintf(stderr, "error[E204]: %s\n", terr);
+      cli_printf_clean(stderr, "error[E204]: %s\n", terr);
       free(terr);
     }
     if (!r && !target_error && setup_host("test", &o, prog.path, &host)) {
@@ -835,7 +835,7 @@ int cmd_test(int argc, char **argv) {
         cli_json_string(path);
         printf(", %.*s, \"elapsed_ms\": %.2f}", (int)fr.fields_len, fr.fields, ms);
       } else {
-        printf("  %s  %s (%d/%d)", fr.failed ? "FAIL" : "PASS", path, fr.passed, fr.total);
+        cli_printf_clean(stdout, "  %s  %s (%d/%d)", fr.failed ? "FAIL" : "PASS", path, fr.passed, fr.total);
         if (fr.untested) printf(" (%d untested)", fr.untested);
         print_elapsed(ms);
         putchar('\n');
@@ -862,7 +862,7 @@ int cmd_test(int argc, char **argv) {
         printf(", \"elapsed_ms\": %.2f}", ms);
         free(text);
       } else {
-        printf("  ERROR  %s", path);
+        cli_printf_clean(stdout, "  ERROR  %s", path);
         print_elapsed(ms);
         putchar('\n');
         fflush(stdout);

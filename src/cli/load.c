@@ -161,7 +161,7 @@ bool cli_load_program(const char *path, CliProgram *prog, CliJsonShape json) {
     size_t m = strlen(path) + 64;
     char *msg = malloc(m);
     if (msg) snprintf(msg, m, "No .geno files found at %s", path);
-    fprintf(stderr, "Error: %s\n", msg ? msg : "no program");
+    cli_printf_clean(stderr, "Error: %s\n", msg ? msg : "no program");
     if (json != CLI_JSON_NONE) cli_json_failure(json == CLI_JSON_RUN, "E204", msg ? msg : "no program");
     free(msg);
     return false;
@@ -176,7 +176,7 @@ bool cli_load_program(const char *path, CliProgram *prog, CliJsonShape json) {
       if (e == ENOENT) snprintf(msg, m, "File not found: %s", path);
       else snprintf(msg, m, "Cannot read %s: %s", path, strerror(e));
     }
-    fprintf(stderr, "Error: %s\n", msg ? msg : "cannot read the program");
+    cli_printf_clean(stderr, "Error: %s\n", msg ? msg : "cannot read the program");
     if (json != CLI_JSON_NONE) cli_json_failure(json == CLI_JSON_RUN, "E204", msg ? msg : "cannot read the program");
     free(msg);
     return false;
@@ -233,18 +233,34 @@ static bool hidden_char(uint32_t cp, int n) {
          cp == 0x200F || (cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069);
 }
 
-void cli_put_clean(FILE *out, const char *s) {
-  size_t len = s ? strlen(s) : 0;
+void cli_put_clean_n(FILE *out, const char *s, size_t len, bool keep_newlines) {
   for (size_t k = 0; k < len;) {
     uint32_t cp = (unsigned char)s[k];
     int n = cli_utf8_char((const unsigned char *)s + k, len - k, &cp);
-    if (hidden_char(cp, n)) fputc('?', out);
+    if (keep_newlines && n == 1 && cp == '\n') fputc('\n', out);
+    else if (hidden_char(cp, n)) fputc('?', out);
     else fwrite(s + k, 1, (size_t)n, out);
     k += n ? (size_t)n : 1;
   }
 }
 
-static void print_snippet(FILE *out, const char *src, size_t len, int line, int col) {
+void cli_put_clean(FILE *out, const char *s) { cli_put_clean_n(out, s, s ? strlen(s) : 0, false); }
+
+void cli_printf_clean(FILE *out, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  char *text = NULL;
+  int n = vasprintf(&text, fmt, ap);
+  va_end(ap);
+  if (n < 0) {
+    fputs("Error: out of memory\n", out);
+    return;
+  }
+  cli_put_clean_n(out, text, (size_t)n, true);
+  free(text);
+}
+
+void cli_print_snippet(FILE *out, const char *src, size_t len, int line, int col) {
   int cur = 1;
   size_t i = 0;
   /* lines end at LF, CR LF or a lone CR, as the lexer counts them */
@@ -306,7 +322,7 @@ void cli_print_diagnostics(FILE *out, const geno_result *r, const CliProgram *pr
       fputc('\n', out);
       size_t len = 0;
       const char *src = source_for(prog, d->filename, &len);
-      if (src) print_snippet(out, src, len, d->line, d->column);
+      if (src) cli_print_snippet(out, src, len, d->line, d->column);
     } else {
       fprintf(out, "%s[%s]: ", d->severity, d->code);
       cli_put_clean(out, d->message);

@@ -150,6 +150,17 @@ PROGRAMS = {
     "browser/envy.geno": 'func main() -> Unit\n    print(env_get("HOME"))\nend func\n',
 }
 
+# Programs given as bytes: text that is not UTF-8 and control characters
+# (ESC sequences that would recolour or retitle the terminal, BEL), in
+# places the CLI shows back: excerpts, diffs, documentation, echoes.
+BYTE_PROGRAMS = {
+    "raw/notutf8.geno": b'func main() -> Unit\n    let x: Int = "a\xff\x1b[31mred\x07"\n    print(x)\nend func\n',
+    "raw/ctl.geno": b'/// doc \x1b[31m \x07 comment\nfunc f(x: String) -> String\n  example "a" -> "b\x1b[2J"\n'
+                    b'  return x // \x1b]0;title\x07\nend func\n',
+    "raw/repl.txt": b'let x: Int = "a\xff\x1b[31m"\n:type "\x1b[2J\xfe"\n"\x1b[2J" + 1\n:type "\x1b[2J"\n'
+                    b':load /nonexistent/\x1b[2J\n:\x1b[31mx\nfunc f() -> Int\n    return "\x1b[31m\xfe"\nend func\n',
+}
+
 
 def test_report_check(out):
     """The JSON report of the `suite` folder: per-file counts, untested
@@ -184,8 +195,11 @@ def test_report_check(out):
 
 class Case:
     def __init__(self, name, args, rc, out=(), err=(), no_out=(), stdout=None, check=None, stdin=None, cwd=None,
-                 no_err=()):
+                 no_err=(), clean=False):
         self.name, self.args, self.rc = name, args, rc
+        # stdout and stderr must be UTF-8 without control characters but
+        # line feed and tab (input shown back as '?')
+        self.clean = clean
         self.no_err = no_err  # texts stderr must not hold
         self.cwd = cwd  # "{d}"-relative working directory, or None
         self.stdin = stdin  # a path opened as the command's standard input
@@ -541,6 +555,27 @@ CASES = [
     Case("run: stdout full", ["run", "{d}/hi.geno"], 1, err=["error writing output"], stdout="full"),
     Case("run --unsafe: stdout full", ["run", "--unsafe", "{d}/hi.geno"], 1, err=["error writing output"], stdout="full"),
     Case("run --json: stdout closed", ["run", "--json", "{d}/hi.geno"], 1, err=["error writing output"], stdout="closed"),
+    Case("check: an excerpt of bytes that are not UTF-8 and ESC sequences shows them as '?'",
+         ["check", "{d}/raw/notutf8.geno"], 1, clean=True,
+         err=['notutf8.geno:2:20: error[E100]: Invalid UTF-8', '\n      let x: Int = "a??[31mred?"\n                     ^\n']),
+    Case("run and test: the same excerpt, clean", ["run", "{d}/raw/notutf8.geno"], 1, clean=True,
+         err=['      let x: Int = "a??[31mred?"\n']),
+    Case("test -v: a failing example's excerpt holds ESC and BEL", ["test", "-v", "{d}/raw/ctl.geno"], 1, clean=True,
+         out=['error[E409]: Example verification failed for f: expected "b\\u001b[2J", got "a"',
+              '\n    example "a" -> "b?[2J"\n    ^\n']),
+    Case("repl: excerpts of the input, its messages and echoes, clean", ["repl"], 0, stdin="{d}/raw/repl.txt", clean=True,
+         out=['"?[2J" : String\n'],
+         err=['<input>:1:16: error[E100]: Invalid UTF-8: unexpected byte 0xff (source must be UTF-8)\n'
+              '  let x: Int = "a??[31m"\n                 ^\n',
+              '<input>:1:1: error[E300]: Cannot apply', '\n  "?[2J" + 1\n  ^\n',
+              "Error: cannot read /nonexistent/?[2J: No such file or directory\n",
+              "Unknown command ':?[31mx'", '<input>:2:18: error[E100]', '\n      return "?[31m?"\n                   ^\n']),
+    Case("fmt --diff: lines with control characters", ["fmt", "--diff", "{d}/raw/ctl.geno"], 0, clean=True,
+         out=['-  example "a" -> "b?[2J"\n-  return x // ?]0;title?\n+    example "a" -> "b?[2J"\n+    return x // ?]0;title?\n']),
+    Case("doc: control characters never reach the page", ["doc", "{d}/raw/ctl.geno", "-o", "/dev/stdout"], 0,
+         clean=True, out=['example &quot;a&quot; -&gt; &quot;b?[2J&quot;', "doc ?[31m ? comment"]),
+    Case("run: a path with an ESC sequence is echoed clean", ["run", "{d}/no\x1b[31m.geno"], 1, clean=True,
+         err=["Error: File not found: {d}/no?[31m.geno\n"]),
     Case("check: stdout full", ["check", "--json", "{d}/hi.geno"], 1, err=["error writing output"], stdout="full"),
 ]
 
@@ -565,6 +600,16 @@ def run_case(geno, d, case):
         out = p.stdout.decode("utf-8", "replace")
     err = p.stderr.decode("utf-8", "replace")
     problems = []
+    if case.clean:
+        for name, data in (("stdout", getattr(p, "stdout", None) or b""), ("stderr", p.stderr)):
+            try:
+                text = data.decode("utf-8")
+            except UnicodeDecodeError as e:
+                problems.append(f"{name} is not UTF-8: {e}")
+                continue
+            bad = sorted({hex(ord(c)) for c in text if (ord(c) < 32 and c not in "\n\t") or 0x7f <= ord(c) < 0xa0})
+            if bad:
+                problems.append(f"{name} holds control characters {bad}")
     if p.returncode != case.rc:
         problems.append(f"exit {p.returncode}, expected {case.rc}")
     problems += [f"stdout lacks {s!r}" for s in case.out if s.replace("{d}", d) not in out]
@@ -654,6 +699,10 @@ def main():
             os.makedirs(os.path.dirname(os.path.join(d, name)), exist_ok=True)
             with open(os.path.join(d, name), "w", newline="") as f:
                 f.write(text.replace("{d}", d))
+        for name, data in BYTE_PROGRAMS.items():
+            os.makedirs(os.path.dirname(os.path.join(d, name)), exist_ok=True)
+            with open(os.path.join(d, name), "wb") as f:
+                f.write(data)
         # FIFOs nobody writes to, where a module and a manifest are read
         os.mkfifo(os.path.join(d, "fifo", "Pipe.geno"))
         os.mkfifo(os.path.join(d, "fifoproj", "geno.toml"))
