@@ -750,6 +750,55 @@ def watch_scenario(geno, d):
     return True
 
 
+def repl_tty_scenario(geno, d):
+    """geno repl at a terminal (a pty, so libedit reads the lines): text
+    that is not ASCII reaches the program whole, whatever the locale says."""
+    import pty
+    import select
+    import time
+    problems = []
+    for lang in ("C.UTF-8", "C"):
+        env = dict(os.environ, HOME=d, LANG=lang, LC_ALL=lang, TERM="dumb")
+        pid, fd = pty.fork()
+        if pid == 0:
+            os.execve(geno, [geno, "repl"], env)
+        seen = b""
+
+        def wait_for(text, limit=10.0):
+            nonlocal seen
+            end = time.time() + limit
+            while text not in seen and time.time() < end:
+                if select.select([fd], [], [], 0.1)[0]:
+                    try:
+                        chunk = os.read(fd, 4096)
+                    except OSError:
+                        break
+                    if not chunk:
+                        break
+                    seen += chunk
+            return text in seen
+        try:
+            if not wait_for(b">>> "):
+                problems.append(f"{lang}: no prompt")
+            os.write(fd, 'length("h\u00e9\u00e9") + 0\n'.encode())
+            if not wait_for(b"=> 3\r\n"):
+                problems.append(f"{lang}: a line with 'e acute' read as {seen[-80:]!r}")
+            os.write(fd, ':quit\n'.encode())
+        finally:
+            for _ in range(50):
+                if os.waitpid(pid, os.WNOHANG)[0]:
+                    break
+                time.sleep(0.1)
+            else:
+                os.kill(pid, 9)
+                os.waitpid(pid, 0)
+            os.close(fd)
+    if problems:
+        print(f"FAIL geno repl at a terminal: {'; '.join(problems)}")
+        return False
+    return True
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--geno", required=True)
@@ -774,10 +823,11 @@ def main():
                 passed += 1
             else:
                 failed += 1
-        if watch_scenario(geno, d):
-            passed += 1
-        else:
-            failed += 1
+        for scenario in (watch_scenario, repl_tty_scenario):
+            if scenario(geno, d):
+                passed += 1
+            else:
+                failed += 1
     print(f"{passed} passed, {failed} failed")
     return 1 if failed else 0
 
