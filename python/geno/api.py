@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import stat
 from dataclasses import dataclass, field
 from typing import AbstractSet, Any, Callable, Mapping, Union
 
@@ -409,10 +410,22 @@ class _ProjectError(Exception):
     pass
 
 
+# Larger files are refused before they are read whole (the library's own
+# per-module limit, 1 MiB by default, is lower; this only bounds the read).
+_MAX_FILE_BYTES = 64 << 20
+
+
 def _read(path: str) -> str:
+    """A source file's text. A device, FIFO or socket is no program (reading
+    /dev/zero never ends, opening a FIFO waits for a writer), as in the CLI."""
     try:
-        with open(path, encoding="utf-8") as f:
-            return f.read()
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            raise _ProjectError(f"Cannot read {path}: not a regular file")
+        with open(path, "rb") as f:
+            data = f.read(_MAX_FILE_BYTES + 1)
+        if len(data) > _MAX_FILE_BYTES:
+            raise _ProjectError(f"Cannot read {path}: larger than {_MAX_FILE_BYTES} bytes")
+        return data.decode("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise _ProjectError(f"Cannot read {path}: {exc}") from None
 
