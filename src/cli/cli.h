@@ -28,6 +28,10 @@ typedef struct CliProgram {
   size_t nmodules;
   const struct CliProject *project; /* when set, imports are looked up in its
                                 modules first (borrowed) */
+  geno_module *bundled; /* a bundle's other modules, by module name (malloc'd
+                           array, names and sources malloc'd): imports are
+                           looked up here only (cli_load_bundle) */
+  size_t nbundled;
 } CliProgram;
 
 /* How a failure before any run is reported on stdout besides stderr. */
@@ -39,6 +43,12 @@ typedef enum { CLI_JSON_NONE, CLI_JSON_RUN, CLI_JSON_CHECK } CliJsonShape;
  * stdout) and returns false (nothing to free). */
 bool cli_load_program(const char *path, CliProgram *prog, CliJsonShape json);
 void cli_free_program(CliProgram *prog);
+/* Read a bundle (`geno bundle`'s JSON artifact: {"version": "1",
+ * "entrypoint": NAME, "modules": {NAME: SOURCE, ...}}) from path (a file
+ * or a pipe) as a program: its entry module, shown as NAME.geno, with its
+ * other modules served from memory by cli_module_loader. Errors as
+ * cli_load_program's. */
+bool cli_load_bundle(const char *path, CliProgram *prog, CliJsonShape json);
 struct CliProject;
 /* cli_load_program for a path that may also be a project directory (its
  * geno.toml's entry module; imports are found among its files), as `geno

@@ -35,6 +35,10 @@ static const char run_help[] =
     "                           http_listen serves on 127.0.0.1 only, each\n"
     "                           request under the limits below\n"
     "  --json                   print the RunResult as JSON\n"
+    "  --bundle                 FILE is a bundle (the JSON of geno bundle, or a\n"
+    "                           pipe holding it): its entrypoint runs, its\n"
+    "                           modules come from it (shown as NAME.geno), and\n"
+    "                           no geno.toml applies\n"
     "  --unsafe                 run in this process; without it the program\n"
     "                           runs in a sandboxed child process\n"
     "                           (docs/SECURITY.md)\n"
@@ -96,6 +100,7 @@ typedef struct RunOpts {
   bool json, caps_given, verbose;
   bool fail_on_untested; /* geno test --fail-on-untested */
   bool unsafe; /* --unsafe: geno_run in this process, not geno_run_isolated */
+  bool bundle; /* geno run --bundle: FILE is a bundle (geno bundle's JSON) */
   const char **files;
   int nfiles;
   const char **prog_args;
@@ -201,6 +206,8 @@ static int parse_opts(const char *cmd, int argc, char **argv, RunOpts *o, const 
       o->json = true;
     } else if (strcmp(a, "--unsafe") == 0) {
       o->unsafe = true;
+    } else if (strcmp(a, "--bundle") == 0 && !testing) {
+      o->bundle = true;
     } else if (strcmp(a, "--fail-on-untested") == 0) {
       o->fail_on_untested = true;
     } else if (strcmp(a, "-v") == 0 || strcmp(a, "--verbose") == 0) {
@@ -330,7 +337,8 @@ static geno_result *check_targets(const RunOpts *o, CliProgram *prog, char **err
   char **declared = NULL, *manifest = NULL;
   size_t ndeclared = 0;
   *err = NULL;
-  if (o->ntargets == 0 && !cli_manifest_targets(prog->path, &declared, &ndeclared, &manifest, err)) return NULL;
+  if (o->ntargets == 0 && !o->bundle && !cli_manifest_targets(prog->path, &declared, &ndeclared, &manifest, err))
+    return NULL;
   geno_result *r = NULL;
   if (o->ntargets || ndeclared) {
     geno_config cfg;
@@ -363,7 +371,7 @@ int cmd_run(int argc, char **argv) {
   const char *file = o.files[0];
   /* A directory is a project: run its entry module. */
   CliProject proj;
-  bool is_project = cli_is_dir(file);
+  bool is_project = !o.bundle && cli_is_dir(file);
   if (is_project) {
     char *perr = NULL;
     if (!cli_project_open(file, &proj, &perr)) {
@@ -377,16 +385,18 @@ int cmd_run(int argc, char **argv) {
     file = proj.files[proj.entry].path;
   }
   CliProgram prog;
-  if (!cli_load_program(file, &prog, o.json ? CLI_JSON_RUN : CLI_JSON_NONE)) {
+  CliJsonShape shape = o.json ? CLI_JSON_RUN : CLI_JSON_NONE;
+  if (!(o.bundle ? cli_load_bundle(file, &prog, shape) : cli_load_program(file, &prog, shape))) {
     if (is_project) cli_project_free(&proj);
     free_opts(&o);
     return EXIT_FAIL;
   }
   prog.project = is_project ? &proj : NULL;
   /* A project manifest that is not valid TOML stops the run, as it stops
-   * geno check: a typo must not silently drop its rules. */
+   * geno check: a typo must not silently drop its rules. (A bundle has
+   * none: its modules are all it is.) */
   char *merr = NULL;
-  if (!cli_manifest_check(prog.path, &merr)) {
+  if (!o.bundle && !cli_manifest_check(prog.path, &merr)) {
     const char *m = merr ? merr : "cannot read geno.toml";
     if (o.json) cli_json_failure(true, "E204", m);
     else cli_printf_clean(stderr, "error[E204]: %s\n", m);

@@ -112,6 +112,20 @@ PROGRAMS = {
     "noproj/Inner.geno": "export func add(a: Int, b: Int) -> Int\n    example (1, 2) -> 3\n    return a + b\nend func\n",
     "noproj/app.geno": ("import Inner\nfunc main() -> Int\n    return Inner.add(1, 2)\nend func\n\n"
                         "func f(x: Int) -> Int\n    example 1 -> 1\n    return x\nend func\n"),
+    # a project compiled to a Python launcher: imports, cli_args, fs, a runtime error in a module
+    "pyproj/geno.toml": 'name = "pyproj"\nentrypoint = "Main"\ntargets = ["python-cli"]\n'
+                        'files = ["Text.geno", "Main.geno"]\n',
+    "pyproj/Text.geno": ("export func shout(s: String) -> Int\n    example \"ab\" -> 2\n    if s == \"boom\" then\n"
+                         "        return 100 / (length(s) - length(s))\n    end if\n    return length(s)\nend func\n"),
+    "pyproj/Main.geno": ("import Text\nfunc main() -> Int\n    let args: List[String] = cli_args()\n"
+                         "    print(\"args: \" + to_string(length(args)))\n"
+                         "    if length(args) > 0 then\n"
+                         "        print(\"bytes: \" + to_string(length(fs_read_text(args[0]))))\n    end if\n"
+                         "    if length(args) > 1 then\n        print(Text.shout(args[1]))\n    end if\n"
+                         "    return 42\nend func\n"),
+    "pyproj/notes.md": "# Notes\n\nSome text\n",
+    "pyproj/Loop.geno": "func main() -> Unit\n    var i: Int = 0\n    while true do\n        i = i + 1\n    end while\nend func\n",
+    "raw/nobundle.json": '{"version": "1", "entrypoint": "Main", "modules": {"Other": "x"}}\n',
     "fmtok/ugly.geno": "func main() -> Int\n  let x = 1   \n      return x\nend func\n\n\n",
     "fmtok/sub/fine.geno": "func main() -> Int\n    return 2\nend func\n",
     "fmtbad/broken.geno": "func main() -> Int\n  return (1 +\nend func\n",
@@ -195,11 +209,13 @@ def test_report_check(out):
 
 class Case:
     def __init__(self, name, args, rc, out=(), err=(), no_out=(), stdout=None, check=None, stdin=None, cwd=None,
-                 no_err=(), clean=False):
+                 no_err=(), clean=False, python=False, env=None):
         self.name, self.args, self.rc = name, args, rc
         # stdout and stderr must be UTF-8 without control characters but
         # line feed and tab (input shown back as '?')
         self.clean = clean
+        self.python = python  # run args[0] with python3 (GENO_BINARY: the geno under test)
+        self.env = env  # extra environment variables
         self.no_err = no_err  # texts stderr must not hold
         self.cwd = cwd  # "{d}"-relative working directory, or None
         self.stdin = stdin  # a path opened as the command's standard input
@@ -510,9 +526,48 @@ CASES = [
     Case("compile DIR: the project's entry with its imports", ["compile", "{d}/proj", "--target", "js", "-o", "{d}/proj.js"], 0,
          out=["Compiled to {d}/proj.js\n"]),
     Case("compile: a type error", ["compile", "{d}/mods/badmod.geno", "--target", "js"], 1, err=["error[E300]"]),
-    Case("compile: no --target", ["compile", "{d}/value.geno"], 2, err=["missing --target (js)"]),
-    Case("compile: a target geno-c does not have", ["compile", "{d}/value.geno", "--target", "python"], 2,
-         err=["invalid --target 'python'"]),
+    Case("compile: no --target and no -o: the Python launcher on stdout (the reference's default target)",
+         ["compile", "{d}/value.geno"], 0, out=["#!/usr/bin/env python3\n", 'ENTRYPOINT = "value"\n',
+                                               '    "value": (\n        "func main() -> Int\\n"\n']),
+    Case("compile: -o X.js without --target is JavaScript", ["compile", "{d}/value.geno", "-o", "{d}/value2.js"], 0,
+         out=["Compiled to {d}/value2.js\n"], check=lambda out: None),
+    Case("compile: a target geno-c does not have", ["compile", "{d}/value.geno", "--target", "wasm"], 2,
+         err=["invalid --target 'wasm' (choose from python, js)"]),
+    Case("compile --target python --esm", ["compile", "{d}/value.geno", "--target", "python", "--esm"], 2,
+         err=["--esm is an option of --target js"]),
+    # --target python: a launcher that carries the modules and runs them on geno-c (GENO_BINARY)
+    Case("compile DIR -o X.py: the project's launcher", ["compile", "{d}/pyproj", "-o", "{d}/pyproj.py"], 0,
+         out=["Compiled to {d}/pyproj.py\n"]),
+    Case("launcher: --cap and -- args, output and exit as geno run",
+         ["{d}/pyproj.py", "--cap", "env,print,fs", "--", "{d}/pyproj/notes.md", "--loud"], 0, python=True,
+         cwd="{d}/pyproj", out=["args: 2\nbytes: 19\n6\n=> 42\n"]),
+    Case("launcher: --cap NAME repeated and --cap=NAME", ["{d}/pyproj.py", "--cap", "env", "--cap=print,fs", "--",
+         "{d}/pyproj/notes.md"], 0, python=True, cwd="{d}/pyproj", out=["args: 1\n", "=> 42\n"]),
+    Case("launcher: no capability unless granted", ["{d}/pyproj.py"], 1, python=True, cwd="{d}/pyproj",
+         err=["Main.geno:3:30: error[E412]: Capability denied: 'cli_args' requires the 'env' capability",
+              "\n      let args: List[String] = cli_args()\n"], no_out=["=>"]),
+    Case("launcher: a runtime error in an imported module shows that module's line",
+         ["{d}/pyproj.py", "--cap", "env,print,fs", "--", "{d}/pyproj/notes.md", "boom"], 1, python=True,
+         cwd="{d}/pyproj", out=["args: 2\n"],
+         err=["Text.geno:4:16: error[E400]: Division by zero", "\n          return 100 / (length(s) - length(s))\n"]),
+    Case("launcher: an argument before -- is refused", ["{d}/pyproj.py", "--cap", "print", "notes.md"], 2, python=True,
+         err=["error: unexpected argument 'notes.md' (the program's arguments go after --)"]),
+    Case("launcher: --help", ["{d}/pyproj.py", "--help"], 0, python=True,
+         out=["python3 pyproj.py [--cap NAME[,NAME...]]... [-- PROGRAM ARGS...]", "must be installed"]),
+    Case("launcher: without geno-c", ["{d}/pyproj.py", "--cap", "print"], 1, python=True, env={"GENO_BINARY": "",
+         "PATH": "/nonexistent", "PYTHONPATH": "/nonexistent"},
+         err=["this program runs on geno-c, which is not installed"]),
+    Case("compile --target python: the limits given are compiled in",
+         ["compile", "{d}/pyproj/Loop.geno", "--target", "python", "--max-steps", "500", "-o", "{d}/loop.py"], 0),
+    Case("launcher: its step limit", ["{d}/loop.py"], 1, python=True, err=["error[E503]: Step limit exceeded (500 steps)"]),
+    Case("compile --target python: a type error, nothing written",
+         ["compile", "{d}/mods/badmod.geno", "--target", "python", "-o", "{d}/bad.py"], 1, err=["error[E300]"],
+         check=lambda out: None),
+    Case("run --bundle: geno bundle's artifact", ["run", "--bundle", "--cap", "print,env", "{d}/bundle.json"], 0,
+         out=["args: 0\n", "=> 42\n"]),
+    Case("run --bundle: not a bundle", ["run", "--bundle", "{d}/hi.geno"], 1, err=["Error: Invalid bundle {d}/hi.geno:"]),
+    Case("run --bundle: an entrypoint it lacks", ["run", "--bundle", "{d}/raw/nobundle.json"], 1,
+         err=["the entrypoint is not among the modules"]),
     Case("compile: --source-map needs -o", ["compile", "{d}/value.geno", "--target", "js", "--source-map"], 2,
          err=["--source-map needs -o/--output"]),
     Case("compile: a missing file", ["compile", "{d}/nowhere.geno", "--target", "js"], 1, err=["nowhere.geno"]),
@@ -581,8 +636,10 @@ CASES = [
 
 
 def run_case(geno, d, case):
-    args = [geno] + [a.replace("{d}", d) for a in case.args]
+    args = ([sys.executable] if case.python else [geno]) + [a.replace("{d}", d) for a in case.args]
     kw = dict(stderr=subprocess.PIPE, timeout=60)
+    if case.python or case.env:
+        kw["env"] = {**os.environ, "GENO_BINARY": geno, **(case.env or {})}
     if case.cwd is not None:
         kw["cwd"] = case.cwd.replace("{d}", d)
     if case.stdin:
