@@ -18,7 +18,11 @@ from setuptools.command.build_ext import build_ext
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-SYSTEM_LIBS = ["gmp", "libutf8proc", "libpcre2-8", "libseccomp"]
+# libgeno's own, then those of the hosted service's pipeline (src/server,
+# src/host: geno.server.create_handler): libmicrohttpd, Jansson; libcurl is
+# opened with dlopen on first use.
+SYSTEM_LIBS = ["gmp", "libutf8proc", "libpcre2-8", "libseccomp", "libmicrohttpd", "jansson"]
+STATIC_LIBS = ["libgeno_server.a", "libgeno_host.a", "libgeno.a"]
 
 
 def system_link_args():
@@ -26,9 +30,10 @@ def system_link_args():
     try:
         out = subprocess.run(["pkg-config", "--libs", *SYSTEM_LIBS], check=True,
                              capture_output=True, text=True).stdout
-        return shlex.split(out) + ["-lm", "-lpthread"]
+        return shlex.split(out) + ["-lm", "-lpthread", "-ldl"]
     except (OSError, subprocess.CalledProcessError):
-        return ["-lgmp", "-lutf8proc", "-lpcre2-8", "-lseccomp", "-lm", "-lpthread"]
+        return ["-lgmp", "-lutf8proc", "-lpcre2-8", "-lseccomp", "-lmicrohttpd", "-ljansson", "-lm", "-lpthread",
+                "-ldl"]
 
 
 class BuildWithLibgeno(build_ext):
@@ -39,7 +44,7 @@ class BuildWithLibgeno(build_ext):
         given = os.environ.get("GENO_LIBGENO_DIR")
         if given:
             build = os.path.abspath(given)
-            for name in ("libgeno.a", "geno"):
+            for name in (*STATIC_LIBS, "geno"):
                 if not os.path.isfile(os.path.join(build, name)):
                     raise RuntimeError(f"GENO_LIBGENO_DIR has no {name}: {build}")
             return build
@@ -48,16 +53,17 @@ class BuildWithLibgeno(build_ext):
                                "(or GENO_LIBGENO_DIR pointing at a build with libgeno.a)")
         out = os.path.abspath(os.path.join(self.build_temp, "libgeno"))
         subprocess.check_call(["cmake", "-S", ROOT, "-B", out, "-DCMAKE_BUILD_TYPE=Release"])
-        subprocess.check_call(["cmake", "--build", out, "--target", "geno_static", "--target", "geno",
+        subprocess.check_call(["cmake", "--build", out, "--target", "geno_static", "--target", "geno_server",
+                               "--target", "geno_host", "--target", "geno",
                                "-j", os.environ.get("CMAKE_BUILD_PARALLEL_LEVEL") or str(os.cpu_count() or 2)])
         return out
 
     def build_extensions(self):
         build = self.libgeno()
-        lib = os.path.join(build, "libgeno.a")
+        libs = [os.path.join(build, name) for name in STATIC_LIBS]
         for ext in self.extensions:
-            ext.extra_objects = [lib]
-            ext.depends = [lib]
+            ext.extra_objects = libs
+            ext.depends = libs
         super().build_extensions()
         bindir = os.path.join(self.build_lib, "geno", "bin")
         os.makedirs(bindir, exist_ok=True)
@@ -77,7 +83,7 @@ setup(
         Extension(
             "geno._geno",
             sources=["src/_geno.c"],
-            include_dirs=[os.path.join(ROOT, "include")],
+            include_dirs=[os.path.join(ROOT, "include"), os.path.join(ROOT, "src")],
             extra_compile_args=["-Wall", "-Wextra", "-Werror", "-Wno-unused-parameter",
                                 "-Wno-missing-field-initializers", "-Wno-cast-function-type"],
             extra_link_args=system_link_args(),

@@ -33,6 +33,15 @@ class Metrics:
     def health_json(self, extra: Sequence[tuple[str, str, str]] | None = ...) -> str: ...
     def prometheus(self) -> str: ...
 
+class ServerCore:
+    """geno serve's request pipeline (src/server/pipeline.c) for a Python HTTP server."""
+    def __init__(self, metrics: Metrics, argv: Sequence[str], api_key: str | None = ...,
+                 env_names: Sequence[str] | None = ..., env_prefixes: Sequence[str] | None = ...,
+                 require_auth_metrics: int = ..., require_auth_playground: int = ..., rate_limit: int = ...,
+                 rate_window: float = ..., rate_buckets: int = ..., trusted_proxy: str | None = ...) -> None: ...
+    def handle(self, method: str, target: str, headers: Sequence[tuple[bytes, bytes]], peer: str, bind_host: str,
+               port: int, read: Callable[[int], bytes]) -> tuple[int, list[tuple[str, str]], bytes]: ...
+
 def run(source: str, filename: str, timeout_s: float, max_steps: int, max_recursion_depth: int,
         max_output_length: int, max_collection_size: int, max_integer_bits: int, capabilities: int,
         callbacks: Sequence[tuple[str, Callable[..., Any]]], modules: Sequence[tuple[str, str]],

@@ -1,15 +1,18 @@
-"""The hosted runtime (the reference's ``geno.server``), served by geno-c's ``geno serve``.
+"""The hosted runtime (the reference's ``geno.server``), served by geno-c's C server.
 
-geno-c's hosted service is written in C (libmicrohttpd, sandboxed workers):
-/run, /check, /test, /constrain, /healthz, /metrics and the playground,
-with the reference's statuses, messages, limits and ``GENO_*`` settings.
-This module starts it from Python under the reference's names: ``main()``
-is the ``geno serve`` command line (the reference's flags), and
-``create_server()`` starts a server process and returns a handle with the
+geno-c's hosted service is written in C (src/server: sandboxed workers,
+the reference's statuses, messages, limits and ``GENO_*`` settings):
+/run, /check, /test, /constrain, /healthz, /metrics and the playground.
+This module offers it under the reference's names: ``main()`` is the
+``geno serve`` command line (the reference's flags); ``create_server()``
+starts a server process and returns a handle with the
 ``serve_forever()`` / ``shutdown()`` / ``server_close()`` /
-``server_address`` of the reference's ThreadingHTTPServer. The ``geno``
-executable is installed inside this package (``geno/bin/geno``);
-``GENO_BINARY`` names another.
+``server_address`` of the reference's ThreadingHTTPServer; and
+``create_handler()`` returns a request handler class for a server of your
+own, whose requests go through the same C pipeline in this process
+(each run still in a sandboxed child). The ``geno`` executable is
+installed inside this package (``geno/bin/geno``); ``GENO_BINARY`` names
+another.
 """
 from __future__ import annotations
 
@@ -19,6 +22,7 @@ import signal
 import subprocess
 import sys
 import threading
+from http.server import BaseHTTPRequestHandler
 from typing import AbstractSet, Any
 
 __all__ = ["DEFAULT_ALLOWED_CAPABILITIES", "create_handler", "create_server", "main", "HostedServer"]
@@ -45,13 +49,126 @@ def main(argv: list[str] | None = None) -> None:
     os.execv(binary, [binary, "serve", *args])
 
 
-def create_handler(collector: Any, allowed_capabilities: set[str] | None = None, **options: Any) -> Any:
-    """Not available: geno-c serves requests in C, not with a Python handler class.
+def _names(values: Any, what: str) -> list[str]:
+    if values is None or isinstance(values, (str, bytes)):
+        raise TypeError(f"{what} must be a collection of strings")
+    out = []
+    for v in values:
+        if not isinstance(v, str):
+            raise TypeError(f"{what} must be a collection of strings")
+        out.append(v.strip())
+    return out
 
-    Raises NotImplementedError; use :func:`create_server` or :func:`main`.
+
+def create_handler(collector: Any, allowed_capabilities: AbstractSet[str] | None = None, *,
+                   default_request_capabilities: AbstractSet[str] | None = None, api_key: str | None = None,
+                   allowed_env_names: AbstractSet[str] | None = None,
+                   allowed_env_prefixes: AbstractSet[str] | None = None,
+                   require_auth_for_metrics: bool | None = None, require_auth_for_playground: bool | None = None,
+                   rate_limit_requests: int | None = None, rate_limit_window_seconds: float | None = None,
+                   rate_limit_max_buckets: int | None = None, trusted_proxy: str | None = None) -> type:
+    """A ``BaseHTTPRequestHandler`` subclass serving the hosted runtime, for your own server.
+
+    Mount it in a ``ThreadingHTTPServer``; each request goes through the
+    pipeline of ``geno serve`` (geno-c's C server, the same code): the Host
+    rule (the server's bound address names, plus ``GENO_ALLOWED_HOSTS``),
+    Origin, the per-client rate limit, authentication, the body rules and
+    field validation, the run in a sandboxed child with the server's
+    limits, and the same statuses, headers and JSON bodies for /run,
+    /check, /test, /constrain, /healthz, /metrics, the playground, OPTIONS
+    and unknown paths. Runs and POST requests are recorded into
+    ``collector`` (a :class:`geno.RuntimeMetricsCollector`), which /healthz
+    and /metrics report.
+
+    Options left as None keep the ``GENO_*`` environment's settings, as in
+    the reference; ``api_key`` None means no authentication.
+    ``default_request_capabilities`` other than empty is refused (requests
+    get only the capabilities they list), and so is ``env`` among the
+    allowed capabilities (``geno serve`` filters its own environment at
+    start; a handler cannot filter its host program's): use
+    :func:`create_server` for those.
     """
-    raise NotImplementedError("geno-c's hosted service handles requests in C (geno serve); "
-                              "use geno.server.create_server() or geno.server.main()")
+    from .monitoring import RuntimeMetricsCollector
+    from . import _geno
+
+    if not isinstance(collector, RuntimeMetricsCollector):
+        raise TypeError("collector must be a geno.RuntimeMetricsCollector")
+    if api_key is not None and (not isinstance(api_key, str) or not api_key.strip()):
+        raise ValueError("api_key must not be empty or whitespace")
+    if rate_limit_requests is not None and (isinstance(rate_limit_requests, bool)
+                                            or not isinstance(rate_limit_requests, int) or rate_limit_requests < 0):
+        raise ValueError("rate_limit_requests must be a non-negative integer")
+    if rate_limit_window_seconds is not None and (isinstance(rate_limit_window_seconds, bool)
+                                                  or not isinstance(rate_limit_window_seconds, (int, float))
+                                                  or not rate_limit_window_seconds > 0
+                                                  or rate_limit_window_seconds == float("inf")):
+        raise ValueError("rate_limit_window_seconds must be a positive finite number")
+    if rate_limit_max_buckets is not None and (isinstance(rate_limit_max_buckets, bool)
+                                               or not isinstance(rate_limit_max_buckets, int)
+                                               or rate_limit_max_buckets <= 0):
+        raise ValueError("rate_limit_max_buckets must be a positive integer")
+    if require_auth_for_metrics is not None and not isinstance(require_auth_for_metrics, bool):
+        raise ValueError("require_auth_for_metrics must be a boolean or None")
+    if require_auth_for_playground is not None and not isinstance(require_auth_for_playground, bool):
+        raise ValueError("require_auth_for_playground must be a boolean")
+    if trusted_proxy is not None and not isinstance(trusted_proxy, str):
+        raise TypeError("trusted_proxy must be a str or None")
+    allowed = sorted(DEFAULT_ALLOWED_CAPABILITIES if allowed_capabilities is None
+                     else {c.lower() for c in _names(allowed_capabilities, "allowed_capabilities")})
+    unknown = [c for c in allowed if c not in _geno.CAPABILITIES]
+    if unknown:
+        raise ValueError("unknown capabilities: " + ", ".join(unknown))
+    if "env" in allowed:
+        raise ValueError("create_handler cannot allow 'env': geno serve filters its own environment at start, "
+                         "a handler cannot filter its host program's; use geno.server.create_server()")
+    if default_request_capabilities:
+        defaults = set(_names(default_request_capabilities, "default_request_capabilities"))
+        if not defaults <= set(allowed):
+            raise ValueError("default_request_capabilities must be a subset of allowed_capabilities: "
+                             + ", ".join(sorted(defaults - set(allowed))))
+        raise ValueError("geno-c's server grants a request only the capabilities it lists; "
+                         "default_request_capabilities is not supported")
+    core = _geno.ServerCore(
+        collector._m, ["--allow-capability", ",".join(allowed) or "none"], api_key,
+        None if allowed_env_names is None else _names(allowed_env_names, "allowed_env_names"),
+        None if allowed_env_prefixes is None else _names(allowed_env_prefixes, "allowed_env_prefixes"),
+        -2 if require_auth_for_metrics is None else int(require_auth_for_metrics),
+        -1 if require_auth_for_playground is None else int(require_auth_for_playground),
+        -1 if rate_limit_requests is None else rate_limit_requests,
+        -1.0 if rate_limit_window_seconds is None else float(rate_limit_window_seconds),
+        -1 if rate_limit_max_buckets is None else rate_limit_max_buckets,
+        trusted_proxy)
+
+    class GenoRequestHandler(BaseHTTPRequestHandler):
+        """One request through geno serve's pipeline (geno.server.create_handler)."""
+
+        def _serve(self) -> None:
+            bound = self.server.server_address
+            peer = str(self.client_address[0]) if self.client_address else "unknown"
+            if peer.startswith("::ffff:") and "." in peer:
+                peer = peer[7:]
+            headers = [(k.encode("latin-1", "replace"), str(v).encode("latin-1", "replace"))
+                       for k, v in self.headers.items()]
+            status, out, body = core.handle(self.command, self.path, headers, peer, str(bound[0]), int(bound[1]),
+                                            self.rfile.read)
+            self.send_response(status)
+            for name, value in out:
+                self.send_header(name, value)
+            if status not in (204, 304):
+                self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            if self.command != "HEAD" and body:
+                self.wfile.write(body)
+
+        def __getattr__(self, name: str) -> Any:
+            if name.startswith("do_"):  # every method: the pipeline answers 501 for those it does not serve
+                return self._serve
+            raise AttributeError(name)
+
+        def log_message(self, format: str, *args: Any) -> None:
+            return
+
+    return GenoRequestHandler
 
 
 class HostedServer:

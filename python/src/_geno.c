@@ -1,5 +1,7 @@
 /* _geno.c -- the CPython extension behind the `geno` package: runs, checks
- * and metrics over libgeno, through include/geno.h only.
+ * and metrics over libgeno, through include/geno.h; and ServerCore, the
+ * hosted service's request pipeline (src/server/server.h, pipeline.c) for
+ * geno.server.create_handler.
  *
  * The pure-Python layer (geno/api.py) validates RunConfig and shapes the
  * results the reference's users expect; this file converts values between
@@ -18,6 +20,8 @@
 #include <string.h>
 
 #include <geno.h>
+
+#include "server/server.h" /* the hosted service's pipeline (ServerCore) */
 
 /* Python classes of geno/values.py, registered once by the package
  * (register_types): what Geno's constructor values, Arrays, Vecs, Sets,
@@ -1296,6 +1300,223 @@ static PyTypeObject MetricsType = {
 };
 
 /* ------------------------------------------------------------------------ */
+/* The hosted service's pipeline, for geno.server.create_handler            */
+/* ------------------------------------------------------------------------ */
+
+/* ServerCore: src/server's request pipeline (pipeline.c, the rules of
+ * `geno serve`) behind a Python HTTP server. The Python handler passes
+ * each request's method, target, headers, peer and listening address and
+ * a function that reads the body; the core answers with status, headers
+ * and body, and records into the collector's Metrics it holds. */
+typedef struct {
+  PyObject_HEAD
+  SrvService *svc;
+  PyObject *metrics; /* the MetricsObject the service records into */
+} ServerCoreObject;
+
+static bool set_strings(SrvStrings *dst, PyObject *seq, const char *what) {
+  PyObject *fast = PySequence_Fast(seq, what);
+  if (!fast) return false;
+  Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
+  char **items = calloc((size_t)n + 1, sizeof *items);
+  bool ok = items != NULL;
+  for (Py_ssize_t i = 0; ok && i < n; i++) {
+    const char *t = PyUnicode_AsUTF8(PySequence_Fast_GET_ITEM(fast, i));
+    ok = t && (items[i] = strdup(t));
+  }
+  Py_DECREF(fast);
+  if (!ok) {
+    for (Py_ssize_t i = 0; items && i < n; i++) free(items[i]);
+    free(items);
+    if (!PyErr_Occurred()) PyErr_NoMemory();
+    return false;
+  }
+  for (size_t i = 0; i < dst->count; i++) free(dst->items[i]);
+  free(dst->items);
+  dst->items = items;
+  dst->count = (size_t)n;
+  return true;
+}
+
+static int core_init(ServerCoreObject *self, PyObject *args, PyObject *kw) {
+  static char *kwlist[] = {"metrics", "argv", "api_key", "env_names", "env_prefixes", "require_auth_metrics",
+                           "require_auth_playground", "rate_limit", "rate_window", "rate_buckets",
+                           "trusted_proxy", NULL};
+  PyObject *metrics, *argv, *names = Py_None, *prefixes = Py_None, *proxy = Py_None;
+  const char *key = NULL;
+  int auth_metrics = -2, auth_playground = -1;
+  long long rate = -1, buckets = -1;
+  double window = -1;
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "O!O|zOOiiLdLO:ServerCore", kwlist, &MetricsType, &metrics, &argv,
+                                   &key, &names, &prefixes, &auth_metrics, &auth_playground, &rate, &window,
+                                   &buckets, &proxy))
+    return -1;
+  if (self->svc) {
+    PyErr_SetString(PyExc_RuntimeError, "ServerCore is already initialised");
+    return -1;
+  }
+  PyObject *fast = PySequence_Fast(argv, "argv must be a sequence of str");
+  if (!fast) return -1;
+  Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
+  char **av = calloc((size_t)n + 2, sizeof *av);
+  if (!av) {
+    Py_DECREF(fast);
+    PyErr_NoMemory();
+    return -1;
+  }
+  av[0] = "serve";
+  for (Py_ssize_t i = 0; i < n; i++)
+    if (!(av[i + 1] = (char *)PyUnicode_AsUTF8(PySequence_Fast_GET_ITEM(fast, i)))) {
+      free(av);
+      Py_DECREF(fast);
+      return -1;
+    }
+  SrvConfig cfg;
+  memset(&cfg, 0, sizeof cfg);
+  bool quiet = !getenv("GENO_LOG_LEVEL");
+  int rc = srv_config_load(&cfg, (int)n + 1, av);
+  free(av);
+  Py_DECREF(fast);
+  if (rc) {
+    srv_config_free(&cfg);
+    PyErr_SetString(PyExc_ValueError, "invalid server settings (the GENO_* environment): see the message on stderr");
+    return -1;
+  }
+  /* the reference's module logger: warnings and errors reach stderr */
+  if (quiet) srv_log_level = SRV_LOG_WARNING;
+  free(cfg.api_key);
+  cfg.api_key = key ? strdup(key) : NULL;
+  bool ok = !key || cfg.api_key;
+  if (ok && names != Py_None) ok = set_strings(&cfg.env_names, names, "env_names must be a sequence of str");
+  if (ok && prefixes != Py_None) ok = set_strings(&cfg.env_prefixes, prefixes, "env_prefixes must be a sequence of str");
+  if (ok && proxy != Py_None) {
+    const char *t = PyUnicode_AsUTF8(proxy);
+    free(cfg.trusted_proxy);
+    cfg.trusted_proxy = t ? strdup(t) : NULL;
+    ok = cfg.trusted_proxy != NULL;
+  }
+  if (!ok) {
+    srv_config_free(&cfg);
+    if (!PyErr_Occurred()) PyErr_NoMemory();
+    return -1;
+  }
+  if (auth_metrics >= -1) cfg.require_auth_metrics = auth_metrics;
+  if (auth_playground >= 0) cfg.require_auth_playground = auth_playground != 0;
+  if (rate >= 0) cfg.rate_limit = (uint64_t)rate;
+  if (window > 0) cfg.rate_window = window;
+  if (buckets > 0) cfg.rate_buckets = (uint64_t)buckets;
+  self->svc = srv_service_new(&cfg, ((MetricsObject *)metrics)->m);
+  if (!self->svc) {
+    srv_config_free(&cfg);
+    PyErr_NoMemory();
+    return -1;
+  }
+  Py_INCREF(metrics);
+  self->metrics = metrics;
+  return 0;
+}
+
+static void core_dealloc(ServerCoreObject *self) {
+  srv_service_free(self->svc);
+  Py_XDECREF(self->metrics);
+  Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyObject *latin1(const char *s) { return PyUnicode_DecodeLatin1(s, (Py_ssize_t)strlen(s), "replace"); }
+
+static PyObject *core_handle(ServerCoreObject *self, PyObject *args) {
+  const char *method, *target, *peer, *bind_host;
+  PyObject *headers, *read;
+  int port;
+  if (!PyArg_ParseTuple(args, "ssOssiO:handle", &method, &target, &headers, &peer, &bind_host, &port, &read))
+    return NULL;
+  if (!self->svc) {
+    PyErr_SetString(PyExc_RuntimeError, "ServerCore was not initialised");
+    return NULL;
+  }
+  PyObject *fast = PySequence_Fast(headers, "headers must be a sequence of (bytes, bytes)");
+  if (!fast) return NULL;
+  Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
+  SrvHttpHeader *hs = calloc((size_t)n + 1, sizeof *hs);
+  if (!hs) {
+    Py_DECREF(fast);
+    return PyErr_NoMemory();
+  }
+  for (Py_ssize_t i = 0; i < n; i++) {
+    PyObject *pair = PySequence_Fast_GET_ITEM(fast, i);
+    if (!PyTuple_Check(pair) || PyTuple_GET_SIZE(pair) != 2 || !PyBytes_Check(PyTuple_GET_ITEM(pair, 0)) ||
+        !PyBytes_Check(PyTuple_GET_ITEM(pair, 1))) {
+      free(hs);
+      Py_DECREF(fast);
+      PyErr_SetString(PyExc_TypeError, "headers must be a sequence of (bytes, bytes)");
+      return NULL;
+    }
+    hs[i].name = PyBytes_AS_STRING(PyTuple_GET_ITEM(pair, 0));
+    hs[i].value = PyBytes_AS_STRING(PyTuple_GET_ITEM(pair, 1));
+  }
+  SrvExchange x;
+  memset(&x, 0, sizeof x);
+  x.method = method;
+  x.target = target;
+  x.headers = hs;
+  x.nheaders = (size_t)n;
+  x.peer = peer;
+  x.bind_host = bind_host;
+  x.port = port;
+  srv_service_begin(self->svc, &x);
+  PyObject *result = NULL;
+  if (!x.done && x.awaiting_body) {
+    PyObject *body = x.need_body ? PyObject_CallFunction(read, "n", (Py_ssize_t)x.need_body) : PyBytes_FromString("");
+    if (body && !PyBytes_Check(body)) {
+      Py_DECREF(body);
+      body = NULL;
+      PyErr_SetString(PyExc_TypeError, "read must return bytes");
+    }
+    if (!body) goto done; /* the client went away: recorded by srv_exchange_end */
+    const char *b = PyBytes_AS_STRING(body);
+    size_t blen = (size_t)PyBytes_GET_SIZE(body);
+    Py_BEGIN_ALLOW_THREADS
+    srv_service_finish(self->svc, &x, b, blen);
+    Py_END_ALLOW_THREADS
+    Py_DECREF(body);
+  }
+  if (!x.done) {
+    PyErr_SetString(PyExc_RuntimeError, "the request got no answer");
+    goto done;
+  }
+  PyObject *hl = PyList_New((Py_ssize_t)x.nout);
+  for (size_t i = 0; hl && i < x.nout; i++) {
+    PyObject *pair = Py_BuildValue("(NN)", latin1(x.out[i].name), latin1(x.out[i].value));
+    if (!pair) Py_CLEAR(hl);
+    else PyList_SET_ITEM(hl, (Py_ssize_t)i, pair);
+  }
+  if (hl) result = Py_BuildValue("(iNy#)", x.status, hl, x.body ? x.body : "", (Py_ssize_t)x.body_len);
+done:
+  srv_exchange_end(self->svc, &x);
+  free(hs);
+  Py_DECREF(fast);
+  return result;
+}
+
+static PyMethodDef core_methods[] = {
+    {"handle", (PyCFunction)core_handle, METH_VARARGS,
+     "handle(method, target, headers, peer, bind_host, port, read) -> (status, [(name, value)], body): one "
+     "request through geno serve's pipeline; read(n) returns the body's bytes when it is needed."},
+    {NULL},
+};
+
+static PyTypeObject ServerCoreType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "geno._geno.ServerCore",
+    .tp_basicsize = sizeof(ServerCoreObject),
+    .tp_dealloc = (destructor)core_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "ServerCore(metrics, argv, api_key=None, ...): geno serve's request pipeline for a Python HTTP server.",
+    .tp_methods = core_methods,
+    .tp_init = (initproc)core_init,
+    .tp_new = PyType_GenericNew,
+};
+
+/* ------------------------------------------------------------------------ */
 /* Module                                                                    */
 /* ------------------------------------------------------------------------ */
 
@@ -1325,7 +1546,7 @@ static struct PyModuleDef module_def = {
 
 PyMODINIT_FUNC PyInit__geno(void) {
   if (PyType_Ready(&ResultType) < 0 || PyType_Ready(&MetricsType) < 0 || PyType_Ready(&VocabType) < 0 ||
-      PyType_Ready(&SessionType) < 0)
+      PyType_Ready(&SessionType) < 0 || PyType_Ready(&ServerCoreType) < 0)
     return NULL;
   PyObject *m = PyModule_Create(&module_def);
   if (!m) return NULL;
@@ -1340,6 +1561,7 @@ PyMODINIT_FUNC PyInit__geno(void) {
       PyModule_AddObjectRef(m, "Metrics", (PyObject *)&MetricsType) < 0 ||
       PyModule_AddObjectRef(m, "ConstrainVocab", (PyObject *)&VocabType) < 0 ||
       PyModule_AddObjectRef(m, "ConstrainSession", (PyObject *)&SessionType) < 0 ||
+      PyModule_AddObjectRef(m, "ServerCore", (PyObject *)&ServerCoreType) < 0 ||
       PyModule_AddStringConstant(m, "LIBRARY_VERSION", GENO_VERSION) < 0 ||
       PyModule_AddStringConstant(m, "LANGUAGE_VERSION", GENO_LANGUAGE_VERSION) < 0 ||
       PyModule_AddIntConstant(m, "VALUE_MAX_DEPTH", GENO_VALUE_MAX_DEPTH) < 0) {

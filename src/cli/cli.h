@@ -28,6 +28,10 @@ typedef struct CliProgram {
   size_t nmodules;
   const struct CliProject *project; /* when set, imports are looked up in its
                                 modules first (borrowed) */
+  geno_module *bundled; /* a bundle's other modules, by module name (malloc'd
+                           array, names and sources malloc'd): imports are
+                           looked up here only (cli_load_bundle) */
+  size_t nbundled;
 } CliProgram;
 
 /* How a failure before any run is reported on stdout besides stderr. */
@@ -39,6 +43,12 @@ typedef enum { CLI_JSON_NONE, CLI_JSON_RUN, CLI_JSON_CHECK } CliJsonShape;
  * stdout) and returns false (nothing to free). */
 bool cli_load_program(const char *path, CliProgram *prog, CliJsonShape json);
 void cli_free_program(CliProgram *prog);
+/* Read a bundle (`geno bundle`'s JSON artifact: {"version": "1",
+ * "entrypoint": NAME, "modules": {NAME: SOURCE, ...}}) from path (a file
+ * or a pipe) as a program: its entry module, shown as NAME.geno, with its
+ * other modules served from memory by cli_module_loader. Errors as
+ * cli_load_program's. */
+bool cli_load_bundle(const char *path, CliProgram *prog, CliJsonShape json);
 struct CliProject;
 /* cli_load_program for a path that may also be a project directory (its
  * geno.toml's entry module; imports are found among its files), as `geno
@@ -88,6 +98,20 @@ void cli_print_diagnostics(FILE *out, const geno_result *r, const CliProgram *pr
  * bytes that are not UTF-8) shows as '?', as in source snippets, so a
  * program cannot forge diagnostic lines or retitle the terminal. */
 void cli_put_clean(FILE *out, const char *s);
+/* cli_put_clean of the len bytes at s (NULs included, shown as '?');
+ * with keep_newlines, '\n' is written as itself (for text made of lines,
+ * such as a diff). */
+void cli_put_clean_n(FILE *out, const char *s, size_t len, bool keep_newlines);
+/* printf to out, the whole formatted text written as cli_put_clean_n with
+ * its line breaks kept: for messages that echo a path, a name or other
+ * input. */
+void cli_printf_clean(FILE *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The source excerpt of a diagnostic: line `line` (1-based) of the len
+ * bytes at src, cut to a window of code points around column `col`, with
+ * a caret under col (tabs kept so it lines up); hidden characters and
+ * bytes that are not UTF-8 show as '?'. Nothing when the line is not
+ * there. */
+void cli_print_snippet(FILE *out, const char *src, size_t len, int line, int col);
 
 /* Usage error helper: prints "geno <cmd>: error: <msg>" and a hint. */
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

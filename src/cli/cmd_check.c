@@ -56,7 +56,7 @@ static void print_json(const geno_result *r) {
  * reference's project-resolution code). */
 static void print_manifest_error(const char *msg, bool json) {
   if (json) cli_json_failure(false, "E204", msg);
-  else fprintf(stderr, "error[E204]: %s\n", msg);
+  else cli_printf_clean(stderr, "error[E204]: %s\n", msg);
 }
 
 /* One checked file: prints its diagnostics (human form) and adds the
@@ -185,7 +185,7 @@ int cmd_check(int argc, char **argv) {
        * diagnostics in the human form only) */
       if (first) print_json(r);
     } else if (!geno_result_ok(r)) {
-      if (manifest && first) fprintf(stderr, "(targets from %s)\n", manifest);
+      if (manifest && first) cli_printf_clean(stderr, "(targets from %s)\n", manifest);
       cli_print_diagnostics(stderr, r, &prog);
       nerrors += geno_result_diagnostic_count(r);
     }
@@ -197,11 +197,11 @@ int cmd_check(int argc, char **argv) {
   if (!json && status == EXIT_OK) {
     /* --syntax-only applies no target rule: claim none */
     size_t shown = syntax_only ? 0 : cfg.ntargets;
-    printf("%s passed: %s", syntax_only ? "Syntax check" : "Type check", file);
-    for (size_t i = 0; i < shown; i++) printf("%s%s", i ? ", " : shown > 1 ? " (targets: " : " (target: ", cfg.targets[i]);
+    cli_printf_clean(stdout, "%s passed: %s", syntax_only ? "Syntax check" : "Type check", file);
+    for (size_t i = 0; i < shown; i++) cli_printf_clean(stdout, "%s%s", i ? ", " : shown > 1 ? " (targets: " : " (target: ", cfg.targets[i]);
     printf("%s\n", shown ? ")" : "");
     if (shown > 1)
-      for (size_t i = 0; i < shown; i++) printf("  %s: passed\n", cfg.targets[i]);
+      for (size_t i = 0; i < shown; i++) cli_printf_clean(stdout, "  %s: passed\n", cfg.targets[i]);
     /* worded as the reference words it, "1 definitions" included */
     if (!syntax_only) printf("  %zu definitions, %zu modules\n", ndefs, seen.n);
   } else if (!json && nerrors) {

@@ -10,21 +10,29 @@
 #include "cli.h"
 
 static const char compile_help[] =
-    "usage: geno compile FILE|DIR --target js [--esm] [--source-map] [-o OUT]\n"
+    "usage: geno compile FILE|DIR [--target python|js] [--esm] [--source-map] [-o OUT]\n"
     "\n"
     "Check FILE (or project DIR's entry module, its imports found among the\n"
-    "project's files) for the node-cli target and compile it to one JavaScript file\n"
-    "(ES2020, strict mode), written to OUT or to stdout. Run it with\n"
-    "  node OUT [--cap NAME]... [-- program args]\n"
-    "Capabilities are denied unless granted with --cap (print, clock, random,\n"
-    "fs, env, ...). The limits (steps, recursion depth, output, collection\n"
-    "size, Int bits) are those of `geno run`, compiled in.\n"
+    "project's files) and compile it, to OUT or to stdout:\n"
+    "  --target js: for the node-cli target, one JavaScript file (ES2020,\n"
+    "    strict mode), run with  node OUT [--cap NAME]... [-- program args]\n"
+    "  --target python: for the python-cli target, a Python launcher that\n"
+    "    carries the program's modules and runs them on geno-c, run with\n"
+    "    python3 OUT [--cap NAME[,NAME...]]... [-- program args]\n"
+    "    It needs geno-c installed: the `geno` Python package, or the geno\n"
+    "    executable named by GENO_BINARY or on PATH; it prints and exits as\n"
+    "    `geno run` does.\n"
+    "Without --target: js when OUT ends in .js or .mjs, else python (the\n"
+    "reference's default). Capabilities are denied unless granted with --cap\n"
+    "(print, clock, random, fs, env, ...). The limits (steps, recursion depth,\n"
+    "output, collection size, Int bits) are those of `geno run`, or those\n"
+    "given here, compiled in.\n"
     "\n"
     "options:\n"
-    "  --target js          the target (js is the only one)\n"
-    "  --esm                an ES module exporting the entry module's functions;\n"
+    "  --target T           python or js\n"
+    "  --esm                (js) an ES module exporting the entry module's functions;\n"
     "                       with -o, also its TypeScript declarations (.d.ts)\n"
-    "  --source-map         also write OUT.map, mapping lines to the source (needs -o)\n"
+    "  --source-map         (js) also write OUT.map, mapping lines to the source (needs -o)\n"
     "  -o, --output OUT     the output file (default: stdout)\n"
     "  --max-steps N        step limit (default 1000000; 0: none)\n"
     "  --timeout S          wall-clock limit in seconds (default 30; 0: none)\n"
@@ -59,12 +67,12 @@ static const char build_help[] =
 static bool write_file(const char *path, const char *data, size_t len) {
   FILE *f = fopen(path, "wb");
   if (!f) {
-    fprintf(stderr, "Error: cannot write %s: %s\n", path, strerror(errno));
+    cli_printf_clean(stderr, "Error: cannot write %s: %s\n", path, strerror(errno));
     return false;
   }
   bool ok = fwrite(data, 1, len, f) == len;
   ok &= fclose(f) == 0;
-  if (!ok) fprintf(stderr, "Error: cannot write %s\n", path);
+  if (!ok) cli_printf_clean(stderr, "Error: cannot write %s\n", path);
   return ok;
 }
 
@@ -78,6 +86,219 @@ static char *dts_path(const char *out) {
   else if (n > 3 && strcmp(out + n - 3, ".js") == 0) snprintf(p, n + 8, "%.*s.d.ts", (int)(n - 3), out);
   else snprintf(p, n + 8, "%s.d.ts", out);
   return p;
+}
+
+/* ---- --target python ------------------------------------------------------- */
+
+/* The modules a check read, in the order it read them (each after the
+ * entry's import that named it). */
+typedef struct Recorded {
+  CliProgram *prog;
+  char **names, **sources;
+  size_t *lengths;
+  size_t n;
+  bool failed;
+} Recorded;
+
+static bool recording_loader(void *userdata, const char *name, char **source, size_t *length, char **filename,
+                             char **error) {
+  Recorded *r = userdata;
+  if (!cli_module_loader(r->prog, name, source, length, filename, error)) return false;
+  for (size_t i = 0; i < r->n; i++)
+    if (strcmp(r->names[i], name) == 0) return true;
+  char **nn = realloc(r->names, (r->n + 1) * sizeof *nn);
+  if (nn) r->names = nn;
+  char **ss = nn ? realloc(r->sources, (r->n + 1) * sizeof *ss) : NULL;
+  if (ss) r->sources = ss;
+  size_t *ll = ss ? realloc(r->lengths, (r->n + 1) * sizeof *ll) : NULL;
+  if (ll) r->lengths = ll;
+  char *nm = ll ? strdup(name) : NULL, *src = nm ? malloc(*length + 1) : NULL;
+  if (!src) {
+    free(nm);
+    r->failed = true;
+    return true;
+  }
+  memcpy(src, *source, *length);
+  src[*length] = '\0';
+  r->names[r->n] = nm;
+  r->sources[r->n] = src;
+  r->lengths[r->n] = *length;
+  r->n++;
+  return true;
+}
+
+static void recorded_free(Recorded *r) {
+  for (size_t i = 0; i < r->n; i++) {
+    free(r->names[i]);
+    free(r->sources[i]);
+  }
+  free(r->names);
+  free(r->sources);
+  free(r->lengths);
+}
+
+/* s (n bytes, UTF-8) as Python string literals, one per line of s,
+ * each indented by `indent` spaces. */
+static void py_string_lines(FILE *f, const char *s, size_t n, int indent) {
+  if (n == 0) {
+    fprintf(f, "%*s\"\"\n", indent, "");
+    return;
+  }
+  size_t i = 0;
+  while (i < n) {
+    fprintf(f, "%*s\"", indent, "");
+    for (; i < n; i++) {
+      unsigned char c = (unsigned char)s[i];
+      if (c == '\\' || c == '"') fprintf(f, "\\%c", c);
+      else if (c == '\n') {
+        fputs("\\n", f);
+        i++;
+        break;
+      } else if (c == '\t') fputs("\\t", f);
+      else if (c == '\r') fputs("\\r", f);
+      else if (c < 0x20 || c == 0x7f) fprintf(f, "\\x%02x", c);
+      else fputc(c, f);
+    }
+    fputs("\"\n", f);
+  }
+}
+
+static const char launcher_head[] =
+    "#!/usr/bin/env python3\n"
+    "\"\"\"A Geno program compiled by geno-c (geno compile --target python).\n"
+    "\n"
+    "Run it as the reference's compiled programs run:\n"
+    "    python3 %s [--cap NAME[,NAME...]]... [-- PROGRAM ARGS...]\n"
+    "Capabilities are denied unless granted with --cap. The program's modules\n"
+    "are below; it runs on geno-c, which must be installed: the `geno` Python\n"
+    "package (its geno executable), else the executable named by GENO_BINARY\n"
+    "or found as `geno` on PATH. It prints and exits as `geno run` does.\n"
+    "\"\"\"\n"
+    "import json\n"
+    "import os\n"
+    "import shutil\n"
+    "import subprocess\n"
+    "import sys\n"
+    "import tempfile\n"
+    "\n"
+    "GENO_C_VERSION = \"%s\"\n";
+
+static const char launcher_body[] =
+    "\n"
+    "\n"
+    "def _is_geno_c(path):\n"
+    "    try:\n"
+    "        done = subprocess.run([path, \"--version\"], capture_output=True, text=True, timeout=60)\n"
+    "    except (OSError, subprocess.SubprocessError):\n"
+    "        return False\n"
+    "    return done.stdout.startswith(\"geno-c \")\n"
+    "\n"
+    "\n"
+    "def _find_geno():\n"
+    "    \"\"\"GENO_BINARY, else the geno package's executable, else geno on PATH (geno-c's only).\"\"\"\n"
+    "    named = os.environ.get(\"GENO_BINARY\")\n"
+    "    if named:\n"
+    "        return named\n"
+    "    candidates = []\n"
+    "    try:\n"
+    "        import importlib.util\n"
+    "        spec = importlib.util.find_spec(\"geno\")\n"
+    "    except (ImportError, ValueError):\n"
+    "        spec = None\n"
+    "    if spec is not None and spec.origin:\n"
+    "        candidates.append(os.path.join(os.path.dirname(spec.origin), \"bin\", \"geno\"))\n"
+    "    on_path = shutil.which(\"geno\")\n"
+    "    if on_path:\n"
+    "        candidates.append(on_path)\n"
+    "    for path in candidates:\n"
+    "        if os.path.isfile(path) and os.access(path, os.X_OK) and _is_geno_c(path):\n"
+    "            return path\n"
+    "    return None\n"
+    "\n"
+    "\n"
+    "def _usage_error(message):\n"
+    "    name = os.path.basename(sys.argv[0])\n"
+    "    sys.stderr.write(f\"usage: {name} [--cap NAME[,NAME...]]... [-- PROGRAM ARGS...]\\n\"\n"
+    "                     f\"{name}: error: {message}\\n\")\n"
+    "    sys.exit(2)\n"
+    "\n"
+    "\n"
+    "def _command_line(argv):\n"
+    "    caps, i = [], 0\n"
+    "    while i < len(argv):\n"
+    "        arg = argv[i]\n"
+    "        if arg == \"--\":\n"
+    "            return caps, argv[i + 1:]\n"
+    "        if arg in (\"-h\", \"--help\"):\n"
+    "            print(__doc__.strip())\n"
+    "            sys.exit(0)\n"
+    "        if arg == \"--cap\" or arg.startswith(\"--cap=\"):\n"
+    "            if arg == \"--cap\":\n"
+    "                if i + 1 >= len(argv):\n"
+    "                    _usage_error(\"--cap needs a value\")\n"
+    "                i += 1\n"
+    "                value = argv[i]\n"
+    "            else:\n"
+    "                value = arg[len(\"--cap=\"):]\n"
+    "            caps += [c.strip() for c in value.split(\",\") if c.strip()]\n"
+    "            i += 1\n"
+    "            continue\n"
+    "        _usage_error(f\"unexpected argument {arg!r} (the program's arguments go after --)\")\n"
+    "    return caps, []\n"
+    "\n"
+    "\n"
+    "def main():\n"
+    "    caps, args = _command_line(sys.argv[1:])\n"
+    "    geno = _find_geno()\n"
+    "    if geno is None:\n"
+    "        sys.stderr.write(\"Error: this program runs on geno-c, which is not installed: install geno-c's \"\n"
+    "                         \"Python package (pip install ./python in geno-c), or put its geno executable \"\n"
+    "                         \"on PATH or name it in GENO_BINARY\\n\")\n"
+    "        sys.exit(1)\n"
+    "    bundle = json.dumps({\"version\": \"1\", \"entrypoint\": ENTRYPOINT, \"modules\": MODULES})\n"
+    "    # the bundle goes to geno as an unlinked file it inherits: nothing to clean up\n"
+    "    carrier = tempfile.TemporaryFile()\n"
+    "    carrier.write(bundle.encode(\"utf-8\"))\n"
+    "    carrier.flush()\n"
+    "    fd = carrier.fileno()\n"
+    "    os.set_inheritable(fd, True)\n"
+    "    argv = [geno, \"run\", \"--bundle\", *RUN_OPTIONS, \"--cap\", \",\".join(caps) or \"none\",\n"
+    "            f\"/dev/fd/{fd}\", \"--\", *args]\n"
+    "    sys.stdout.flush()\n"
+    "    sys.stderr.flush()\n"
+    "    try:\n"
+    "        os.execv(geno, argv)\n"
+    "    except OSError as e:\n"
+    "        sys.stderr.write(f\"Error: cannot run {geno}: {e.strerror}\\n\")\n"
+    "        sys.exit(1)\n"
+    "\n"
+    "\n"
+    "if __name__ == \"__main__\":\n"
+    "    main()\n";
+
+/* Write the launcher of entry (a module name) and the recorded modules. */
+static bool write_launcher(FILE *f, const char *shown_name, const char *entry, const char *entry_src,
+                           size_t entry_len, const Recorded *rec, char *const *run_options, size_t nrun) {
+  fprintf(f, launcher_head, shown_name, GENO_VERSION);
+  fputs("ENTRYPOINT = ", f);
+  py_string_lines(f, entry, strlen(entry), 0);
+  fputs("RUN_OPTIONS = [", f);
+  for (size_t i = 0; i < nrun; i++) {
+    fputs(i ? ", " : "", f);
+    fprintf(f, "\"%s\"", run_options[i]); /* our own numbers and flags */
+  }
+  fputs("]\nMODULES = {\n", f);
+  for (size_t i = 0; i <= rec->n; i++) {
+    const char *name = i < rec->n ? rec->names[i] : entry;
+    const char *src = i < rec->n ? rec->sources[i] : entry_src;
+    size_t len = i < rec->n ? rec->lengths[i] : entry_len;
+    fprintf(f, "    \"%s\": (\n", name); /* module names are identifiers */
+    py_string_lines(f, src, len, 8);
+    fputs("    ),\n", f);
+  }
+  fputs("}\n", f);
+  fputs(launcher_body, f);
+  return !ferror(f);
 }
 
 typedef struct CommonOpts {
@@ -99,6 +320,105 @@ static bool parse_int_arg(const char *cmd, const char *opt, const char *v, long 
   return true;
 }
 
+/* `geno compile --target python`: check the program for the python-cli
+ * target (or its manifest's targets) and write its launcher. */
+static int compile_python(const CommonOpts *c, CliProgram *prog, CliProject *proj) {
+  Recorded rec = {.prog = prog};
+  geno_config cfg;
+  geno_config_init(&cfg);
+  cfg.module_loader = recording_loader;
+  cfg.module_loader_userdata = &rec;
+  char **declared = NULL, *manifest = NULL, *merr = NULL;
+  size_t ndeclared = 0;
+  if (!cli_manifest_targets(prog->path, &declared, &ndeclared, &manifest, &merr)) {
+    cli_printf_clean(stderr, "error[E204]: %s\n", merr ? merr : "cannot read geno.toml");
+    free(merr);
+    return EXIT_FAIL;
+  }
+  static const char *const python_cli[] = {"python-cli"};
+  cfg.targets = ndeclared ? (const char *const *)declared : python_cli;
+  cfg.ntargets = ndeclared ? ndeclared : 1;
+  geno_result *r = geno_check(prog->source, prog->length, prog->path, &cfg);
+  for (size_t i = 0; i < ndeclared; i++) free(declared[i]);
+  free(declared);
+  free(manifest);
+  int status = EXIT_OK;
+  if (!r || rec.failed) {
+    fprintf(stderr, "Error: out of memory\n");
+    status = EXIT_FAIL;
+  } else if (!geno_result_ok(r)) {
+    cli_print_diagnostics(stderr, r, prog);
+    status = EXIT_FAIL;
+  }
+  geno_result_free(r);
+  /* the entry module's name: the project's, or the file's stem */
+  char *entry = NULL;
+  if (status == EXIT_OK) {
+    const char *base = proj->nfiles ? proj->files[proj->entry].module : strrchr(prog->path, '/');
+    base = proj->nfiles ? base : base ? base + 1 : prog->path;
+    size_t n = strlen(base);
+    if (!proj->nfiles && n > 5 && strcmp(base + n - 5, ".geno") == 0) n -= 5;
+    entry = strndup(base, n);
+    for (char *e = entry; e && *e; e++)
+      if (*e == '.' || *e == '/' || *e == '"' || *e == '\\' || (unsigned char)*e < 0x20) *e = '_';
+    if (!entry) status = EXIT_FAIL;
+  }
+  /* the limits given here, for `geno run` */
+  char nums[6][32];
+  char *opts[16];
+  size_t nopt = 0;
+  const struct {
+    const char *flag;
+    long v;
+  } lim[] = {{"--max-steps", c->max_steps}, {"--max-recursion-depth", c->max_depth},
+             {"--max-output-length", c->max_output}, {"--max-collection-size", c->max_coll},
+             {"--max-integer-bits", c->max_bits}};
+  for (size_t i = 0; i < sizeof lim / sizeof *lim; i++)
+    if (lim[i].v >= 0) {
+      snprintf(nums[i], sizeof nums[i], "%ld", lim[i].v);
+      opts[nopt++] = (char *)lim[i].flag;
+      opts[nopt++] = nums[i];
+    }
+  if (c->timeout != 30) {
+    snprintf(nums[5], sizeof nums[5], "%.17g", c->timeout);
+    opts[nopt++] = "--timeout";
+    opts[nopt++] = nums[5];
+  }
+  if (c->no_examples) opts[nopt++] = "--no-check-examples";
+  if (status == EXIT_OK) {
+    /* the name the launcher's usage shows: OUT's own, when it is plain */
+    const char *shown = c->out ? strrchr(c->out, '/') : NULL;
+    shown = shown ? shown + 1 : c->out ? c->out : "program.py";
+    for (const char *k = shown; *k; k++)
+      if (!((*k >= 'a' && *k <= 'z') || (*k >= 'A' && *k <= 'Z') || (*k >= '0' && *k <= '9') || strchr("._-", *k)))
+        shown = "program.py";
+    FILE *f = c->out ? fopen(c->out, "w") : stdout;
+    if (!f) {
+      cli_printf_clean(stderr, "Error: cannot write %s: %s\n", c->out, strerror(errno));
+      status = EXIT_FAIL;
+    } else {
+      bool ok = write_launcher(f, shown, entry, prog->source, prog->length, &rec, opts, nopt);
+      if (c->out) {
+        ok &= fclose(f) == 0;
+        if (ok) { /* it starts with #!/usr/bin/env python3: executable, as the umask allows */
+          mode_t mask = umask(0);
+          umask(mask);
+          (void)chmod(c->out, 0777 & ~mask);
+        }
+      }
+      if (!ok) {
+        cli_printf_clean(stderr, "Error: cannot write %s\n", c->out ? c->out : "standard output");
+        status = EXIT_FAIL;
+      } else if (c->out) {
+        cli_printf_clean(stdout, "Compiled to %s\n", c->out);
+      }
+    }
+  }
+  free(entry);
+  recorded_free(&rec);
+  return status;
+}
+
 int cmd_compile(int argc, char **argv) {
   CommonOpts c = {NULL, NULL, -1, -1, -1, -1, -1, 30, false};
   const char *target = NULL;
@@ -110,7 +430,7 @@ int cmd_compile(int argc, char **argv) {
       return EXIT_OK;
     } else if (strcmp(a, "--target") == 0 || strncmp(a, "--target=", 9) == 0) {
       target = a[8] == '=' ? a + 9 : (i + 1 < argc ? argv[++i] : NULL);
-      if (!target) return cli_usage_error("compile", "--target needs a value (js)");
+      if (!target) return cli_usage_error("compile", "--target needs a value (python or js)");
     } else if (strcmp(a, "--esm") == 0) {
       esm = true;
     } else if (strcmp(a, "--source-map") == 0) {
@@ -145,13 +465,24 @@ int cmd_compile(int argc, char **argv) {
     }
   }
   if (!c.file) return cli_usage_error("compile", "missing FILE");
-  if (!target) return cli_usage_error("compile", "missing --target (js)");
-  if (strcmp(target, "js") != 0)
-    return cli_usage_error("compile", "invalid --target '%s' (geno-c compiles to js only)", target);
+  if (!target) { /* the reference's default is Python; an OUT named *.js or *.mjs is JavaScript */
+    size_t ol = c.out ? strlen(c.out) : 0;
+    bool js_out = (ol > 3 && strcmp(c.out + ol - 3, ".js") == 0) || (ol > 4 && strcmp(c.out + ol - 4, ".mjs") == 0);
+    target = js_out || esm || smap ? "js" : "python";
+  }
+  if (strcmp(target, "js") != 0 && strcmp(target, "python") != 0)
+    return cli_usage_error("compile", "invalid --target '%s' (choose from python, js)", target);
+  if (strcmp(target, "python") == 0 && (esm || smap))
+    return cli_usage_error("compile", "%s is an option of --target js", esm ? "--esm" : "--source-map");
   if (smap && !c.out) return cli_usage_error("compile", "--source-map needs -o/--output");
   CliProgram prog;
   CliProject proj;
   if (!cli_open_program(c.file, &prog, &proj)) return EXIT_FAIL;
+  if (strcmp(target, "python") == 0) {
+    int st = compile_python(&c, &prog, &proj);
+    cli_close_program(&prog, &proj);
+    return st;
+  }
   geno_config cfg;
   geno_config_init(&cfg);
   cfg.module_loader = cli_module_loader;
@@ -203,7 +534,7 @@ int cmd_compile(int argc, char **argv) {
       free(path);
     }
     ok = ok && write_file(c.out, js, js_len);
-    if (ok) printf("Compiled to %s\n", c.out);
+    if (ok) cli_printf_clean(stdout, "Compiled to %s\n", c.out);
     status = ok ? EXIT_OK : EXIT_FAIL;
   }
   free(js);
@@ -289,11 +620,11 @@ int cmd_build(int argc, char **argv) {
       out = path;
     }
     status = out && write_file(out, text, text_len) ? EXIT_OK : EXIT_FAIL;
-    if (status == EXIT_OK) printf("Built to %s\n", out); /* the reference's words */
+    if (status == EXIT_OK) cli_printf_clean(stdout, "Built to %s\n", out); /* the reference's words */
   } else {
     const char *dir = c.out ? c.out : "dist";
     if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
-      fprintf(stderr, "Error: cannot create %s: %s\n", dir, strerror(errno));
+      cli_printf_clean(stderr, "Error: cannot create %s: %s\n", dir, strerror(errno));
       status = EXIT_FAIL;
     } else {
       size_t n = strlen(dir) + 16;
@@ -309,7 +640,7 @@ int cmd_build(int argc, char **argv) {
       free(page);
       size_t dl = strlen(dir);
       const char *sep = dl && dir[dl - 1] == '/' ? "" : "/";
-      if (ok) printf("Built to %s%s\n  %s%sindex.html\n  %s%sapp.js\n", dir, sep, dir, sep, dir, sep);
+      if (ok) cli_printf_clean(stdout, "Built to %s%s\n  %s%sindex.html\n  %s%sapp.js\n", dir, sep, dir, sep, dir, sep);
       status = ok ? EXIT_OK : EXIT_FAIL;
     }
   }

@@ -87,16 +87,16 @@ int cmd_constrain(int argc, char **argv) {
     if (r.valid) {
       puts("valid");
     } else {
-      fprintf(stderr, "Invalid prefix: %s\n", r.error);
+      cli_printf_clean(stderr, "Invalid prefix: %s\n", r.error);
       if (r.n_unclosed_blocks) {
         fputs("Unclosed blocks: ", stderr);
-        for (size_t i = 0; i < r.n_unclosed_blocks; i++) fprintf(stderr, "%s%s", i ? ", " : "", r.unclosed_blocks[i]);
+        for (size_t i = 0; i < r.n_unclosed_blocks; i++) cli_printf_clean(stderr, "%s%s", i ? ", " : "", r.unclosed_blocks[i]);
         fputc('\n', stderr);
       }
     }
   } else {
     FILE *out = r.valid ? stdout : stderr;
-    if (!r.valid) fprintf(out, "Invalid prefix: %s\n", r.error);
+    if (!r.valid) cli_printf_clean(out, "Invalid prefix: %s\n", r.error);
     char *t = geno_constraint_result_text(&r);
     if (t) fprintf(out, "%s\n", t);
     free(t);

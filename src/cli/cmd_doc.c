@@ -27,16 +27,25 @@ static const char doc_help[] =
     "exit status: 0 written, 1 a file not found, unreadable or not parsing,\n"
     "2 usage error\n";
 
+/* Text into HTML: the markup characters as entities, and what a page
+ * must not hold (control characters other than tab and line feed, bytes
+ * that are not UTF-8) as '?', as in the CLI's excerpts. */
 static void html_escape(FILE *f, const char *s) {
-  for (; s && *s; s++) {
-    switch (*s) {
+  size_t len = s ? strlen(s) : 0;
+  for (size_t k = 0; k < len;) {
+    uint32_t cp = (unsigned char)s[k];
+    int n = cli_utf8_char((const unsigned char *)s + k, len - k, &cp);
+    switch (n == 1 ? s[k] : 0) {
       case '&': fputs("&amp;", f); break;
       case '<': fputs("&lt;", f); break;
       case '>': fputs("&gt;", f); break;
       case '"': fputs("&quot;", f); break;
       case '\'': fputs("&#39;", f); break;
-      default: fputc(*s, f);
+      default:
+        if (n == 0 || (cp < 0x20 && cp != '\t' && cp != '\n') || (cp >= 0x7F && cp < 0xA0)) fputc('?', f);
+        else fwrite(s + k, 1, (size_t)n, f);
     }
+    k += n ? (size_t)n : 1;
   }
 }
 
@@ -84,7 +93,7 @@ int cmd_doc(int argc, char **argv) {
   if (is_project) {
     char *err = NULL;
     if (!cli_project_open(path, &proj, &err)) {
-      fprintf(stderr, "Error: %s\n", err ? err : "out of memory");
+      cli_printf_clean(stderr, "Error: %s\n", err ? err : "out of memory");
       free(err);
       return EXIT_FAIL;
     }
@@ -97,15 +106,15 @@ int cmd_doc(int argc, char **argv) {
     size_t len;
     char *src = cli_read_file(file, &len);
     if (!src) {
-      if (errno == ENOENT) fprintf(stderr, "Error: File not found: %s\n", file);
-      else fprintf(stderr, "Error: cannot read %s: %s\n", file, strerror(errno));
+      if (errno == ENOENT) cli_printf_clean(stderr, "Error: File not found: %s\n", file);
+      else cli_printf_clean(stderr, "Error: cannot read %s: %s\n", file, strerror(errno));
       rc = EXIT_FAIL;
       break;
     }
     char *outline = NULL;
     geno_result *r = geno_outline(src, len, file, &outline);
     if (!r || !geno_result_ok(r)) {
-      fprintf(stderr, "Error parsing %s:\n", file);
+      cli_printf_clean(stderr, "Error parsing %s:\n", file);
       if (r) {
         CliProgram prog = {.path = (char *)file, .source = src, .length = len};
         cli_print_diagnostics(stderr, r, &prog);
@@ -144,7 +153,7 @@ int cmd_doc(int argc, char **argv) {
   }
   FILE *f = fopen(output, "w");
   if (!f) {
-    fprintf(stderr, "Error: cannot write output file %s: %s\n", output, strerror(errno));
+    cli_printf_clean(stderr, "Error: cannot write output file %s: %s\n", output, strerror(errno));
     json_decref(mods);
     return EXIT_FAIL;
   }
@@ -223,10 +232,10 @@ int cmd_doc(int argc, char **argv) {
   size_t count = json_array_size(mods);
   json_decref(mods);
   if (fclose(f) != 0) {
-    fprintf(stderr, "Error: cannot write output file %s: %s\n", output, strerror(errno));
+    cli_printf_clean(stderr, "Error: cannot write output file %s: %s\n", output, strerror(errno));
     return EXIT_FAIL;
   }
-  printf("Documentation generated: %s\n", output);
+  cli_printf_clean(stdout, "Documentation generated: %s\n", output);
   printf("  %zu module(s), %zu function(s), %zu type(s), %zu trait(s)\n", count, nfuncs, ntypes, ntraits);
   return EXIT_OK;
 }

@@ -72,7 +72,7 @@ static bool same_line(const char *a, const Lines *la, size_t i, const char *b, c
 
 static void put_line(char mark, const char *s, const Lines *l, size_t i) {
   putchar(mark);
-  fwrite(s + l->start[i], 1, l->end[i] - l->start[i], stdout);
+  cli_put_clean_n(stdout, s + l->start[i], l->end[i] - l->start[i], false);
   putchar('\n');
   if (!l->nl[i]) fputs("\\ No newline at end of file\n", stdout);
 }
@@ -89,7 +89,7 @@ static void print_diff(const char *path, const char *old, size_t olen, const cha
     return;
   }
   size_t n = a.n > b.n ? a.n : b.n;
-  printf("--- %s\n+++ %s\n", path, path);
+  cli_printf_clean(stdout, "--- %s\n+++ %s\n", path, path);
   size_t i = 0;
   while (i < n) {
     /* the next changed line */
@@ -185,7 +185,7 @@ int cmd_fmt(int argc, char **argv) {
   if (!path) path = ".";
   struct stat st;
   if (stat(path, &st) != 0) {
-    fprintf(stderr, "Error: '%s' not found\n", path);
+    cli_printf_clean(stderr, "Error: '%s' not found\n", path);
     return EXIT_FAIL;
   }
   char **files = NULL;
@@ -197,7 +197,7 @@ int cmd_fmt(int argc, char **argv) {
     }
     if (nfiles == 0) {
       free(files);
-      fprintf(stderr, "No .geno files found in '%s'\n", path);
+      cli_printf_clean(stderr, "No .geno files found in '%s'\n", path);
       return EXIT_FAIL;
     }
   } else {
@@ -215,7 +215,7 @@ int cmd_fmt(int argc, char **argv) {
     size_t len;
     char *src = cli_read_file(file, &len);
     if (!src) {
-      fprintf(stderr, "Error: cannot read %s: %s\n", file, strerror(errno));
+      cli_printf_clean(stderr, "Error: cannot read %s: %s\n", file, strerror(errno));
       had_error = true;
       continue;
     }
@@ -224,7 +224,7 @@ int cmd_fmt(int argc, char **argv) {
     geno_result *r = geno_format(src, len, file, &out, &olen);
     if (!r || !geno_result_ok(r)) {
       /* not parsed: said, and left as it is */
-      fprintf(stderr, "Error: cannot format %s: it does not parse\n", file);
+      cli_printf_clean(stderr, "Error: cannot format %s: it does not parse\n", file);
       if (r) {
         CliProgram prog = {.path = (char *)file, .source = src, .length = len};
         cli_print_diagnostics(stderr, r, &prog);
@@ -235,14 +235,14 @@ int cmd_fmt(int argc, char **argv) {
     } else if (olen != len || memcmp(out, src, len) != 0) {
       any_changed = true;
       if (check) {
-        printf("Would reformat: %s\n", file);
+        cli_printf_clean(stdout, "Would reformat: %s\n", file);
       } else if (diff) {
         print_diff(file, src, len, out, olen);
       } else if (!write_back(file, out, olen)) {
-        fprintf(stderr, "Error: cannot write %s: %s\n", file, strerror(errno));
+        cli_printf_clean(stderr, "Error: cannot write %s: %s\n", file, strerror(errno));
         had_error = true;
       } else {
-        printf("Formatted: %s\n", file);
+        cli_printf_clean(stdout, "Formatted: %s\n", file);
       }
     }
     geno_free(out);

@@ -287,7 +287,7 @@ int cmd_init(int argc, char **argv) {
   }
   struct stat st;
   if (stat(name, &st) == 0 && !S_ISDIR(st.st_mode)) {
-    fprintf(stderr, "Error: %s exists and is not a directory\n", name);
+    cli_printf_clean(stderr, "Error: %s exists and is not a directory\n", name);
     return EXIT_FAIL;
   }
   /* nothing is written when any file would be overwritten */
@@ -296,8 +296,8 @@ int cmd_init(int argc, char **argv) {
   for (const TemplateFile *f = t->files; f->path; f++) {
     snprintf(path, sizeof path, "%s/%s", name, f->path);
     if (lstat(path, &st) == 0) {
-      if (!conflict) fprintf(stderr, "Error: Refusing to overwrite existing files: %s", path);
-      else fprintf(stderr, ", %s", path);
+      if (!conflict) cli_printf_clean(stderr, "Error: Refusing to overwrite existing files: %s", path);
+      else cli_printf_clean(stderr, ", %s", path);
       conflict = true;
     }
   }
@@ -306,7 +306,7 @@ int cmd_init(int argc, char **argv) {
     return EXIT_FAIL;
   }
   if (mkdir(name, 0777) != 0 && errno != EEXIST) {
-    fprintf(stderr, "Error: cannot create %s: %s\n", name, strerror(errno));
+    cli_printf_clean(stderr, "Error: cannot create %s: %s\n", name, strerror(errno));
     return EXIT_FAIL;
   }
   /* the project's name: the directory's own name ("." is the current one) */
@@ -320,7 +320,7 @@ int cmd_init(int argc, char **argv) {
     free(real);
     return EXIT_FAIL;
   }
-  printf("Created project '%s':\n", name);
+  cli_printf_clean(stdout, "Created project '%s':\n", name);
   int rc = EXIT_OK;
   for (const TemplateFile *f = t->files; f->path; f++) {
     snprintf(path, sizeof path, "%s/%s", name, f->path);
@@ -330,11 +330,11 @@ int cmd_init(int argc, char **argv) {
     if (out && fclose(out) != 0) ok = false;
     free(text);
     if (!ok) {
-      fprintf(stderr, "Error: cannot write %s: %s\n", path, strerror(errno));
+      cli_printf_clean(stderr, "Error: cannot write %s: %s\n", path, strerror(errno));
       rc = EXIT_FAIL;
       break;
     }
-    printf("  %s\n", path);
+    cli_printf_clean(stdout, "  %s\n", path);
   }
   free(real);
   return rc;
@@ -417,7 +417,7 @@ int cmd_bundle(int argc, char **argv) {
   }
   struct stat st;
   if (stat(config, &st) != 0 || !S_ISREG(st.st_mode)) {
-    fprintf(stderr, "Error: Config file not found: %s\n", config);
+    cli_printf_clean(stderr, "Error: Config file not found: %s\n", config);
     return EXIT_FAIL;
   }
   const char *slash = strrchr(config, '/');
@@ -427,14 +427,14 @@ int cmd_bundle(int argc, char **argv) {
   bool ok = dir && cli_project_open(dir, &proj, &err);
   free(dir);
   if (!ok) {
-    fprintf(stderr, "Error: %s\n", err ? err : "out of memory");
+    cli_printf_clean(stderr, "Error: %s\n", err ? err : "out of memory");
     free(err);
     return EXIT_FAIL;
   }
   if (output && strcmp(output, "-") == 0) output = NULL; /* "-o -": standard output, as usual */
   FILE *out = output ? fopen(output, "w") : stdout;
   if (!out) {
-    fprintf(stderr, "Error: cannot write output file %s: %s\n", output, strerror(errno));
+    cli_printf_clean(stderr, "Error: cannot write output file %s: %s\n", output, strerror(errno));
     cli_project_free(&proj);
     return EXIT_FAIL;
   }
@@ -448,7 +448,7 @@ int cmd_bundle(int argc, char **argv) {
     size_t len;
     char *src = cli_read_file(proj.files[i].path, &len);
     if (!src) {
-      fprintf(stderr, "Error: cannot read %s: %s\n", proj.files[i].path, strerror(errno));
+      cli_printf_clean(stderr, "Error: cannot read %s: %s\n", proj.files[i].path, strerror(errno));
       rc = EXIT_FAIL;
       break;
     }
@@ -461,10 +461,10 @@ int cmd_bundle(int argc, char **argv) {
   fputs(proj.nfiles ? "\n  }\n}" : "}\n}", out);
   if (output) {
     if (fclose(out) != 0) {
-      fprintf(stderr, "Error: cannot write output file %s: %s\n", output, strerror(errno));
+      cli_printf_clean(stderr, "Error: cannot write output file %s: %s\n", output, strerror(errno));
       rc = EXIT_FAIL;
     } else if (rc == EXIT_OK) {
-      printf("Bundled to %s\n", output);
+      cli_printf_clean(stdout, "Bundled to %s\n", output);
     }
   } else {
     fputc('\n', out);

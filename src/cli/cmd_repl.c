@@ -160,26 +160,21 @@ static void show_errors(const geno_result *r, const char *input, int body_line, 
   for (size_t i = 0; i < geno_result_diagnostic_count(r); i++) {
     const geno_diagnostic *d = geno_result_diagnostic(r, i);
     int l = d->line - body_line + 1;
-    const char *p = input;
-    for (int k = 1; p && k < l; k++) {
-      p = strchr(p, '\n');
-      if (p) p++;
-    }
-    if (d->line > 0 && l >= 1 && l <= nlines && p) {
+    if (d->line > 0 && l >= 1 && l <= nlines) {
       int col = l == 1 && d->column > col_offset ? d->column - col_offset : d->column;
-      fprintf(stderr, "<input>:%d:%d: error[%s]: %s\n", l, col, d->code, d->message);
-      const char *e = strchr(p, '\n');
-      int len = e ? (int)(e - p) : (int)strlen(p);
-      fputs("  ", stderr);
-      fwrite(p, 1, (size_t)len, stderr);
-      fprintf(stderr, "\n  %*s^\n", col > 1 ? col - 1 : 0, "");
+      fprintf(stderr, "<input>:%d:%d: error[%s]: ", l, col, d->code);
+      cli_put_clean(stderr, d->message);
+      fputc('\n', stderr);
+      cli_print_snippet(stderr, input, strlen(input), l, col);
     } else if (d->line > 0 && l > nlines && d->code_number >= 100 && d->code_number < 300) {
       if (said_end || inside) continue;
       said_end = true;
       fprintf(stderr, "<input>:%d:%d: error[%s]: Unexpected end of input (an expression or block is not "
                       "finished)\n", nlines, last_len + 1, d->code);
     } else if (!inside) {
-      fprintf(stderr, "error[%s]: %s\n", d->code, d->message);
+      fprintf(stderr, "error[%s]: ", d->code);
+      cli_put_clean(stderr, d->message);
+      fputc('\n', stderr);
     }
   }
 }
@@ -351,7 +346,7 @@ static void eval_statement(Session *s, const char *input, bool type_only) {
   char *type = r && !geno_result_ok(r) ? returned_type(r) : NULL;
   bool is_expr = r && (geno_result_ok(r) || type);
   if (type_only) {
-    if (is_expr) printf("%s : %s\n", input, type ? type : "Unit");
+    if (is_expr) cli_printf_clean(stdout, "%s : %s\n", input, type ? type : "Unit");
     else if (r) show_errors(r, input, body_line + 1, 0);
     geno_result_free(r);
     free(src);
@@ -504,12 +499,12 @@ int cmd_repl(int argc, char **argv) {
           size_t len;
           char *text = *arg ? cli_read_file(arg, &len) : NULL;
           if (!*arg) fprintf(stderr, "usage: :load FILE (add the definitions of FILE)\n");
-          else if (!text) fprintf(stderr, "Error: cannot read %s: %s\n", arg, strerror(errno));
+          else if (!text) cli_printf_clean(stderr, "Error: cannot read %s: %s\n", arg, strerror(errno));
           else if (main_line(text)) run_with_main(&s, text);
           else eval_definition(&s, text);
           free(text);
         } else {
-          fprintf(stderr, "Unknown command '%s' (:help lists the commands)\n", p);
+          cli_printf_clean(stderr, "Unknown command '%s' (:help lists the commands)\n", p);
         }
         fflush(stdout);
         free(line);

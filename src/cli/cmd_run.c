@@ -35,6 +35,10 @@ static const char run_help[] =
     "                           http_listen serves on 127.0.0.1 only, each\n"
     "                           request under the limits below\n"
     "  --json                   print the RunResult as JSON\n"
+    "  --bundle                 FILE is a bundle (the JSON of geno bundle, or a\n"
+    "                           pipe holding it): its entrypoint runs, its\n"
+    "                           modules come from it (shown as NAME.geno), and\n"
+    "                           no geno.toml applies\n"
     "  --unsafe                 run in this process; without it the program\n"
     "                           runs in a sandboxed child process\n"
     "                           (docs/SECURITY.md)\n"
@@ -96,6 +100,7 @@ typedef struct RunOpts {
   bool json, caps_given, verbose;
   bool fail_on_untested; /* geno test --fail-on-untested */
   bool unsafe; /* --unsafe: geno_run in this process, not geno_run_isolated */
+  bool bundle; /* geno run --bundle: FILE is a bundle (geno bundle's JSON) */
   const char **files;
   int nfiles;
   const char **prog_args;
@@ -201,6 +206,8 @@ static int parse_opts(const char *cmd, int argc, char **argv, RunOpts *o, const 
       o->json = true;
     } else if (strcmp(a, "--unsafe") == 0) {
       o->unsafe = true;
+    } else if (strcmp(a, "--bundle") == 0 && !testing) {
+      o->bundle = true;
     } else if (strcmp(a, "--fail-on-untested") == 0) {
       o->fail_on_untested = true;
     } else if (strcmp(a, "-v") == 0 || strcmp(a, "--verbose") == 0) {
@@ -295,7 +302,7 @@ static bool setup_host(const char *cmd, RunOpts *o, const char *path, Host *host
   };
   char *err = NULL;
   if (!host_init(host, &ho, &err)) {
-    fprintf(stderr, "geno %s: error: %s\n", cmd, err ? err : "out of memory");
+    cli_printf_clean(stderr, "geno %s: error: %s\n", cmd, err ? err : "out of memory");
     free(err);
     return false;
   }
@@ -330,7 +337,8 @@ static geno_result *check_targets(const RunOpts *o, CliProgram *prog, char **err
   char **declared = NULL, *manifest = NULL;
   size_t ndeclared = 0;
   *err = NULL;
-  if (o->ntargets == 0 && !cli_manifest_targets(prog->path, &declared, &ndeclared, &manifest, err)) return NULL;
+  if (o->ntargets == 0 && !o->bundle && !cli_manifest_targets(prog->path, &declared, &ndeclared, &manifest, err))
+    return NULL;
   geno_result *r = NULL;
   if (o->ntargets || ndeclared) {
     geno_config cfg;
@@ -363,13 +371,13 @@ int cmd_run(int argc, char **argv) {
   const char *file = o.files[0];
   /* A directory is a project: run its entry module. */
   CliProject proj;
-  bool is_project = cli_is_dir(file);
+  bool is_project = !o.bundle && cli_is_dir(file);
   if (is_project) {
     char *perr = NULL;
     if (!cli_project_open(file, &proj, &perr)) {
       const char *m = perr ? perr : "out of memory";
       if (o.json) cli_json_failure(true, "E204", m);
-      else fprintf(stderr, "Error: %s\n", m);
+      else cli_printf_clean(stderr, "Error: %s\n", m);
       free(perr);
       free_opts(&o);
       return EXIT_FAIL;
@@ -377,19 +385,21 @@ int cmd_run(int argc, char **argv) {
     file = proj.files[proj.entry].path;
   }
   CliProgram prog;
-  if (!cli_load_program(file, &prog, o.json ? CLI_JSON_RUN : CLI_JSON_NONE)) {
+  CliJsonShape shape = o.json ? CLI_JSON_RUN : CLI_JSON_NONE;
+  if (!(o.bundle ? cli_load_bundle(file, &prog, shape) : cli_load_program(file, &prog, shape))) {
     if (is_project) cli_project_free(&proj);
     free_opts(&o);
     return EXIT_FAIL;
   }
   prog.project = is_project ? &proj : NULL;
   /* A project manifest that is not valid TOML stops the run, as it stops
-   * geno check: a typo must not silently drop its rules. */
+   * geno check: a typo must not silently drop its rules. (A bundle has
+   * none: its modules are all it is.) */
   char *merr = NULL;
-  if (!cli_manifest_check(prog.path, &merr)) {
+  if (!o.bundle && !cli_manifest_check(prog.path, &merr)) {
     const char *m = merr ? merr : "cannot read geno.toml";
     if (o.json) cli_json_failure(true, "E204", m);
-    else fprintf(stderr, "error[E204]: %s\n", m);
+    else cli_printf_clean(stderr, "error[E204]: %s\n", m);
     free(merr);
     cli_free_program(&prog);
     if (is_project) cli_project_free(&proj);
@@ -404,7 +414,7 @@ int cmd_run(int argc, char **argv) {
   if (tfail || terr) {
     if (terr) {
       if (o.json) cli_json_failure(true, "E204", terr);
-      else fprintf(stderr, "error[E204]: %s\n", terr);
+      else cli_printf_clean(stderr, "error[E204]: %s\n", terr);
     } else if (o.json) {
       char *j = geno_result_to_json(tfail);
       if (j) printf("%s\n", j);
@@ -551,7 +561,7 @@ static bool collect_project(const char *dir, PathList *out, bool json, char **mi
     size_t m = strlen(err ? err : "out of memory") + 32;
     *missing = malloc(m);
     if (*missing) snprintf(*missing, m, "Project Error: %s", err ? err : "out of memory");
-    if (!json) fprintf(stderr, "Project Error: %s\n", err ? err : "out of memory");
+    if (!json) cli_printf_clean(stderr, "Project Error: %s\n", err ? err : "out of memory");
     free(err);
     return false;
   }
@@ -595,7 +605,7 @@ static bool collect_tests(const char *arg, PathList *out, bool json, char **miss
     size_t m = strlen(arg) + 32;
     *missing = malloc(m);
     if (*missing) snprintf(*missing, m, "Error: '%s' not found", arg);
-    if (!json) fprintf(stderr, "Error: '%s' not found\n", arg);
+    if (!json) cli_printf_clean(stderr, "Error: '%s' not found\n", arg);
     return false;
   }
   /* a directory with geno.toml, or a file beside one: the whole project */
@@ -615,7 +625,7 @@ static bool collect_tests(const char *arg, PathList *out, bool json, char **miss
     size_t m = strlen(arg) + 40;
     *missing = malloc(m);
     if (*missing) snprintf(*missing, m, "No .geno files found in '%s'", arg);
-    if (!json) fprintf(stderr, "No .geno files found in '%s'\n", arg);
+    if (!json) cli_printf_clean(stderr, "No .geno files found in '%s'\n", arg);
     return false;
   }
   return true;
@@ -765,7 +775,7 @@ int cmd_test(int argc, char **argv) {
         cli_json_string("cannot read the file");
         printf(", \"elapsed_ms\": %.2f}", cli_now_ms() - t0);
       } else {
-        printf("  ERROR  %s\n", path);
+        cli_printf_clean(stdout, "  ERROR  %s\n", path);
       }
       continue;
     }
@@ -792,7 +802,7 @@ int cmd_test(int argc, char **argv) {
         geno_result *er = check_targets(&o, &eprog, &terr);
         if (er) {
           if (!o.json) {
-            printf("  ERROR  %s (target rules of the project's entry %s)\n", pj->root, eprog.path);
+            cli_printf_clean(stdout, "  ERROR  %s (target rules of the project's entry %s)\n", pj->root, eprog.path);
             fflush(stdout);
             cli_print_diagnostics(stdout, er, &eprog);
           }
@@ -817,7 +827,7 @@ int cmd_test(int argc, char **argv) {
     }
     bool target_error = terr != NULL;
     if (terr) {
-      fprintf(stderr, "error[E204]: %s\n", terr);
+      cli_printf_clean(stderr, "error[E204]: %s\n", terr);
       free(terr);
     }
     if (!r && !target_error && setup_host("test", &o, prog.path, &host)) {
@@ -835,7 +845,7 @@ int cmd_test(int argc, char **argv) {
         cli_json_string(path);
         printf(", %.*s, \"elapsed_ms\": %.2f}", (int)fr.fields_len, fr.fields, ms);
       } else {
-        printf("  %s  %s (%d/%d)", fr.failed ? "FAIL" : "PASS", path, fr.passed, fr.total);
+        cli_printf_clean(stdout, "  %s  %s (%d/%d)", fr.failed ? "FAIL" : "PASS", path, fr.passed, fr.total);
         if (fr.untested) printf(" (%d untested)", fr.untested);
         print_elapsed(ms);
         putchar('\n');
@@ -862,7 +872,7 @@ int cmd_test(int argc, char **argv) {
         printf(", \"elapsed_ms\": %.2f}", ms);
         free(text);
       } else {
-        printf("  ERROR  %s", path);
+        cli_printf_clean(stdout, "  ERROR  %s", path);
         print_elapsed(ms);
         putchar('\n');
         fflush(stdout);

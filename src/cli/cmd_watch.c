@@ -120,7 +120,7 @@ int cmd_watch(int argc, char **argv) {
   if ((filter || verbose) && !test) return cli_usage_error("watch", "--filter and --verbose apply to --test");
   struct stat st;
   if (stat(path, &st) != 0) {
-    fprintf(stderr, "Error: '%s' not found\n", path);
+    cli_printf_clean(stderr, "Error: '%s' not found\n", path);
     return EXIT_FAIL;
   }
   /* the directory to watch: PATH, or the file's own */
@@ -134,7 +134,7 @@ int cmd_watch(int argc, char **argv) {
   }
   int fd = inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
   if (fd < 0) {
-    fprintf(stderr, "Error: cannot watch %s: %s\n", dir, strerror(errno));
+    cli_printf_clean(stderr, "Error: cannot watch %s: %s\n", dir, strerror(errno));
     return EXIT_FAIL;
   }
   add_watches(fd, dir, 0);
@@ -161,8 +161,8 @@ int cmd_watch(int argc, char **argv) {
   sa.sa_handler = on_signal;
   sigaction(SIGINT, &sa, NULL);
   sigaction(SIGTERM, &sa, NULL);
-  if (test) printf("Watching %s for changes... (Ctrl+C to stop)\n\n", dir);
-  else printf("Watching resolved files for %s... (Ctrl+C to stop)\nExecution mode: %s\n\n", path,
+  if (test) cli_printf_clean(stdout, "Watching %s for changes... (Ctrl+C to stop)\n\n", dir);
+  else cli_printf_clean(stdout, "Watching resolved files for %s... (Ctrl+C to stop)\nExecution mode: %s\n\n", path,
               unsafe ? "unsafe interpreter" : "process sandbox");
   for (bool first = true; !stop_requested; first = false) {
     if (!first) printf("\n--- File change detected, re-running ---\n\n");

@@ -35,7 +35,7 @@ static bool ends_with_geno(const char *s) {
  * loop), and the depth is bounded. */
 static bool walk(const char *dir, Found *out, int depth) {
   if (depth > 64) {
-    fprintf(stderr, "warning: not searching '%s': more than 64 directory levels deep\n", dir);
+    cli_printf_clean(stderr, "warning: not searching '%s': more than 64 directory levels deep\n", dir);
     return true;
   }
   DIR *d = opendir(dir);

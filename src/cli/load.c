@@ -7,6 +7,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include <jansson.h>
+
 #include "cli.h"
 
 /* Files larger than this are refused before reading (the library's own
@@ -92,9 +94,54 @@ static bool is_std(const char *name) {
 /* The library asks for each imported module as it parses the import
  * (geno_module_loader_fn): read <Name>.geno beside the entry file. A copy
  * stays in the program for the snippets of diagnostics in that module. */
+/* Keep a copy of a module's source for the snippets of its diagnostics,
+ * named by the path they show. */
+static void remember_module(CliProgram *p, const char *path, const char *src, size_t len) {
+  char *copy = malloc(len ? len : 1);
+  geno_module *mods = copy ? realloc(p->modules, (p->nmodules + 1) * sizeof *mods) : NULL;
+  if (mods) {
+    p->modules = mods;
+    mods[p->nmodules].name = strdup(path);
+    mods[p->nmodules].source = copy;
+    mods[p->nmodules].length = len;
+    if (mods[p->nmodules].name) {
+      memcpy(copy, src, len);
+      p->nmodules++;
+      copy = NULL;
+    }
+  }
+  free(copy);
+}
+
+/* An import of a bundled program: from the bundle only. */
+static bool bundle_loader(CliProgram *p, const char *name, char **source, size_t *length, char **filename,
+                          char **error) {
+  for (size_t i = 0; i < p->nbundled; i++) {
+    if (strcmp(p->bundled[i].name, name) != 0) continue;
+    size_t n = p->bundled[i].length;
+    char *src = malloc(n + 1), *path = NULL;
+    if (src && asprintf(&path, "%s.geno", name) < 0) path = NULL;
+    if (!src || !path) {
+      free(src);
+      free(path);
+      return false;
+    }
+    memcpy(src, p->bundled[i].source, n);
+    src[n] = '\0';
+    remember_module(p, path, src, n);
+    *source = src;
+    *length = n;
+    *filename = path;
+    return true;
+  }
+  if (!is_std(name) && asprintf(error, "The bundle has no module '%s'", name) < 0) *error = NULL;
+  return false;
+}
+
 bool cli_module_loader(void *userdata, const char *name, char **source, size_t *length, char **filename,
                        char **error) {
   CliProgram *p = userdata;
+  if (p->bundled) return bundle_loader(p, name, source, length, filename, error);
   const char *dir = p->dir ? p->dir : ".";
   size_t plen = strlen(dir) + strlen(name) + 7;
   char *path = malloc(plen);
@@ -132,20 +179,7 @@ bool cli_module_loader(void *userdata, const char *name, char **source, size_t *
     return false;
   }
   /* the record for snippets is named by the path diagnostics will show */
-  char *copy = malloc(mlen ? mlen : 1);
-  geno_module *mods = copy ? realloc(p->modules, (p->nmodules + 1) * sizeof *mods) : NULL;
-  if (mods) {
-    p->modules = mods;
-    mods[p->nmodules].name = strdup(path);
-    mods[p->nmodules].source = copy;
-    mods[p->nmodules].length = mlen;
-    if (mods[p->nmodules].name) {
-      memcpy(copy, msrc, mlen);
-      p->nmodules++;
-      copy = NULL;
-    }
-  }
-  free(copy);
+  remember_module(p, path, msrc, mlen);
   *source = msrc;
   *length = mlen;
   *filename = path;
@@ -161,7 +195,7 @@ bool cli_load_program(const char *path, CliProgram *prog, CliJsonShape json) {
     size_t m = strlen(path) + 64;
     char *msg = malloc(m);
     if (msg) snprintf(msg, m, "No .geno files found at %s", path);
-    fprintf(stderr, "Error: %s\n", msg ? msg : "no program");
+    cli_printf_clean(stderr, "Error: %s\n", msg ? msg : "no program");
     if (json != CLI_JSON_NONE) cli_json_failure(json == CLI_JSON_RUN, "E204", msg ? msg : "no program");
     free(msg);
     return false;
@@ -176,7 +210,7 @@ bool cli_load_program(const char *path, CliProgram *prog, CliJsonShape json) {
       if (e == ENOENT) snprintf(msg, m, "File not found: %s", path);
       else snprintf(msg, m, "Cannot read %s: %s", path, strerror(e));
     }
-    fprintf(stderr, "Error: %s\n", msg ? msg : "cannot read the program");
+    cli_printf_clean(stderr, "Error: %s\n", msg ? msg : "cannot read the program");
     if (json != CLI_JSON_NONE) cli_json_failure(json == CLI_JSON_RUN, "E204", msg ? msg : "cannot read the program");
     free(msg);
     return false;
@@ -188,12 +222,95 @@ bool cli_load_program(const char *path, CliProgram *prog, CliJsonShape json) {
   return true;
 }
 
+/* A bundle's failure: printed, and as JSON when asked. */
+static bool bundle_error(const char *path, const char *why, CliJsonShape json) {
+  char *msg = NULL;
+  if (asprintf(&msg, "Invalid bundle %s: %s", path, why) < 0) msg = NULL;
+  cli_printf_clean(stderr, "Error: %s\n", msg ? msg : why);
+  if (json != CLI_JSON_NONE) cli_json_failure(json == CLI_JSON_RUN, "E204", msg ? msg : why);
+  free(msg);
+  return false;
+}
+
+bool cli_load_bundle(const char *path, CliProgram *prog, CliJsonShape json) {
+  memset(prog, 0, sizeof *prog);
+  size_t len;
+  char *text = cli_read_file(path, &len);
+  if (!text) return bundle_error(path, errno == ENOENT ? "file not found" : strerror(errno), json);
+  json_error_t jerr;
+  json_t *doc = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
+  free(text);
+  if (!doc) return bundle_error(path, jerr.text, json);
+  json_t *mods = json_object_get(doc, "modules");
+  const char *version = json_string_value(json_object_get(doc, "version"));
+  const char *entry = json_string_value(json_object_get(doc, "entrypoint"));
+  const char *why = !json_is_object(doc) ? "not a JSON object"
+                    : !version || strcmp(version, "1") != 0 ? "\"version\" must be \"1\""
+                    : !entry ? "\"entrypoint\" must be a string"
+                    : !json_is_object(mods) ? "\"modules\" must be an object"
+                    : !json_is_string(json_object_get(mods, entry)) ? "the entrypoint is not among the modules"
+                    : NULL;
+  size_t n = json_is_object(mods) ? json_object_size(mods) : 0;
+  const char *key;
+  json_t *val;
+  json_object_foreach(mods, key, val) {
+    if (!why && !json_is_string(val)) why = "every module's source must be a string";
+    if (!why && (!*key || strchr(key, '/') || strchr(key, '.'))) why = "a module name holds '/' or '.'";
+  }
+  if (why) {
+    json_decref(doc);
+    return bundle_error(path, why, json);
+  }
+  bool ok = (prog->bundled = calloc(n ? n : 1, sizeof *prog->bundled)) != NULL;
+  json_object_foreach(mods, key, val) {
+    if (!ok) break;
+    const char *src = json_string_value(val);
+    size_t sl = json_string_length(val);
+    if (strcmp(key, entry) == 0) {
+      ok = (prog->source = malloc(sl + 1)) && asprintf(&prog->path, "%s.geno", entry) >= 0;
+      if (ok) {
+        memcpy(prog->source, src, sl);
+        prog->source[sl] = '\0';
+        prog->length = sl;
+      } else {
+        prog->path = NULL;
+      }
+      continue;
+    }
+    geno_module *m = &prog->bundled[prog->nbundled];
+    char *copy = malloc(sl ? sl : 1);
+    m->name = strdup(key);
+    ok = copy && m->name;
+    if (ok) {
+      memcpy(copy, src, sl);
+      m->source = copy;
+      m->length = sl;
+      prog->nbundled++;
+    } else {
+      free(copy);
+      free((char *)m->name);
+    }
+  }
+  json_decref(doc);
+  prog->dir = strdup(".");
+  if (!ok || !prog->dir) {
+    cli_free_program(prog);
+    return bundle_error(path, "out of memory", json);
+  }
+  return true;
+}
+
 void cli_free_program(CliProgram *prog) {
   for (size_t i = 0; i < prog->nmodules; i++) {
     free((char *)prog->modules[i].name);
     free((char *)prog->modules[i].source);
   }
   free(prog->modules);
+  for (size_t i = 0; i < prog->nbundled; i++) {
+    free((char *)prog->bundled[i].name);
+    free((char *)prog->bundled[i].source);
+  }
+  free(prog->bundled);
   free(prog->dir);
   free(prog->source);
   free(prog->path);
@@ -233,18 +350,34 @@ static bool hidden_char(uint32_t cp, int n) {
          cp == 0x200F || (cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069);
 }
 
-void cli_put_clean(FILE *out, const char *s) {
-  size_t len = s ? strlen(s) : 0;
+void cli_put_clean_n(FILE *out, const char *s, size_t len, bool keep_newlines) {
   for (size_t k = 0; k < len;) {
     uint32_t cp = (unsigned char)s[k];
     int n = cli_utf8_char((const unsigned char *)s + k, len - k, &cp);
-    if (hidden_char(cp, n)) fputc('?', out);
+    if (keep_newlines && n == 1 && cp == '\n') fputc('\n', out);
+    else if (hidden_char(cp, n)) fputc('?', out);
     else fwrite(s + k, 1, (size_t)n, out);
     k += n ? (size_t)n : 1;
   }
 }
 
-static void print_snippet(FILE *out, const char *src, size_t len, int line, int col) {
+void cli_put_clean(FILE *out, const char *s) { cli_put_clean_n(out, s, s ? strlen(s) : 0, false); }
+
+void cli_printf_clean(FILE *out, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  char *text = NULL;
+  int n = vasprintf(&text, fmt, ap);
+  va_end(ap);
+  if (n < 0) {
+    fputs("Error: out of memory\n", out);
+    return;
+  }
+  cli_put_clean_n(out, text, (size_t)n, true);
+  free(text);
+}
+
+void cli_print_snippet(FILE *out, const char *src, size_t len, int line, int col) {
   int cur = 1;
   size_t i = 0;
   /* lines end at LF, CR LF or a lone CR, as the lexer counts them */
@@ -306,7 +439,7 @@ void cli_print_diagnostics(FILE *out, const geno_result *r, const CliProgram *pr
       fputc('\n', out);
       size_t len = 0;
       const char *src = source_for(prog, d->filename, &len);
-      if (src) print_snippet(out, src, len, d->line, d->column);
+      if (src) cli_print_snippet(out, src, len, d->line, d->column);
     } else {
       fprintf(out, "%s[%s]: ", d->severity, d->code);
       cli_put_clean(out, d->message);

@@ -242,7 +242,7 @@ bool cli_open_program(const char *path, CliProgram *prog, CliProject *proj) {
   if (cli_is_dir(path)) {
     char *err = NULL;
     if (!cli_project_open(path, proj, &err)) {
-      fprintf(stderr, "Error: %s\n", err ? err : "out of memory");
+      cli_printf_clean(stderr, "Error: %s\n", err ? err : "out of memory");
       free(err);
       memset(proj, 0, sizeof *proj);
       return false;

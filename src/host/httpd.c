@@ -34,9 +34,13 @@ HostHeader host_httpd_header(struct MHD_Connection *c, const char *name) {
 
 HostContentLength host_httpd_content_length(struct MHD_Connection *c, uint64_t max, size_t *len) {
   HostHeader cl = host_httpd_header(c, "Content-Length");
-  if (cl.count == 0) return HOST_CL_NONE;
-  if (cl.count > 1 || strchr(cl.first, ',')) return HOST_CL_AMBIGUOUS;
-  const char *l = cl.first;
+  return host_content_length_of(cl.count, cl.first, max, len);
+}
+
+HostContentLength host_content_length_of(unsigned count, const char *first, uint64_t max, size_t *len) {
+  if (count == 0) return HOST_CL_NONE;
+  if (count > 1 || strchr(first, ',')) return HOST_CL_AMBIGUOUS;
+  const char *l = first;
   while (*l == ' ' || *l == '\t') l++;
   size_t n = strlen(l);
   while (n && (l[n - 1] == ' ' || l[n - 1] == '\t')) n--;

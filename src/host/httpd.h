@@ -39,5 +39,8 @@ typedef enum HostContentLength {
 } HostContentLength;
 
 HostContentLength host_httpd_content_length(struct MHD_Connection *c, uint64_t max, size_t *len);
+/* The same rules on a header already looked up: sent `count` times, the
+ * first value `first` (NULL when count is 0). */
+HostContentLength host_content_length_of(unsigned count, const char *first, uint64_t max, size_t *len);
 
 #endif

@@ -17,8 +17,10 @@
  *                                                      else 500
  * The handler runs with a fresh budget (geno_function_call): steps from 0,
  * its own timeout, output discarded. Every request is answered with
- * `Connection: close`; a connection idle for 30 s, or a request still
- * arriving 30 s after it started, is dropped. */
+ * `Connection: close`, so a connection carries one request: a connection
+ * idle for 30 s, or whose request (request line, headers and body) has
+ * not all arrived 30 s after the connection was accepted, is dropped
+ * (a client sending a byte now and then cannot hold it open). */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
@@ -35,7 +37,7 @@
 
 /* The reference's bounds (_serve.py). */
 #define SERVE_MAX_BODY ((size_t)1 << 20)   /* request body bytes: 1 MiB */
-#define SERVE_TIMEOUT_S 30                 /* idle socket, and a request's whole arrival */
+#define SERVE_TIMEOUT_S 30                 /* idle socket, and a request's whole arrival (seconds) */
 #define SERVE_MAX_CONNECTIONS 64           /* open connections (the reference takes one at a time) */
 #define SERVE_MAX_HEADER_BYTES (64 * 1024) /* request line and headers */
 
@@ -84,16 +86,24 @@ static geno_value *cb_http_route(const char *name, const geno_value *const *args
 
 /* ---- requests -------------------------------------------------------------- */
 
+/* An open connection, from its accept to its close (the socket context). */
+typedef struct Conn {
+  struct MHD_Connection *c;
+  double start;   /* host_now() when it was accepted */
+  bool answered;  /* a response is queued (or it was cut off) */
+  struct Conn *prev, *next;
+} Conn;
+
 typedef struct Serve {
   Host *h;
   int port;          /* bound */
   bool program_gone; /* a handler call found the program ended: stop serving */
   char *gone_error;  /* why (malloc'd) */
+  Conn *conns;       /* the open connections */
 } Serve;
 
 typedef struct Req {
   char *uri;      /* the request target as received (path and query) */
-  double start;   /* host_now() when the request line arrived */
   bool started, answered;
   char *body;
   size_t len, expect;
@@ -120,6 +130,14 @@ static geno_value *latin1_string(const char *s, size_t n) {
   return v;
 }
 
+/* The connection's request has its answer: the arrival deadline no
+ * longer applies (writing the answer is bounded by the idle timeout). */
+static void conn_answered(struct MHD_Connection *c) {
+  const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+  Conn *k = ci ? ci->socket_context : NULL;
+  if (k) k->answered = true;
+}
+
 static enum MHD_Result plain(struct MHD_Connection *c, Req *q, unsigned status, const char *text) {
   struct MHD_Response *r = MHD_create_response_from_buffer(strlen(text), (void *)text, MHD_RESPMEM_MUST_COPY);
   if (!r) return MHD_NO;
@@ -128,6 +146,7 @@ static enum MHD_Result plain(struct MHD_Connection *c, Req *q, unsigned status, 
   enum MHD_Result ret = MHD_queue_response(c, status, r);
   MHD_destroy_response(r);
   q->answered = true;
+  conn_answered(c);
   return ret;
 }
 
@@ -349,6 +368,7 @@ static enum MHD_Result dispatch(Serve *sv, struct MHD_Connection *c, const char 
   enum MHD_Result ret = MHD_queue_response(c, status, r);
   MHD_destroy_response(r);
   q->answered = true;
+  conn_answered(c);
   return ret;
 }
 
@@ -356,7 +376,6 @@ static void *on_uri(void *cls, const char *uri, struct MHD_Connection *c) {
   Req *q = calloc(1, sizeof *q);
   if (!q) return NULL;
   q->uri = strdup(uri ? uri : "/");
-  q->start = host_now();
   return q;
 }
 
@@ -408,7 +427,6 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
   if (*upload_data_size) {
     size_t n = *upload_data_size;
     *upload_data_size = 0;
-    if (host_now() - q->start > SERVE_TIMEOUT_S) return MHD_NO; /* the request's whole deadline */
     if (q->len + n > q->expect) return plain(c, q, 400, "Incomplete request body");
     memcpy(q->body + q->len, upload_data, n);
     q->len += n;
@@ -416,6 +434,48 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
   }
   if (q->len != q->expect) return plain(c, q, 400, "Incomplete request body");
   return dispatch(sv, c, method, q);
+}
+
+static void on_connection(void *cls, struct MHD_Connection *c, void **socket_context,
+                          enum MHD_ConnectionNotificationCode toe) {
+  Serve *sv = cls;
+  if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
+    Conn *k = calloc(1, sizeof *k);
+    *socket_context = k;
+    if (!k) return; /* without a record it has only the idle timeout */
+    k->c = c;
+    k->start = host_now();
+    k->next = sv->conns;
+    if (sv->conns) sv->conns->prev = k;
+    sv->conns = k;
+  } else if (toe == MHD_CONNECTION_NOTIFY_CLOSED) {
+    Conn *k = *socket_context;
+    if (!k) return;
+    if (k->prev) k->prev->next = k->next;
+    else sv->conns = k->next;
+    if (k->next) k->next->prev = k->prev;
+    free(k);
+    *socket_context = NULL;
+  }
+}
+
+/* Cut off every connection whose request has not all arrived within
+ * SERVE_TIMEOUT_S of its accept: its socket is shut down, so the next
+ * MHD_run sees it end and closes it. Returns the milliseconds until the
+ * next such deadline (at most 1000). */
+static int cut_late(Serve *sv) {
+  double now = host_now(), next = 1.0;
+  for (Conn *k = sv->conns; k; k = k->next) {
+    if (k->answered) continue;
+    double left = k->start + SERVE_TIMEOUT_S - now;
+    if (left <= 0) {
+      const union MHD_ConnectionInfo *ci = MHD_get_connection_info(k->c, MHD_CONNECTION_INFO_CONNECTION_FD);
+      if (ci) shutdown(ci->connect_fd, SHUT_RDWR);
+      k->answered = true;
+      next = 0;
+    } else if (left < next) next = left;
+  }
+  return (int)(next * 1000) + 1;
 }
 
 /* ---- http_listen ------------------------------------------------------------- */
@@ -442,12 +502,13 @@ static geno_value *cb_http_listen(const char *name, const geno_value *const *arg
   }
   socklen_t sl = sizeof sa;
   getsockname(fd, (struct sockaddr *)&sa, &sl);
-  Serve sv = {h, ntohs(sa.sin_port), false, NULL};
+  Serve sv = {h, ntohs(sa.sin_port), false, NULL, NULL};
   struct MHD_Daemon *d = MHD_start_daemon(
       MHD_USE_AUTO, 0, NULL, NULL, on_request, &sv, MHD_OPTION_LISTEN_SOCKET, fd, MHD_OPTION_CONNECTION_LIMIT,
       (unsigned)SERVE_MAX_CONNECTIONS, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)SERVE_TIMEOUT_S,
       MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)SERVE_MAX_HEADER_BYTES + 16384, MHD_OPTION_URI_LOG_CALLBACK,
-      on_uri, &sv, MHD_OPTION_NOTIFY_COMPLETED, on_completed, &sv, MHD_OPTION_END);
+      on_uri, &sv, MHD_OPTION_NOTIFY_COMPLETED, on_completed, &sv, MHD_OPTION_NOTIFY_CONNECTION, on_connection, &sv,
+      MHD_OPTION_END);
   if (!d) {
     close(fd);
     return host_fail(error, "Cannot bind to port %lld: the HTTP server could not start", (long long)port);
@@ -458,7 +519,7 @@ static geno_value *cb_http_listen(const char *name, const geno_value *const *arg
   printf("Listening on http://127.0.0.1:%d\n", sv.port);
   fflush(stdout);
   void (*old_pipe)(int) = signal(SIGPIPE, SIG_IGN); /* a client that hangs up must not end us */
-  while (!sv.program_gone) MHD_run_wait(d, 1000);
+  while (!sv.program_gone) MHD_run_wait(d, cut_late(&sv));
   signal(SIGPIPE, old_pipe);
   MHD_stop_daemon(d);
   close(fd);

@@ -85,6 +85,9 @@ static bool close_descriptors(int chan, char *err, size_t errlen) {
     if (max == RLIM_INFINITY || max > (1u << 20)) max = 1u << 20;
     for (rlim_t fd = SBX_CHILD_FD + 1; fd < max; fd++) close((int)fd);
   }
+#ifdef SYS_close_range
+  if (done && syscall(SYS_close_range, 0, SBX_CHILD_FD - 1, 0) == 0) return true;
+#endif
   for (int fd = 0; fd < SBX_CHILD_FD; fd++) close(fd);
   return true;
 }

@@ -193,9 +193,9 @@ bool sbx_filter_install(char *err, size_t errlen) {
     if (compiled[i].code == (BPF_JMP | BPF_JEQ | BPF_K) && compiled[i].k == PID_PLACEHOLDER)
       compiled[i].k = pid;
   struct sock_fprog prog = {compiled_len, compiled};
-  /* No new privileges is required for an unprivileged filter and keeps a
-   * set-uid binary from gaining anything (there is no execve anyway). */
-  if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return fail(err, errlen, "setting no_new_privs", errno);
+  /* No new privileges (required for an unprivileged filter) was set by the
+   * caller; without it the kernel refuses the filter (EACCES), so the
+   * child fails closed. */
   if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) != 0)
     return fail(err, errlen, "loading the filter", errno);
   return true;

@@ -124,7 +124,8 @@ GENO_NORETURN void sbx_child_main(const SbxChildCtx *ctx);
 bool sbx_filter_prepare(char *err, size_t errlen);
 
 /* Child: install the filter compiled by sbx_filter_prepare (see filter.c);
- * allocates nothing. False with a message in err when it could not be
+ * allocates nothing. The caller must have set PR_SET_NO_NEW_PRIVS first
+ * (sbx_child_main does, and fails closed when it cannot). False with a message in err when it could not be
  * installed; the child must then not run anything. */
 bool sbx_filter_install(char *err, size_t errlen);
 

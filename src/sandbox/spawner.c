@@ -35,6 +35,9 @@
 #include <stdio.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#if __has_include(<sys/rseq.h>)
+#include <sys/rseq.h>
+#endif
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -127,8 +130,10 @@ GENO_NORETURN static void spawned_child(int chan, int memfd, const SpawnMsg *m, 
                                         uint64_t spawner_mapped) {
   uint32_t p32 = (uint32_t)getpid();
   if (!sbx_write_all(chan, &p32, sizeof p32)) child_exit(SBX_EXIT_CHANNEL);
+  /* The memfd, like the spawner's control socket, stays open until the
+   * child closes every descriptor but its channel (sbx_child_main), which
+   * it does before anything of the request runs. */
   char *base = mmap(NULL, (size_t)m->map_len, PROT_READ | PROT_WRITE, MAP_SHARED, memfd, 0);
-  close(memfd);
   if (base == MAP_FAILED) child_exit(SBX_EXIT_SETUP);
   Cursor c = {base + m->req_off, base + m->req_off + m->req_len};
   static geno_config cfg;
@@ -199,6 +204,26 @@ static void plug_heap_holes(void) {
   }
 }
 
+/* Stop the kernel's restartable-sequences bookkeeping for the spawner's
+ * thread (glibc registers it at start-up). With it, the kernel writes the
+ * thread's current CPU into the registered area (in the thread's TLS)
+ * whenever the thread returns to user space on a new CPU or after a fork;
+ * as that page is shared copy-on-write between the spawner and every
+ * child alive, each such write is a copy-on-write fault with a TLB flush:
+ * one in every child as it first runs, one in the spawner after every
+ * fork. Only sched_getcpu reads the area, and glibc falls back to the
+ * system call when it is unregistered. Failing is harmless (a cost). */
+static void unregister_rseq(void) {
+#if defined(SYS_rseq) && defined(RSEQ_SIG)
+  if (__rseq_size == 0) return; /* not registered */
+  void *area = (char *)__builtin_thread_pointer() + __rseq_offset;
+  /* the length given at registration: glibc's __rseq_size, or the
+   * original 32-byte struct rseq when it reports the feature size only */
+  if (syscall(SYS_rseq, area, __rseq_size, 1 /* RSEQ_FLAG_UNREGISTER */, RSEQ_SIG) != 0)
+    syscall(SYS_rseq, area, 32u, 1, RSEQ_SIG);
+#endif
+}
+
 /* The spawner's loop: one message, one child. */
 GENO_NORETURN static void spawner_main(int ctl, pid_t host) {
   prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -207,6 +232,7 @@ GENO_NORETURN static void spawner_main(int ctl, pid_t host) {
    * defaults, the bounding set, the timezone, the stack bounds). */
   bool prepared = sbx_prepare_spawner();
   plug_heap_holes();
+  unregister_rseq();
   /* The spawner maps nothing more from here on: a child's address space
    * at its start is this plus its request's region (give or take the few
    * pages its small tables take), so it need not read /proc for it. */
@@ -241,7 +267,6 @@ GENO_NORETURN static void spawner_main(int ctl, pid_t host) {
     }
     pid_t pid = (pid_t)syscall(SYS_clone, (unsigned long)(CLONE_PARENT | SIGCHLD), 0, NULL, NULL, 0);
     if (pid == 0) {
-      close(ctl);
       spawned_child(fds[0], fds[1], &m, host, prepared, mapped);
     }
     close(fds[0]);

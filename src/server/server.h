@@ -169,6 +169,68 @@ char *srv_self_test(const SrvConfig *cfg);
  * named exactly); a sandboxed child sees only that. */
 void srv_filter_environment(const SrvConfig *cfg);
 
+/* ---- pipeline.c ---- */
+/* The request pipeline of http.c over any transport: a server that is not
+ * libmicrohttpd hands each request over as method, target, header list
+ * and peer address, reads the body when asked, and writes the answer.
+ * A service owns its configuration, its rate limiter and its concurrency
+ * count; it records into a metrics collector it borrows. Thread safety:
+ * one service serves any number of threads at once, each with its own
+ * exchange. */
+typedef struct SrvService SrvService;
+
+typedef struct SrvHttpHeader {
+  const char *name, *value; /* borrowed */
+} SrvHttpHeader;
+
+typedef struct SrvExchange {
+  /* the request (borrowed; set by the caller before srv_service_begin) */
+  const char *method, *target;     /* target: the path as sent, query included */
+  const SrvHttpHeader *headers;    /* in the order received, repeats kept */
+  size_t nheaders;
+  const char *peer;                /* the client's address ("127.0.0.1", "::1") */
+  const char *bind_host;           /* the listening address, for the Host rule */
+  int port;                        /* the listening port */
+  const char *scheme;              /* "http" (NULL) or "https" */
+  /* the answer, once done: status, headers (static or borrowed from the
+   * request and the service), a body released with release */
+  bool done;
+  int status;
+  SrvHttpHeader out[24];
+  size_t nout;
+  char *body;
+  size_t body_len;
+  void (*release)(void *);
+  /* not done: read exactly need_body bytes of body, then call
+   * srv_service_finish (awaiting_body is set) */
+  bool awaiting_body;
+  size_t need_body;
+  /* the pipeline's own */
+  SrvEndpoint endpoint;
+  char path[128], request_id[40], client[64];
+  double start;
+  size_t source_bytes;
+  bool slot, post_logged;
+} SrvExchange;
+
+/* A service with configuration cfg (moved in: cfg is left empty) that
+ * records into metrics (borrowed; it must outlive the service). NULL when
+ * out of memory (cfg is then still the caller's). */
+SrvService *srv_service_new(SrvConfig *cfg, geno_metrics *metrics);
+void srv_service_free(SrvService *s);
+/* The service's configuration (owned by it). */
+SrvConfig *srv_service_config(SrvService *s);
+/* Everything before the body: x (zeroed, then its request fields set) is
+ * answered (x->done) or waits for its body (x->awaiting_body). */
+void srv_service_begin(SrvService *s, SrvExchange *x);
+/* The body, len bytes (fewer than need_body: the client stopped sending):
+ * validation, the run in a sandboxed child, the answer in x. Blocks for
+ * the run; call without holding locks. */
+void srv_service_finish(SrvService *s, SrvExchange *x, const char *body, size_t len);
+/* After the answer is written (or the client went away): releases the
+ * concurrency slot and the body, and records a request that got no answer. */
+void srv_exchange_end(SrvService *s, SrvExchange *x);
+
 /* ---- playground.c ---- */
 extern const char srv_playground_html[];
 

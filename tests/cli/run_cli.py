@@ -112,6 +112,20 @@ PROGRAMS = {
     "noproj/Inner.geno": "export func add(a: Int, b: Int) -> Int\n    example (1, 2) -> 3\n    return a + b\nend func\n",
     "noproj/app.geno": ("import Inner\nfunc main() -> Int\n    return Inner.add(1, 2)\nend func\n\n"
                         "func f(x: Int) -> Int\n    example 1 -> 1\n    return x\nend func\n"),
+    # a project compiled to a Python launcher: imports, cli_args, fs, a runtime error in a module
+    "pyproj/geno.toml": 'name = "pyproj"\nentrypoint = "Main"\ntargets = ["python-cli"]\n'
+                        'files = ["Text.geno", "Main.geno"]\n',
+    "pyproj/Text.geno": ("export func shout(s: String) -> Int\n    example \"ab\" -> 2\n    if s == \"boom\" then\n"
+                         "        return 100 / (length(s) - length(s))\n    end if\n    return length(s)\nend func\n"),
+    "pyproj/Main.geno": ("import Text\nfunc main() -> Int\n    let args: List[String] = cli_args()\n"
+                         "    print(\"args: \" + to_string(length(args)))\n"
+                         "    if length(args) > 0 then\n"
+                         "        print(\"bytes: \" + to_string(length(fs_read_text(args[0]))))\n    end if\n"
+                         "    if length(args) > 1 then\n        print(Text.shout(args[1]))\n    end if\n"
+                         "    return 42\nend func\n"),
+    "pyproj/notes.md": "# Notes\n\nSome text\n",
+    "pyproj/Loop.geno": "func main() -> Unit\n    var i: Int = 0\n    while true do\n        i = i + 1\n    end while\nend func\n",
+    "raw/nobundle.json": '{"version": "1", "entrypoint": "Main", "modules": {"Other": "x"}}\n',
     "fmtok/ugly.geno": "func main() -> Int\n  let x = 1   \n      return x\nend func\n\n\n",
     "fmtok/sub/fine.geno": "func main() -> Int\n    return 2\nend func\n",
     "fmtbad/broken.geno": "func main() -> Int\n  return (1 +\nend func\n",
@@ -150,6 +164,17 @@ PROGRAMS = {
     "browser/envy.geno": 'func main() -> Unit\n    print(env_get("HOME"))\nend func\n',
 }
 
+# Programs given as bytes: text that is not UTF-8 and control characters
+# (ESC sequences that would recolour or retitle the terminal, BEL), in
+# places the CLI shows back: excerpts, diffs, documentation, echoes.
+BYTE_PROGRAMS = {
+    "raw/notutf8.geno": b'func main() -> Unit\n    let x: Int = "a\xff\x1b[31mred\x07"\n    print(x)\nend func\n',
+    "raw/ctl.geno": b'/// doc \x1b[31m \x07 comment\nfunc f(x: String) -> String\n  example "a" -> "b\x1b[2J"\n'
+                    b'  return x // \x1b]0;title\x07\nend func\n',
+    "raw/repl.txt": b'let x: Int = "a\xff\x1b[31m"\n:type "\x1b[2J\xfe"\n"\x1b[2J" + 1\n:type "\x1b[2J"\n'
+                    b':load /nonexistent/\x1b[2J\n:\x1b[31mx\nfunc f() -> Int\n    return "\x1b[31m\xfe"\nend func\n',
+}
+
 
 def test_report_check(out):
     """The JSON report of the `suite` folder: per-file counts, untested
@@ -184,8 +209,13 @@ def test_report_check(out):
 
 class Case:
     def __init__(self, name, args, rc, out=(), err=(), no_out=(), stdout=None, check=None, stdin=None, cwd=None,
-                 no_err=()):
+                 no_err=(), clean=False, python=False, env=None):
         self.name, self.args, self.rc = name, args, rc
+        # stdout and stderr must be UTF-8 without control characters but
+        # line feed and tab (input shown back as '?')
+        self.clean = clean
+        self.python = python  # run args[0] with python3 (GENO_BINARY: the geno under test)
+        self.env = env  # extra environment variables
         self.no_err = no_err  # texts stderr must not hold
         self.cwd = cwd  # "{d}"-relative working directory, or None
         self.stdin = stdin  # a path opened as the command's standard input
@@ -496,9 +526,48 @@ CASES = [
     Case("compile DIR: the project's entry with its imports", ["compile", "{d}/proj", "--target", "js", "-o", "{d}/proj.js"], 0,
          out=["Compiled to {d}/proj.js\n"]),
     Case("compile: a type error", ["compile", "{d}/mods/badmod.geno", "--target", "js"], 1, err=["error[E300]"]),
-    Case("compile: no --target", ["compile", "{d}/value.geno"], 2, err=["missing --target (js)"]),
-    Case("compile: a target geno-c does not have", ["compile", "{d}/value.geno", "--target", "python"], 2,
-         err=["invalid --target 'python'"]),
+    Case("compile: no --target and no -o: the Python launcher on stdout (the reference's default target)",
+         ["compile", "{d}/value.geno"], 0, out=["#!/usr/bin/env python3\n", 'ENTRYPOINT = "value"\n',
+                                               '    "value": (\n        "func main() -> Int\\n"\n']),
+    Case("compile: -o X.js without --target is JavaScript", ["compile", "{d}/value.geno", "-o", "{d}/value2.js"], 0,
+         out=["Compiled to {d}/value2.js\n"], check=lambda out: None),
+    Case("compile: a target geno-c does not have", ["compile", "{d}/value.geno", "--target", "wasm"], 2,
+         err=["invalid --target 'wasm' (choose from python, js)"]),
+    Case("compile --target python --esm", ["compile", "{d}/value.geno", "--target", "python", "--esm"], 2,
+         err=["--esm is an option of --target js"]),
+    # --target python: a launcher that carries the modules and runs them on geno-c (GENO_BINARY)
+    Case("compile DIR -o X.py: the project's launcher", ["compile", "{d}/pyproj", "-o", "{d}/pyproj.py"], 0,
+         out=["Compiled to {d}/pyproj.py\n"]),
+    Case("launcher: --cap and -- args, output and exit as geno run",
+         ["{d}/pyproj.py", "--cap", "env,print,fs", "--", "{d}/pyproj/notes.md", "--loud"], 0, python=True,
+         cwd="{d}/pyproj", out=["args: 2\nbytes: 19\n6\n=> 42\n"]),
+    Case("launcher: --cap NAME repeated and --cap=NAME", ["{d}/pyproj.py", "--cap", "env", "--cap=print,fs", "--",
+         "{d}/pyproj/notes.md"], 0, python=True, cwd="{d}/pyproj", out=["args: 1\n", "=> 42\n"]),
+    Case("launcher: no capability unless granted", ["{d}/pyproj.py"], 1, python=True, cwd="{d}/pyproj",
+         err=["Main.geno:3:30: error[E412]: Capability denied: 'cli_args' requires the 'env' capability",
+              "\n      let args: List[String] = cli_args()\n"], no_out=["=>"]),
+    Case("launcher: a runtime error in an imported module shows that module's line",
+         ["{d}/pyproj.py", "--cap", "env,print,fs", "--", "{d}/pyproj/notes.md", "boom"], 1, python=True,
+         cwd="{d}/pyproj", out=["args: 2\n"],
+         err=["Text.geno:4:16: error[E400]: Division by zero", "\n          return 100 / (length(s) - length(s))\n"]),
+    Case("launcher: an argument before -- is refused", ["{d}/pyproj.py", "--cap", "print", "notes.md"], 2, python=True,
+         err=["error: unexpected argument 'notes.md' (the program's arguments go after --)"]),
+    Case("launcher: --help", ["{d}/pyproj.py", "--help"], 0, python=True,
+         out=["python3 pyproj.py [--cap NAME[,NAME...]]... [-- PROGRAM ARGS...]", "must be installed"]),
+    Case("launcher: without geno-c", ["{d}/pyproj.py", "--cap", "print"], 1, python=True, env={"GENO_BINARY": "",
+         "PATH": "/nonexistent", "PYTHONPATH": "/nonexistent"},
+         err=["this program runs on geno-c, which is not installed"]),
+    Case("compile --target python: the limits given are compiled in",
+         ["compile", "{d}/pyproj/Loop.geno", "--target", "python", "--max-steps", "500", "-o", "{d}/loop.py"], 0),
+    Case("launcher: its step limit", ["{d}/loop.py"], 1, python=True, err=["error[E503]: Step limit exceeded (500 steps)"]),
+    Case("compile --target python: a type error, nothing written",
+         ["compile", "{d}/mods/badmod.geno", "--target", "python", "-o", "{d}/bad.py"], 1, err=["error[E300]"],
+         check=lambda out: None),
+    Case("run --bundle: geno bundle's artifact", ["run", "--bundle", "--cap", "print,env", "{d}/bundle.json"], 0,
+         out=["args: 0\n", "=> 42\n"]),
+    Case("run --bundle: not a bundle", ["run", "--bundle", "{d}/hi.geno"], 1, err=["Error: Invalid bundle {d}/hi.geno:"]),
+    Case("run --bundle: an entrypoint it lacks", ["run", "--bundle", "{d}/raw/nobundle.json"], 1,
+         err=["the entrypoint is not among the modules"]),
     Case("compile: --source-map needs -o", ["compile", "{d}/value.geno", "--target", "js", "--source-map"], 2,
          err=["--source-map needs -o/--output"]),
     Case("compile: a missing file", ["compile", "{d}/nowhere.geno", "--target", "js"], 1, err=["nowhere.geno"]),
@@ -541,13 +610,36 @@ CASES = [
     Case("run: stdout full", ["run", "{d}/hi.geno"], 1, err=["error writing output"], stdout="full"),
     Case("run --unsafe: stdout full", ["run", "--unsafe", "{d}/hi.geno"], 1, err=["error writing output"], stdout="full"),
     Case("run --json: stdout closed", ["run", "--json", "{d}/hi.geno"], 1, err=["error writing output"], stdout="closed"),
+    Case("check: an excerpt of bytes that are not UTF-8 and ESC sequences shows them as '?'",
+         ["check", "{d}/raw/notutf8.geno"], 1, clean=True,
+         err=['notutf8.geno:2:20: error[E100]: Invalid UTF-8', '\n      let x: Int = "a??[31mred?"\n                     ^\n']),
+    Case("run and test: the same excerpt, clean", ["run", "{d}/raw/notutf8.geno"], 1, clean=True,
+         err=['      let x: Int = "a??[31mred?"\n']),
+    Case("test -v: a failing example's excerpt holds ESC and BEL", ["test", "-v", "{d}/raw/ctl.geno"], 1, clean=True,
+         out=['error[E409]: Example verification failed for f: expected "b\\u001b[2J", got "a"',
+              '\n    example "a" -> "b?[2J"\n    ^\n']),
+    Case("repl: excerpts of the input, its messages and echoes, clean", ["repl"], 0, stdin="{d}/raw/repl.txt", clean=True,
+         out=['"?[2J" : String\n'],
+         err=['<input>:1:16: error[E100]: Invalid UTF-8: unexpected byte 0xff (source must be UTF-8)\n'
+              '  let x: Int = "a??[31m"\n                 ^\n',
+              '<input>:1:1: error[E300]: Cannot apply', '\n  "?[2J" + 1\n  ^\n',
+              "Error: cannot read /nonexistent/?[2J: No such file or directory\n",
+              "Unknown command ':?[31mx'", '<input>:2:18: error[E100]', '\n      return "?[31m?"\n                   ^\n']),
+    Case("fmt --diff: lines with control characters", ["fmt", "--diff", "{d}/raw/ctl.geno"], 0, clean=True,
+         out=['-  example "a" -> "b?[2J"\n-  return x // ?]0;title?\n+    example "a" -> "b?[2J"\n+    return x // ?]0;title?\n']),
+    Case("doc: control characters never reach the page", ["doc", "{d}/raw/ctl.geno", "-o", "/dev/stdout"], 0,
+         clean=True, out=['example &quot;a&quot; -&gt; &quot;b?[2J&quot;', "doc ?[31m ? comment"]),
+    Case("run: a path with an ESC sequence is echoed clean", ["run", "{d}/no\x1b[31m.geno"], 1, clean=True,
+         err=["Error: File not found: {d}/no?[31m.geno\n"]),
     Case("check: stdout full", ["check", "--json", "{d}/hi.geno"], 1, err=["error writing output"], stdout="full"),
 ]
 
 
 def run_case(geno, d, case):
-    args = [geno] + [a.replace("{d}", d) for a in case.args]
+    args = ([sys.executable] if case.python else [geno]) + [a.replace("{d}", d) for a in case.args]
     kw = dict(stderr=subprocess.PIPE, timeout=60)
+    if case.python or case.env:
+        kw["env"] = {**os.environ, "GENO_BINARY": geno, **(case.env or {})}
     if case.cwd is not None:
         kw["cwd"] = case.cwd.replace("{d}", d)
     if case.stdin:
@@ -565,6 +657,16 @@ def run_case(geno, d, case):
         out = p.stdout.decode("utf-8", "replace")
     err = p.stderr.decode("utf-8", "replace")
     problems = []
+    if case.clean:
+        for name, data in (("stdout", getattr(p, "stdout", None) or b""), ("stderr", p.stderr)):
+            try:
+                text = data.decode("utf-8")
+            except UnicodeDecodeError as e:
+                problems.append(f"{name} is not UTF-8: {e}")
+                continue
+            bad = sorted({hex(ord(c)) for c in text if (ord(c) < 32 and c not in "\n\t") or 0x7f <= ord(c) < 0xa0})
+            if bad:
+                problems.append(f"{name} holds control characters {bad}")
     if p.returncode != case.rc:
         problems.append(f"exit {p.returncode}, expected {case.rc}")
     problems += [f"stdout lacks {s!r}" for s in case.out if s.replace("{d}", d) not in out]
@@ -654,6 +756,10 @@ def main():
             os.makedirs(os.path.dirname(os.path.join(d, name)), exist_ok=True)
             with open(os.path.join(d, name), "w", newline="") as f:
                 f.write(text.replace("{d}", d))
+        for name, data in BYTE_PROGRAMS.items():
+            os.makedirs(os.path.dirname(os.path.join(d, name)), exist_ok=True)
+            with open(os.path.join(d, name), "wb") as f:
+                f.write(data)
         # FIFOs nobody writes to, where a module and a manifest are read
         os.mkfifo(os.path.join(d, "fifo", "Pipe.geno"))
         os.mkfifo(os.path.join(d, "fifoproj", "geno.toml"))

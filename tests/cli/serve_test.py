@@ -21,6 +21,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 API = r'''
@@ -342,6 +343,34 @@ def raw(port, data):
     return int(parts[1]) if len(parts) > 1 and parts[1].isdigit() else None
 
 
+class SlowClient(threading.Thread):
+    """A client that sends a request's headers one byte every 100 ms and
+    never finishes them; records when the server cut it off."""
+
+    def __init__(self, port):
+        super().__init__(daemon=True)
+        self.port, self.cut_after, self.sent = port, None, 0
+
+    def run(self):
+        s = socket.create_connection(("127.0.0.1", self.port), timeout=60)
+        t0 = time.time()
+        data = b"GET /hello HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nX-Slow: " % self.port + b"a" * 100000
+        try:
+            for i in range(len(data)):
+                if time.time() - t0 > 45:
+                    return
+                s.sendall(data[i:i + 1])
+                self.sent += 1
+                r, _, _ = select.select([s], [], [], 0.1)
+                if r and not s.recv(4096):
+                    self.cut_after = time.time() - t0
+                    return
+        except OSError:  # reset by the server
+            self.cut_after = time.time() - t0
+        finally:
+            s.close()
+
+
 def api_checks(geno, d, mode):
     tag = "[%s] " % (mode or "isolated")
     extra = [mode] if mode else []
@@ -350,6 +379,9 @@ def api_checks(geno, d, mode):
     if port is None:
         print(stop(p))
         return
+    # runs while the checks below are answered; cut off 30 s after it connected
+    slow = SlowClient(port)
+    slow.start()
     st, h, b = request(port, "GET", "/hello?name=x")
     check((st, b, h.get("content-type")) == (200, "hello name=x", "text/plain"), tag + "GET with a query: %r" % ((st, b),))
     check(h.get("connection") == "close", tag + "Connection: close")
@@ -395,6 +427,12 @@ def api_checks(geno, d, mode):
     st, h, b = request(port, "GET", "/hello?again")
     check((st, b) == (200, "hello again"), tag + "still serving after the failures")
     check(p.poll() is None, tag + "still running")
+    slow.join(60)
+    check(slow.cut_after is not None and 29 <= slow.cut_after <= 36,
+          tag + "headers sent a byte every 100 ms: cut off 30 s after the connection (after %r s, %d bytes)"
+          % (slow.cut_after, slow.sent))
+    st, h, b = request(port, "GET", "/hello?later")
+    check((st, b) == (200, "hello later"), tag + "still serving after the slow client")
     out, err = stop(p)
     check("printed before listening" not in out, tag + "program output stays in the run's buffer")
     check("handler of GET /boom failed: E400: Division by zero" in err, tag + "handler errors are logged: %r" % err)
