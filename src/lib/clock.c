@@ -115,6 +115,6 @@ const BuiltinDef lib_clock_builtins[] = {
     {"datetime_format", "(timestamp: Int, fmt: String) -> String", GENO_CAP_CLOCK, "clock", 0, lib_datetime_format, "$b_datetime_format"},
     {"datetime_now", "() -> Int", GENO_CAP_CLOCK, "clock", 0, lib_clock_now, "$b_datetime_now"},
     {"datetime_parse", "(text: String, fmt: String) -> Option[Int]", GENO_CAP_CLOCK, "clock", 0, lib_datetime_parse, "$b_datetime_parse"},
-    {"sleep_ms", "(ms: Int) -> Unit", GENO_CAP_CLOCK, "clock", BF_CALLBACK, NULL, NULL},
+    {"sleep_ms", "(ms: Int) -> Unit", GENO_CAP_CLOCK, "clock", BF_CALLBACK, NULL, "$b_sleep_ms"},
 };
 const size_t lib_clock_builtin_count = ARRAY_LEN(lib_clock_builtins);

@@ -556,6 +556,23 @@ function $b_clock_now() { $cap("clock", "clock_now"); return BigInt(Math.floor(D
 //@ $b_datetime_now
 function $b_datetime_now() { $cap("clock", "datetime_now"); return BigInt(Math.floor(Date.now() / 1000)); }
 
+//@ $b_sleep_ms
+// sleep_ms on Node blocks the thread (Atomics.wait) as the CLI does; a
+// sleep past the run's deadline ends at the deadline with E501.
+function $b_sleep_ms(ms) {
+  $cap("clock", "sleep_ms");
+  if (ms < 0n) $fail("E499", "sleep_ms: negative duration not allowed (" + ms + ")");
+  let t = Number(ms), cut = false;
+  if (t === 0) return;
+  if ($CFG.timeout > 0) {
+    const left = $CFG.timeout * 1000 - (Date.now() - $T0);
+    if (t > left) { t = Math.max(0, left); cut = true; }
+  }
+  const cell = new Int32Array(new SharedArrayBuffer(4)), end = Date.now() + t;
+  for (let rest = t; rest > 0; rest = end - Date.now()) Atomics.wait(cell, 0, 0, Math.min(rest, 86400000));
+  if (cut) $fatal("E501", "Execution timed out after " + $CFG.timeout + " seconds");
+}
+
 //@ $clockCheck
 // The directives clock_format and clock_parse know (src/lib/timefmt.c).
 function $clockCheck(fn, fmt) {
