@@ -39,6 +39,8 @@ class ServerCore:
                  env_names: Sequence[str] | None = ..., env_prefixes: Sequence[str] | None = ...,
                  require_auth_metrics: int = ..., require_auth_playground: int = ..., rate_limit: int = ...,
                  rate_window: float = ..., rate_buckets: int = ..., trusted_proxy: str | None = ...) -> None: ...
+    request_timeout: int
+    max_header_bytes: int
     def handle(self, method: str, target: str, headers: Sequence[tuple[bytes, bytes]], peer: str, bind_host: str,
                port: int, read: Callable[[int], bytes]) -> tuple[int, list[tuple[str, str]], bytes]: ...
 

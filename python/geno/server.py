@@ -16,9 +16,11 @@ another.
 """
 from __future__ import annotations
 
+import http.client
 import os
 import re
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -47,6 +49,29 @@ def main(argv: list[str] | None = None) -> None:
     sys.stdout.flush()
     sys.stderr.flush()
     os.execv(binary, [binary, "serve", *args])
+
+
+class _HeaderBudget:
+    """A request's reader while its headers are parsed: at most `limit` bytes
+    of request line and headers in all (http.server then answers 431)."""
+
+    def __init__(self, stream: Any, used: int, limit: int) -> None:
+        self._stream, self._used, self._limit = stream, used, limit
+
+    def readline(self, size: int = -1) -> bytes:
+        left = self._limit - self._used
+        if left < 0:
+            raise http.client.LineTooLong("request headers")
+        if size < 0 or size > left + 1:
+            size = left + 1
+        line = self._stream.readline(size)
+        self._used += len(line)
+        if self._used > self._limit:
+            raise http.client.LineTooLong("request headers")
+        return line
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
 
 
 def _names(values: Any, what: str) -> list[str]:
@@ -139,18 +164,62 @@ def create_handler(collector: Any, allowed_capabilities: AbstractSet[str] | None
         -1 if rate_limit_max_buckets is None else rate_limit_max_buckets,
         trusted_proxy)
 
+    timeout = core.request_timeout
+    header_limit = core.max_header_bytes
+
     class GenoRequestHandler(BaseHTTPRequestHandler):
         """One request through geno serve's pipeline (geno.server.create_handler)."""
 
+        def setup(self) -> None:
+            super().setup()
+            # as geno serve: each read waits at most the request timeout, and
+            # the whole request (headers and body) must arrive within it
+            self.request.settimeout(timeout)
+            self._deadline = threading.Timer(timeout, self._cut_off)
+            self._deadline.daemon = True
+            self._deadline.start()
+
+        def _cut_off(self) -> None:
+            try:
+                self.request.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+
+        def parse_request(self) -> bool:
+            reader = self.rfile
+            self.rfile = _HeaderBudget(reader, len(getattr(self, "raw_requestline", b"")), header_limit)
+            try:
+                return super().parse_request()
+            finally:
+                self.rfile = reader
+
+        def _read_body(self, n: int) -> bytes:
+            try:
+                return self.rfile.read(n)
+            finally:
+                self._deadline.cancel()  # arrived: the run has its own limits
+
+        def finish(self) -> None:
+            try:
+                super().finish()
+            finally:
+                self._deadline.cancel()
+
         def _serve(self) -> None:
+            if self.command != "POST":
+                self._deadline.cancel()
             bound = self.server.server_address
             peer = str(self.client_address[0]) if self.client_address else "unknown"
             if peer.startswith("::ffff:") and "." in peer:
                 peer = peer[7:]
             headers = [(k.encode("latin-1", "replace"), str(v).encode("latin-1", "replace"))
                        for k, v in self.headers.items()]
-            status, out, body = core.handle(self.command, self.path, headers, peer, str(bound[0]), int(bound[1]),
-                                            self.rfile.read)
+            try:
+                status, out, body = core.handle(self.command, self.path, headers, peer, str(bound[0]),
+                                                int(bound[1]), self._read_body)
+            except OSError:  # the client went away or timed out mid-body (recorded as bad_request)
+                self.close_connection = True
+                return
             self.send_response(status)
             for name, value in out:
                 self.send_header(name, value)

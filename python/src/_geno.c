@@ -1498,6 +1498,22 @@ done:
   return result;
 }
 
+static PyObject *core_request_timeout(ServerCoreObject *self, void *c) {
+  return PyLong_FromUnsignedLong(self->svc ? srv_service_config(self->svc)->request_timeout : 30);
+}
+
+static PyObject *core_max_header(ServerCoreObject *self, void *c) {
+  return PyLong_FromUnsignedLongLong(self->svc ? srv_service_config(self->svc)->max_header : 65536);
+}
+
+static PyGetSetDef core_getset[] = {
+    {"request_timeout", (getter)core_request_timeout, NULL,
+     "Seconds a request may take to arrive (GENO_REQUEST_TIMEOUT_SECONDS).", NULL},
+    {"max_header_bytes", (getter)core_max_header, NULL,
+     "Bytes of request line and headers (GENO_MAX_REQUEST_HEADER_BYTES).", NULL},
+    {NULL},
+};
+
 static PyMethodDef core_methods[] = {
     {"handle", (PyCFunction)core_handle, METH_VARARGS,
      "handle(method, target, headers, peer, bind_host, port, read) -> (status, [(name, value)], body): one "
@@ -1512,6 +1528,7 @@ static PyTypeObject ServerCoreType = {
     .tp_flags = Py_TPFLAGS_DEFAULT,
     .tp_doc = "ServerCore(metrics, argv, api_key=None, ...): geno serve's request pipeline for a Python HTTP server.",
     .tp_methods = core_methods,
+    .tp_getset = core_getset,
     .tp_init = (initproc)core_init,
     .tp_new = PyType_GenericNew,
 };

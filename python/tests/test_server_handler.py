@@ -283,3 +283,38 @@ def test_options_are_checked():
         assert (status, content) == (400, {"error": "unsupported capabilities requested: print"})
     finally:
         mounted.close()
+
+
+def test_slow_and_oversized_requests_are_cut_off(monkeypatch):
+    """GENO_REQUEST_TIMEOUT_SECONDS bounds a request's whole arrival (a client
+    trickling header bytes is cut off) and GENO_MAX_REQUEST_HEADER_BYTES its
+    headers (431); other clients are served meanwhile."""
+    import socket
+    import time
+    monkeypatch.setenv("GENO_REQUEST_TIMEOUT_SECONDS", "2")
+    monkeypatch.setenv("GENO_MAX_REQUEST_HEADER_BYTES", "4096")
+    mounted = Mounted(geno.RuntimeMetricsCollector())
+    try:
+        s = socket.create_connection(("127.0.0.1", mounted.port), timeout=10)
+        s.sendall(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n" % mounted.port)
+        t0, cut = time.time(), None
+        while time.time() - t0 < 8:
+            try:
+                s.sendall(b"X-Slow: 1\r\n")
+                if not s.recv(1, socket.MSG_DONTWAIT):
+                    cut = time.time() - t0
+                    break
+            except BlockingIOError:
+                pass
+            except OSError:
+                cut = time.time() - t0
+                break
+            assert answer_of(mounted.port, ("healthz", "GET", "/healthz", {}, None))[0] == 200
+            time.sleep(0.2)
+        s.close()
+        assert cut is not None and 1.5 <= cut <= 4, cut
+        big = {"X-Big-%d" % i: "v" * 200 for i in range(40)}
+        status, _, _, _ = answer_of(mounted.port, ("big", "GET", "/healthz", big, None))
+        assert status == 431
+    finally:
+        mounted.close()

@@ -18,16 +18,37 @@ void arena_init(Arena *a, size_t limit_bytes) {
   a->charge_ctx = NULL;
 }
 
-void arena_free(Arena *a) {
-  ArenaBlock *b = a->head;
+/* Release b and the blocks after it. */
+static void free_blocks(ArenaBlock *b) {
   while (b) {
     ArenaBlock *next = b->next;
     if (b->mapped) munmap(b, b->mapped);
     else free(b);
     b = next;
   }
+}
+
+void arena_free(Arena *a) {
+  free_blocks(a->head);
   a->head = NULL;
   a->total = 0;
+}
+
+static size_t block_bytes(const ArenaBlock *b) { return b->mapped ? b->mapped : sizeof(ArenaBlock) + b->size; }
+
+void arena_reset(Arena *a) {
+  ArenaBlock *keep = a->head;
+  if (!keep) return;
+  free_blocks(keep->next);
+  keep->next = NULL;
+  keep->used = 0;
+  a->total = block_bytes(keep);
+}
+
+size_t arena_used(const Arena *a) {
+  size_t n = 0;
+  for (const ArenaBlock *b = a->head; b; b = b->next) n += b->used;
+  return n;
 }
 
 /* A block after an arena's first will be filled (the arena is growing

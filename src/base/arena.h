@@ -40,6 +40,14 @@ typedef struct Arena {
 void arena_init(Arena *a, size_t limit_bytes);
 /* Release every block; the arena may be reused after arena_init. */
 void arena_free(Arena *a);
+/* Release every block but the newest (kept for reuse: an arena refilled
+ * for a similar job, such as the checker's per-module scratch arena, then
+ * maps no fresh pages); every pointer handed out before becomes invalid.
+ * `total` counts only the kept block afterwards. */
+void arena_reset(Arena *a);
+/* Bytes handed out from a's blocks (what `total` counts, less the unused
+ * ends of blocks): for measuring, O(number of blocks). */
+size_t arena_used(const Arena *a);
 /* The general case of arena_alloc (a new block, limits, n = 0). */
 void *arena_alloc_slow(Arena *a, size_t n);
 /* Alignment of every allocation: 8 bytes, enough for every type stored in

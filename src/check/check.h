@@ -34,6 +34,14 @@ const char *chk_target_name(ChkTarget t);
 /* "browser, node-cli, python-cli, python-hosted", for messages. */
 #define CHK_TARGET_NAMES "browser, node-cli, python-cli, python-hosted"
 
+/* What a check cost, for tests and benchmarks (chk_program fills it when
+ * ChkOptions.stats is set). */
+typedef struct ChkStats {
+  size_t kept_bytes;         /* the program arena's growth in bytes used: what outlives the check (types) */
+  size_t scratch_peak_bytes; /* bytes used in the scratch arena by the largest module check */
+  unsigned long imports;     /* modules imported into checkers, counting repeats */
+} ChkStats;
+
 typedef struct ChkOptions {
   /* Check the bodies of imported modules too (as the reference does), not
    * only the signatures the entry module uses. Default true. */
@@ -51,6 +59,8 @@ typedef struct ChkOptions {
    * literal `requires false`) are not applied; the target's builtins and
    * the browser lifecycle still are. Default false. */
   bool own_backend;
+  /* When set, receives the check's costs (zeroed first). Default NULL. */
+  ChkStats *stats;
 } ChkOptions;
 
 /* Defaults for ChkOptions. */

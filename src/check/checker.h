@@ -160,6 +160,9 @@ typedef struct Checker {
   Module *mod;
   Module **avail;    /* modules this one may import (all but itself) */
   int navail;
+  const PtrMap *modules_by_name; /* name -> the first module of that name (all but the entry) */
+  ChkStats *stats;    /* costs, or NULL (ChkOptions.stats) */
+  PtrMap typed_exprs; /* Expr* set: given a type by this check (check.c keeps their types) */
   Arena *A;
   Interner *I;
   TypeCtx tc;
@@ -188,6 +191,7 @@ typedef struct Checker {
   PtrMap type_defs;    /* type name -> AdtInfo* */
   PtrMap ctor_to_type; /* constructor name -> type name */
   PtrMap aliases;      /* alias name -> AliasInfo* */
+  PtrMap surface_builtins; /* built-in type names an export may mention: set (imports.c) */
   PtrMap module_ns;    /* namespace (alias or module name) -> ModuleNs* */
   PtrMap trait_defs;   /* trait name -> Decl* */
   PtrMap trait_methods; /* method name -> TraitList* */

@@ -570,7 +570,10 @@ Type *chk_expr(Checker *C, Expr *e, Scope *s) {
               "way",
               CHK_MAX_TYPE_DEPTH);
   }
-  e->type = t;
+  if (e->type != t) {
+    e->type = t;
+    chk_pm_put(C->A, &C->typed_exprs, e, (void *)1);
+  }
   chk_leave(C);
   return t;
 }

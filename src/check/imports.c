@@ -67,12 +67,23 @@ static bool decl_exported(Decl *d) { return d->exported || (d->kind == D_FUNC &&
 
 /* ---- exported type surface ------------------------------------------------------- */
 
+/* A name is usable from outside when it is built in, exported by the
+ * module, or a type or alias the checker has that the module does not
+ * declare itself (an imported one). The test looks the checker's tables up
+ * rather than copying them: the module's imports can hold thousands of
+ * types, and every module of an import chain is validated. */
 typedef struct Surface {
   Checker *C;
   Module *m;
-  PtrMap visible;   /* names usable from outside */
+  PtrMap own;       /* types and aliases the module declares: set */
+  PtrMap exported;  /* of those, the exported ones: set */
   PtrMap hidden;    /* found hidden names: set */
 } Surface;
+
+static bool surface_visible(const Surface *S, const char *name) {
+  if (chk_pm_has(&S->C->surface_builtins, name) || chk_pm_has(&S->exported, name)) return true;
+  return !chk_pm_has(&S->own, name) && (chk_pm_has(&S->C->type_defs, name) || chk_pm_has(&S->C->aliases, name));
+}
 
 static Decl *local_alias(Module *m, const char *name) {
   for (int i = 0; i < m->ndecls; i++)
@@ -100,7 +111,7 @@ static void hidden_names(Surface *S, TypeExpr *te, const char **tparams, int ntp
     return;
   }
   const char *name = te->name;
-  if (!chk_pm_has(&S->visible, name) && !names_has(tparams, ntparams, name)) {
+  if (!surface_visible(S, name) && !names_has(tparams, ntparams, name)) {
     Decl *al = local_alias(S->m, name);
     bool already = false;
     for (const AliasSeen *x = seen; x; x = x->next) already |= x->name == name;
@@ -145,23 +156,16 @@ void chk_validate_export_surface(Checker *C, Module *m, bool has_exports) {
                                               /* tuples are spelled (A, B); the reference wrongly treats
                                                * them as a hidden type named Tuple (compatibility.md) */
                                               "Tuple"};
-  Surface S = {C, m, {0}, {0}};
-  for (size_t i = 0; i < ARRAY_LEN(builtin_names); i++) chk_pm_put(C->A, &S.visible, intern_cstr(C->I, builtin_names[i]), (void *)1);
-  PtrMap current = {0};
+  Surface S = {C, m, {0}, {0}, {0}};
+  if (C->surface_builtins.count == 0)
+    for (size_t i = 0; i < ARRAY_LEN(builtin_names); i++)
+      chk_pm_put(C->A, &C->surface_builtins, intern_cstr(C->I, builtin_names[i]), (void *)1);
   for (int i = 0; i < m->ndecls; i++) {
     Decl *d = m->decls[i];
-    if (d->kind == D_ADT) chk_pm_put(C->A, &current, d->u.adt.name, (void *)1);
-    if (d->kind == D_ALIAS) chk_pm_put(C->A, &current, d->u.alias.name, (void *)1);
-  }
-  for (size_t i = 0; i < C->type_defs.cap; i++)
-    if (C->type_defs.keys[i] && !chk_pm_has(&current, C->type_defs.keys[i])) chk_pm_put(C->A, &S.visible, C->type_defs.keys[i], (void *)1);
-  for (size_t i = 0; i < C->aliases.cap; i++)
-    if (C->aliases.keys[i] && !chk_pm_has(&current, C->aliases.keys[i])) chk_pm_put(C->A, &S.visible, C->aliases.keys[i], (void *)1);
-  for (int i = 0; i < m->ndecls; i++) {
-    Decl *d = m->decls[i];
-    if (!decl_exported(d)) continue;
-    if (d->kind == D_ADT) chk_pm_put(C->A, &S.visible, d->u.adt.name, (void *)1);
-    if (d->kind == D_ALIAS) chk_pm_put(C->A, &S.visible, d->u.alias.name, (void *)1);
+    const char *name = d->kind == D_ADT ? d->u.adt.name : d->kind == D_ALIAS ? d->u.alias.name : NULL;
+    if (!name) continue;
+    chk_pm_put(C->A, &S.own, name, (void *)1);
+    if (decl_exported(d)) chk_pm_put(C->A, &S.exported, name, (void *)1);
   }
   for (int i = 0; i < m->ndecls; i++) {
     Decl *d = m->decls[i];
@@ -194,6 +198,9 @@ typedef struct ImportState {
 } ImportState;
 
 static Module *find_module(Checker *C, const char *name) {
+  Module *m = C->modules_by_name ? chk_pm_get(C->modules_by_name, name) : NULL;
+  if (m && m != C->mod) return m;
+  /* absent, or this module's own name: the other modules in order */
   for (int i = 0; i < C->navail; i++)
     if (C->avail[i]->name == name) return C->avail[i];
   return NULL;
@@ -211,6 +218,7 @@ static void resolve_import(Checker *C, ImportState *st, Decl *imp);
 static void import_module(Checker *C, ImportState *st, Module *m, const char *alias, bool first) {
   bool has_exports = chk_module_has_exports(m);
   bool aliased = alias != NULL;
+  if (C->stats) C->stats->imports++;
   ModuleNs *ns = arena_alloc(C->A, sizeof *ns);
   ns->module = m->name;
 

@@ -15,9 +15,12 @@ bool rt_is_std_module(const char *name);
 const char *rt_std_module_source(const char *name, size_t *len);
 
 /* Modules in one program, the entry and std modules included. Checking
- * resolves each module's imports transitively, so its work grows with
- * the square of an import chain's length; this bounds it (and stops a
- * module loader that serves an endless chain early). */
+ * resolves each module's imports transitively, so its time grows with
+ * the square of an import chain's length (its memory is linear: each
+ * module is checked in a scratch arena); this bounds the time and stops a
+ * module loader that serves an endless chain early. The time, not the
+ * memory, keeps it at 256: a graph where each module imports every
+ * earlier one costs the cube of its size (docs/SECURITY.md). */
 #define RT_MAX_MODULES 256
 
 typedef struct FrontEnd {

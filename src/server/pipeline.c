@@ -1,11 +1,10 @@
 /* The hosted service's request pipeline over any transport (server.h,
- * "pipeline.c"): the rules of http.c's libmicrohttpd glue in the same
- * order, on a request given as method, target, header list and peer, for
- * servers that are not libmicrohttpd (the Python package's
- * geno.server.create_handler mounts it in a ThreadingHTTPServer). Every
- * rule is a call to policy.c, request.c and worker.c, as in http.c; the
+ * "pipeline.c"), on a request given as method, target, header list and
+ * peer: http.c runs it on libmicrohttpd for `geno serve`, and the Python
+ * package's geno.server.create_handler behind a ThreadingHTTPServer. The
+ * rules themselves are policy.c's, request.c's and worker.c's; the
  * differential test python/tests/test_server_handler.py sends the same
- * requests to both and fails if they answer differently. */
+ * requests to both servers and fails if they answer differently. */
 #include <errno.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -370,6 +369,13 @@ void srv_service_finish(SrvService *s, SrvExchange *x, const char *body, size_t 
   if (!rep.body) return post_error(s, x, 500, "internal_error", "internal server error");
   post_done(s, x, rep.status, rep.outcome);
   respond(s, x, rep.status, rep.body, rep.len, rep.release, JSON_TYPE, H_CORS | H_SECURITY | H_REQID);
+}
+
+void srv_service_fail(SrvService *s, SrvExchange *x, int status, const char *outcome, const char *msg) {
+  if (x->done) return;
+  x->awaiting_body = false;
+  if (x->request_id[0]) post_error(s, x, status, outcome, msg);
+  else respond_json_error(s, x, status, msg, H_CORS | H_SECURITY);
 }
 
 void srv_exchange_end(SrvService *s, SrvExchange *x) {

@@ -8,7 +8,9 @@
  *   request.c  request bodies: JSON rules and field validation
  *   worker.c   running a request in a sandboxed child (geno_run_isolated,
  *              geno_check_isolated) and turning the result into a reply
- *   http.c     libmicrohttpd glue: the pipeline, headers, logging, drain
+ *   pipeline.c the request pipeline on any transport (method, target,
+ *              headers, peer in; status, headers, body out)
+ *   http.c     libmicrohttpd glue: connections, worker threads, drain
  *   playground.c  the static playground page
  *
  * Threading: libmicrohttpd's event thread holds the connections and
@@ -170,9 +172,10 @@ char *srv_self_test(const SrvConfig *cfg);
 void srv_filter_environment(const SrvConfig *cfg);
 
 /* ---- pipeline.c ---- */
-/* The request pipeline of http.c over any transport: a server that is not
- * libmicrohttpd hands each request over as method, target, header list
- * and peer address, reads the body when asked, and writes the answer.
+/* The request pipeline of `geno serve` on any transport: a server (http.c
+ * on libmicrohttpd; the Python package's create_handler on http.server)
+ * hands each request over as method, target, header list and peer
+ * address, reads the body when asked, and writes the answer.
  * A service owns its configuration, its rate limiter and its concurrency
  * count; it records into a metrics collector it borrows. Thread safety:
  * one service serves any number of threads at once, each with its own
@@ -227,6 +230,9 @@ void srv_service_begin(SrvService *s, SrvExchange *x);
  * validation, the run in a sandboxed child, the answer in x. Blocks for
  * the run; call without holding locks. */
 void srv_service_finish(SrvService *s, SrvExchange *x, const char *body, size_t len);
+/* Answer x, still unanswered, with an error of the server's own (out of
+ * memory, no worker thread): status, metrics outcome and message. */
+void srv_service_fail(SrvService *s, SrvExchange *x, int status, const char *outcome, const char *msg);
 /* After the answer is written (or the client went away): releases the
  * concurrency slot and the body, and records a request that got no answer. */
 void srv_exchange_end(SrvService *s, SrvExchange *x);
