@@ -402,6 +402,21 @@ static void eval_statement(Session *s, const char *input, bool type_only) {
  * too early (an open block, an unclosed bracket or string), which shows as
  * an error at the end of the text or past it (main's own `end func` read
  * as the end of the input's unfinished block). */
+/* A definition with a body (func, trait, impl, test, a decorated one):
+ * it ends at a line of its own starting with `end` at column 0. */
+static bool open_block_definition(const char *text) {
+  const char *w;
+  size_t n = first_word(text, &w);
+  bool block = n == 0 ? *w == '@' : false;
+  static const char *const kws[] = {"func", "async", "trait", "impl", "test", "export"};
+  for (size_t i = 0; !block && i < sizeof kws / sizeof *kws; i++)
+    block = strlen(kws[i]) == n && strncmp(w, kws[i], n) == 0;
+  if (!block) return false;
+  for (const char *line = text; line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL)
+    if (strncmp(line, "end", 3) == 0 && (line[3] == ' ' || line[3] == '\n' || line[3] == '\0')) return false;
+  return true;
+}
+
 static bool incomplete(const Session *s, const char *text) {
   char *src;
   int body_line = 1;
@@ -411,11 +426,16 @@ static bool incomplete(const Session *s, const char *text) {
   int last = body_line;
   for (const char *c = text; *c; c++) last += *c == '\n';
   geno_result *r = geno_parse(src, strlen(src), "<repl>", NULL);
-  bool more = false;
+  bool more = false, lexical = false;
   for (size_t i = 0; r && i < geno_result_diagnostic_count(r); i++) {
     const geno_diagnostic *d = geno_result_diagnostic(r, i);
     if (strstr(d->message, "end of file") || strstr(d->message, "Unterminated") || d->line > last) more = true;
+    lexical |= d->code_number >= 100 && d->code_number < 200;
   }
+  /* a lexical error (a byte that is not UTF-8) stops the parse before it
+   * can see the block open: read the definition to its `end` line, so the
+   * error is reported once and its `end` is not an input of its own */
+  if (!more && lexical && open_block_definition(text)) more = true;
   geno_result_free(r);
   free(src);
   return more;

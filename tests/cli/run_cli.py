@@ -171,6 +171,7 @@ BYTE_PROGRAMS = {
     "raw/notutf8.geno": b'func main() -> Unit\n    let x: Int = "a\xff\x1b[31mred\x07"\n    print(x)\nend func\n',
     "raw/ctl.geno": b'/// doc \x1b[31m \x07 comment\nfunc f(x: String) -> String\n  example "a" -> "b\x1b[2J"\n'
                     b'  return x // \x1b]0;title\x07\nend func\n',
+    "raw/repl_def.txt": b'func f() -> Int\n    return "\xfe"\nend func\n1 + 1\n',
     "raw/repl.txt": b'let x: Int = "a\xff\x1b[31m"\n:type "\x1b[2J\xfe"\n"\x1b[2J" + 1\n:type "\x1b[2J"\n'
                     b':load /nonexistent/\x1b[2J\n:\x1b[31mx\nfunc f() -> Int\n    return "\x1b[31m\xfe"\nend func\n',
 }
@@ -625,6 +626,10 @@ CASES = [
               '<input>:1:1: error[E300]: Cannot apply', '\n  "?[2J" + 1\n  ^\n',
               "Error: cannot read /nonexistent/?[2J: No such file or directory\n",
               "Unknown command ':?[31mx'", '<input>:2:18: error[E100]', '\n      return "?[31m?"\n                   ^\n']),
+    Case("repl: a definition with a byte that is not UTF-8 is one input with one error", ["repl"], 0,
+         stdin="{d}/raw/repl_def.txt", clean=True, out=["=> 2\n"],
+         err=['<input>:2:13: error[E100]: Invalid UTF-8: unexpected byte 0xfe'],
+         no_err=["Unexpected end of input", "<input>:1:"]),
     Case("fmt --diff: lines with control characters", ["fmt", "--diff", "{d}/raw/ctl.geno"], 0, clean=True,
          out=['-  example "a" -> "b?[2J"\n-  return x // ?]0;title?\n+    example "a" -> "b?[2J"\n+    return x // ?]0;title?\n']),
     Case("doc: control characters never reach the page", ["doc", "{d}/raw/ctl.geno", "-o", "/dev/stdout"], 0,
