@@ -106,7 +106,10 @@ def create_handler(collector: Any, allowed_capabilities: AbstractSet[str] | None
     and /metrics report.
 
     Options left as None keep the ``GENO_*`` environment's settings, as in
-    the reference; ``api_key`` None means no authentication.
+    the reference; ``api_key`` None means no authentication. Each call
+    starts a small spawner process the sandboxed children fork from (it
+    ends with the handler class); call it before starting threads that
+    run Geno.
     ``default_request_capabilities`` other than empty is refused (requests
     get only the capabilities they list), and so is ``env`` among the
     allowed capabilities (``geno serve`` filters its own environment at

@@ -1405,8 +1405,15 @@ static int core_init(ServerCoreObject *self, PyObject *args, PyObject *kw) {
   if (rate >= 0) cfg.rate_limit = (uint64_t)rate;
   if (window > 0) cfg.rate_window = window;
   if (buckets > 0) cfg.rate_buckets = (uint64_t)buckets;
+  /* children fork from a small spawner process, started now (warm: the
+   * library's tables built by the self-test program), not from this
+   * Python process: a fork of the interpreter costs tens of milliseconds */
+  char *warm = srv_warm_up();
+  free(warm);
+  cfg.spawner = geno_spawner_start();
   self->svc = srv_service_new(&cfg, ((MetricsObject *)metrics)->m);
   if (!self->svc) {
+    geno_spawner_free(cfg.spawner);
     srv_config_free(&cfg);
     PyErr_NoMemory();
     return -1;
@@ -1417,6 +1424,7 @@ static int core_init(ServerCoreObject *self, PyObject *args, PyObject *kw) {
 }
 
 static void core_dealloc(ServerCoreObject *self) {
+  if (self->svc) geno_spawner_free(srv_service_config(self->svc)->spawner);
   srv_service_free(self->svc);
   Py_XDECREF(self->metrics);
   Py_TYPE(self)->tp_free((PyObject *)self);
