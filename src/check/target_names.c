@@ -12,6 +12,9 @@
 #define NOT_BROWSER TB(CHK_TARGET_BROWSER)
 #define PYTHON_CLI_ONLY (TB(CHK_TARGET_NODE_CLI) | TB(CHK_TARGET_BROWSER) | TB(CHK_TARGET_PYTHON_HOSTED))
 #define NO_JS (TB(CHK_TARGET_NODE_CLI) | TB(CHK_TARGET_BROWSER))
+/* A CLI host, Python or Node (geno-c's JavaScript prelude sleeps on
+ * Node; the reference's has no sleep_ms). */
+#define CLI_ONLY (TB(CHK_TARGET_BROWSER) | TB(CHK_TARGET_PYTHON_HOSTED))
 #define BROWSER_ONLY (TB(CHK_TARGET_PYTHON_CLI) | TB(CHK_TARGET_NODE_CLI) | TB(CHK_TARGET_PYTHON_HOSTED))
 
 typedef struct Unavailable {
@@ -20,10 +23,11 @@ typedef struct Unavailable {
 } Unavailable;
 
 /* Every builtin missing from some target; the rest exist everywhere.
- * Sorted by name. Four groups: processes, stdin and sleeping need the
- * Python CLI host; the HTTP server needs a Python host; the file system,
- * environment and arguments are not reachable from a browser; canvas
- * drawing and input exist only in the browser. */
+ * Sorted by name. Five groups: processes and stdin need the Python CLI
+ * host; sleeping needs a CLI host (Python or Node); the HTTP server needs
+ * a Python host; the file system, environment and arguments are not
+ * reachable from a browser; canvas drawing and input exist only in the
+ * browser. */
 static const Unavailable unavailable[] = {
     {"clear_screen", BROWSER_ONLY},      {"clear_text_input", BROWSER_ONLY},
     {"cli_args", NOT_BROWSER},           {"draw_circle", BROWSER_ONLY},
@@ -40,7 +44,7 @@ static const Unavailable unavailable[] = {
     {"is_key_pressed", BROWSER_ONLY},    {"is_mouse_clicked", BROWSER_ONLY},
     {"is_mouse_down", BROWSER_ONLY},     {"mouse_x", BROWSER_ONLY},
     {"mouse_y", BROWSER_ONLY},           {"screen_height", BROWSER_ONLY},
-    {"screen_width", BROWSER_ONLY},      {"sleep_ms", PYTHON_CLI_ONLY},
+    {"screen_width", BROWSER_ONLY},      {"sleep_ms", CLI_ONLY},
     {"spawn", PYTHON_CLI_ONLY},          {"spawn_with_input", PYTHON_CLI_ONLY},
     {"stdin_read_all", PYTHON_CLI_ONLY},
 };

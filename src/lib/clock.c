@@ -107,14 +107,14 @@ static bool lib_datetime_elapsed(VM *vm, Value *args, int nargs, Value *out) {
 }
 
 const BuiltinDef lib_clock_builtins[] = {
-    {"clock_elapsed", "(start: Float, end_time: Float) -> Float", GENO_CAP_CLOCK, "clock", 0, lib_clock_elapsed, NULL},
-    {"clock_format", "(timestamp: Float, fmt: String) -> String", GENO_CAP_CLOCK, "clock", 0, lib_clock_format_fn, NULL},
+    {"clock_elapsed", "(start: Float, end_time: Float) -> Float", GENO_CAP_CLOCK, "clock", 0, lib_clock_elapsed, "$b_clock_elapsed"},
+    {"clock_format", "(timestamp: Float, fmt: String) -> String", GENO_CAP_CLOCK, "clock", 0, lib_clock_format_fn, "$b_clock_format"},
     {"clock_now", "() -> Int", GENO_CAP_CLOCK, "clock", 0, lib_clock_now, "$b_clock_now"},
-    {"clock_parse", "(text: String, fmt: String) -> Option[Float]", GENO_CAP_CLOCK, "clock", 0, lib_clock_parse_fn, NULL},
-    {"datetime_elapsed", "(start: Int, end_time: Int) -> Int", GENO_CAP_CLOCK, "clock", 0, lib_datetime_elapsed, NULL},
-    {"datetime_format", "(timestamp: Int, fmt: String) -> String", GENO_CAP_CLOCK, "clock", 0, lib_datetime_format, NULL},
+    {"clock_parse", "(text: String, fmt: String) -> Option[Float]", GENO_CAP_CLOCK, "clock", 0, lib_clock_parse_fn, "$b_clock_parse"},
+    {"datetime_elapsed", "(start: Int, end_time: Int) -> Int", GENO_CAP_CLOCK, "clock", 0, lib_datetime_elapsed, "$b_datetime_elapsed"},
+    {"datetime_format", "(timestamp: Int, fmt: String) -> String", GENO_CAP_CLOCK, "clock", 0, lib_datetime_format, "$b_datetime_format"},
     {"datetime_now", "() -> Int", GENO_CAP_CLOCK, "clock", 0, lib_clock_now, "$b_datetime_now"},
-    {"datetime_parse", "(text: String, fmt: String) -> Option[Int]", GENO_CAP_CLOCK, "clock", 0, lib_datetime_parse, NULL},
-    {"sleep_ms", "(ms: Int) -> Unit", GENO_CAP_CLOCK, "clock", BF_CALLBACK, NULL, NULL},
+    {"datetime_parse", "(text: String, fmt: String) -> Option[Int]", GENO_CAP_CLOCK, "clock", 0, lib_datetime_parse, "$b_datetime_parse"},
+    {"sleep_ms", "(ms: Int) -> Unit", GENO_CAP_CLOCK, "clock", BF_CALLBACK, NULL, "$b_sleep_ms"},
 };
 const size_t lib_clock_builtin_count = ARRAY_LEN(lib_clock_builtins);

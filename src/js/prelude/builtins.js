@@ -80,10 +80,10 @@ function $b_range(a, b, step) {
 function $b_map(xs, f) { const out = new Array(xs.length); for (let i = 0; i < xs.length; i++) out[i] = f(xs[i]); return out; }
 const $b_list_map = $b_map;
 //@ $b_filter $b_list_filter
-function $b_filter(xs, f) { const out = []; for (const x of xs) if (f(x)) out.push(x); return out; }
+function $b_filter(xs, f) { const out = []; for (let i = 0; i < xs.length; i++) { const x = xs[i]; if (f(x)) out.push(x); } return out; }
 const $b_list_filter = $b_filter;
 //@ $b_fold
-function $b_fold(xs, acc, f) { for (const x of xs) acc = f(acc, x); return acc; }
+function $b_fold(xs, acc, f) { for (let i = 0; i < xs.length; i++) acc = f(acc, xs[i]); return acc; }
 //@ $b_list_fold_right
 function $b_list_fold_right(xs, acc, f) { for (let i = xs.length - 1; i >= 0; i--) acc = f(xs[i], acc); return acc; }
 //@ $b_flat_map
@@ -439,7 +439,13 @@ function $b_map_filter_map(m, f) { const c = new Map(); for (const [h, e] of m.m
 //@ $b_mutable_map_new
 function $b_mutable_map_new() { return new $MMap(new Map()); }
 //@ $b_mutable_map_set
-function $b_mutable_map_set(m, k, v) { $mset(m.m, k, v); $mc(m.m); }
+// A MutableMap's entries belong to it alone (no other map shares them), so
+// a key already present has its value replaced in place.
+function $b_mutable_map_set(m, k, v) {
+  const h = $hk(k), e = m.m.get(h);
+  if (e !== undefined) e[1] = v;
+  else { m.m.set(h, [k, v]); $mc(m.m); }
+}
 //@ $b_mutable_map_get
 function $b_mutable_map_get(m, k) { const e = m.m.get($hk(k)); return e === undefined ? $None : new $Some(e[1]); }
 //@ $b_mutable_map_contains
@@ -545,9 +551,155 @@ function $b_path_extension(p) {
 }
 
 //@ $b_clock_now
-function $b_clock_now() { $cap("clock", "clock_now"); return BigInt(Date.now()); }
+// Whole Unix seconds (UTC), as the VM.
+function $b_clock_now() { $cap("clock", "clock_now"); return BigInt(Math.floor(Date.now() / 1000)); }
 //@ $b_datetime_now
-function $b_datetime_now() { $cap("clock", "datetime_now"); return BigInt(Date.now()); }
+function $b_datetime_now() { $cap("clock", "datetime_now"); return BigInt(Math.floor(Date.now() / 1000)); }
+
+//@ $b_sleep_ms
+// sleep_ms on Node blocks the thread (Atomics.wait) as the CLI does; a
+// sleep past the run's deadline ends at the deadline with E501.
+function $b_sleep_ms(ms) {
+  $cap("clock", "sleep_ms");
+  if (ms < 0n) $fail("E499", "sleep_ms: negative duration not allowed (" + ms + ")");
+  let t = Number(ms), cut = false;
+  if (t === 0) return;
+  if ($CFG.timeout > 0) {
+    const left = $CFG.timeout * 1000 - (Date.now() - $T0);
+    if (t > left) { t = Math.max(0, left); cut = true; }
+  }
+  const cell = new Int32Array(new SharedArrayBuffer(4)), end = Date.now() + t;
+  for (let rest = t; rest > 0; rest = end - Date.now()) Atomics.wait(cell, 0, 0, Math.min(rest, 86400000));
+  if (cut) $fatal("E501", "Execution timed out after " + $CFG.timeout + " seconds");
+}
+
+//@ $clockCheck
+// The directives clock_format and clock_parse know (src/lib/timefmt.c).
+function $clockCheck(fn, fmt) {
+  for (let i = 0; i < fmt.length; i++) {
+    if (fmt[i] !== "%") continue;
+    if (i + 1 >= fmt.length) $fail("E499", fn + ": trailing '%' with no directive in format string");
+    const c = String.fromCodePoint(fmt.codePointAt(i + 1));
+    if (!"YmdHMS%".includes(c)) $fail("E499", fn + ": unsupported format directive '%" + c + "' (supported: %Y %m %d %H %M %S %%)");
+    i++;
+  }
+}
+//@ $civil $days
+// Days since 1970-01-01 to [year, month, day] (proleptic Gregorian; Howard
+// Hinnant's civil_from_days), and back ($days).
+function $civil(z) {
+  z += 719468;
+  const era = Math.floor(z / 146097), doe = z - era * 146097;
+  const yoe = Math.floor((doe - Math.floor(doe / 1460) + Math.floor(doe / 36524) - Math.floor(doe / 146096)) / 365);
+  const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100));
+  const mp = Math.floor((5 * doy + 2) / 153), d = doy - Math.floor((153 * mp + 2) / 5) + 1, m = mp < 10 ? mp + 3 : mp - 9;
+  return [yoe + era * 400 + (m <= 2 ? 1 : 0), m, d];
+}
+function $days(y, m, d) {
+  y -= m <= 2 ? 1 : 0;
+  const era = Math.floor(y / 400), yoe = y - era * 400;
+  const doy = Math.floor((153 * (m > 2 ? m - 3 : m + 9) + 2) / 5) + d - 1;
+  return era * 146097 + yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + doy - 719468;
+}
+//@ $clockFormat
+// clock_format / datetime_format: UTC fields of a non-negative timestamp,
+// its fraction rounded half-even to microseconds (which may carry).
+function $clockFormat(ts, fmt) {
+  if (ts < 0) $fail("E499", "clock_format: negative timestamps (pre-1970) are not supported");
+  $clockCheck("clock_format", fmt);
+  if (ts !== ts) $fail("E499", "clock_format: Invalid value NaN (not a number)");
+  if (!(ts < 9223372036854775808)) $fail("E499", "clock_format: timestamp out of range for platform time_t");
+  let ip = Math.trunc(ts);
+  if ((ts - ip) * 1e6 >= 999999.5) ip += 1;
+  const secs = BigInt(ip), days = Number(secs / 86400n), rem = Number(secs % 86400n);
+  const [y, mo, d] = $civil(days);
+  if (y > 2147483647 + 1900) $fail("E499", "clock_format: [Errno 75] Value too large for defined data type");
+  if (y > 9999) $fail("E499", "clock_format: year " + y + " is out of range");
+  const f = { Y: String(y).padStart(4, "0"), m: mo, d: d, H: Math.floor(rem / 3600), M: Math.floor(rem / 60) % 60, S: rem % 60 };
+  let out = "";
+  for (let i = 0; i < fmt.length; i++) {
+    if (fmt[i] !== "%") { out += fmt[i]; continue; }
+    const c = fmt[++i];
+    out += c === "%" ? "%" : c === "Y" ? f.Y : String(f[c]).padStart(2, "0");
+  }
+  return out;
+}
+//@ $b_clock_format
+function $b_clock_format(ts, fmt) { $cap("clock", "clock_format"); return $clockFormat($nf(ts), fmt); }
+//@ $b_datetime_format
+function $b_datetime_format(ts, fmt) { $cap("clock", "datetime_format"); return $clockFormat($nf(ts), fmt); }
+//@ $clockParse $digit
+// clock_parse / datetime_parse: fmt read as the reference's anchored
+// regular expression (%Y four Unicode digits, the others two, literals
+// exact); the timestamp (a Float), or undefined for no match or no such
+// date. A repeated directive is Python's regex error, with its position.
+function $clockParse(text, fmt) {
+  $clockCheck("clock_parse", fmt);
+  const group = {};
+  let groups = 0, pos = 1;
+  for (let i = 0; i < fmt.length;) {
+    if (fmt[i] === "%" && fmt[i + 1] === "%") { pos += 1; i += 2; continue; }
+    if (fmt[i] === "%") {
+      const c = fmt[i + 1];
+      groups++;
+      if (group[c]) $fail("E499", "redefinition of group name '" + c + "' as group " + groups + "; was group " + group[c] + " at position " + (pos + 4));
+      group[c] = groups;
+      pos += 12;
+      i += 2;
+      continue;
+    }
+    const cp = fmt.codePointAt(i);
+    pos += cp < 128 && "()[]{}?*+-|^$\\.&~# \t\n\r\v\f".includes(String.fromCharCode(cp)) ? 2 : 1;
+    i += cp > 0xffff ? 2 : 1;
+  }
+  const f = { Y: 1970, m: 1, d: 1, H: 0, M: 0, S: 0 };
+  let i = 0;
+  for (let k = 0; k < fmt.length; k++) {
+    if (fmt[k] === "%") {
+      const c = fmt[++k];
+      if (c === "%") { if (text[i] !== "%") return undefined; i++; continue; }
+      let v = 0;
+      for (let n = c === "Y" ? 4 : 2; n > 0; n--) {
+        const cp = text.codePointAt(i), dv = cp === undefined ? -1 : $digit(cp);
+        if (dv < 0) return undefined;
+        v = v * 10 + dv;
+        i += cp > 0xffff ? 2 : 1;
+      }
+      f[c] = v;
+      continue;
+    }
+    if (text[i] !== fmt[k]) return undefined;
+    i++;
+  }
+  if (!(i === text.length || (i + 1 === text.length && text[i] === "\n"))) return undefined;
+  const leap = (f.Y % 4 === 0 && f.Y % 100 !== 0) || f.Y % 400 === 0;
+  const dim = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+  if (f.Y < 1 || f.m < 1 || f.m > 12 || f.d < 1 || f.d > dim[f.m - 1] || f.H > 23 || f.M > 59 || f.S > 59) return undefined;
+  return $days(f.Y, f.m, f.d) * 86400 + f.H * 3600 + f.M * 60 + f.S;
+}
+// The value 0-9 of a Unicode decimal digit (category Nd), or -1: Nd digits
+// come in runs of ten from zero to nine.
+function $digit(cp) {
+  if (cp >= 48 && cp <= 57) return cp - 48;
+  const nd = (c) => /\p{Nd}/u.test(String.fromCodePoint(c));
+  if (cp < 128 || !nd(cp)) return -1;
+  let start = cp;
+  while (start > 0 && nd(start - 1) && cp - start < 60) start--;
+  return (cp - start) % 10;
+}
+//@ $b_clock_parse
+function $b_clock_parse(text, fmt) { $cap("clock", "clock_parse"); const t = $clockParse(text, fmt); return t === undefined ? $None : new $Some(t); }
+//@ $b_datetime_parse
+function $b_datetime_parse(text, fmt) { $cap("clock", "datetime_parse"); const t = $clockParse(text, fmt); return t === undefined ? $None : new $Some(BigInt(Math.trunc(t))); }
+//@ $b_clock_elapsed
+function $b_clock_elapsed(a, b) { $cap("clock", "clock_elapsed"); return $nf(b) - $nf(a); }
+//@ $b_datetime_elapsed
+function $b_datetime_elapsed(a, b) {
+  $cap("clock", "datetime_elapsed");
+  const d = $nf(b) - $nf(a);
+  if (!Number.isFinite(d)) $fail("E499", "cannot convert float infinity to integer");
+  return BigInt(Math.trunc(d));
+}
 //@ $b_random_int $b_math_random_int
 function $b_random_int(lo, hi) {
   $cap("random", "random_int");

@@ -354,9 +354,11 @@ function $scmp(a, b) {
 
 //@ $bits
 // Int results are bounded by max_integer_bits (E504, like the VM).
-const $BITLIM = 1n << BigInt($CFG.bits);
+// Both bounds are constants: negating the huge limit inside $bits made a
+// new BigInt of max_integer_bits bits on every Int operation.
+const $BITLIM = 1n << BigInt($CFG.bits), $NBITLIM = -$BITLIM;
 function $bits(v) {
-  if (v >= $BITLIM || v <= -$BITLIM) $fatal("E504", "Integer exceeds maximum size (" + v.toString(2).replace("-", "").length + " bits)");
+  if (v >= $BITLIM || v <= $NBITLIM) $fatal("E504", "Integer exceeds maximum size (" + v.toString(2).replace("-", "").length + " bits)");
   return v;
 }
 
