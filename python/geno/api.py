@@ -480,6 +480,11 @@ def _load(path: Any, overlay: Mapping[str, str] | None, target: str | None):
         seen.add(name)
         candidate = os.path.join(directory, name + ".geno")
         if os.path.isfile(candidate):  # otherwise a std module, or the checker reports it
+            real = os.path.realpath(candidate)
+            if os.path.dirname(real) != os.path.realpath(directory):
+                # a link out of the program's folder is not followed, as in the CLI
+                raise _ProjectError(f"Module '{name}': '{name}.geno' resolves to {real}, "
+                                    f"outside the program's folder {os.path.realpath(directory)}")
             modules[name] = _read(candidate)
             pending.extend(_geno.source_imports(modules[name]) or [])
     if target is not None:

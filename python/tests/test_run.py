@@ -182,6 +182,23 @@ def test_run_path_refuses_devices_fifos_and_huge_files(tmp_path):
         assert " False E204 " in line and "larger than" in line
 
 
+def test_run_path_does_not_follow_an_import_link_out_of_the_folder(tmp_path):
+    (tmp_path / "outside").mkdir()
+    (tmp_path / "prog").mkdir()
+    (tmp_path / "outside" / "Secret.geno").write_text("secret text line\n")
+    os.symlink(tmp_path / "outside" / "Secret.geno", tmp_path / "prog" / "Secret.geno")
+    (tmp_path / "prog" / "Main.geno").write_text("import Secret\nfunc main() -> Int\n    return 1\nend func\n")
+    for r in (geno.run_path(tmp_path / "prog" / "Main.geno"), geno.check_path(tmp_path / "prog" / "Main.geno")):
+        assert not r.ok and r.diagnostics[0].code.value == "E204"
+        assert "outside the program's folder" in r.diagnostics[0].message
+        assert "secret text" not in r.diagnostics[0].message
+    # a link to a file beside it is followed
+    (tmp_path / "prog" / "Real.geno").write_text("func two() -> Int\n    example () -> 2\n    return 2\nend func\n")
+    os.symlink("Real.geno", tmp_path / "prog" / "Alias.geno")
+    (tmp_path / "prog" / "Two.geno").write_text("import Alias\nfunc main() -> Int\n    return Alias.two()\nend func\n")
+    assert geno.run_path(tmp_path / "prog" / "Two.geno").value == 2
+
+
 def test_bad_arguments_raise_and_never_crash():
     for call in (lambda: geno.run(None), lambda: geno.run(b"func"), lambda: geno.run("x", filename=3),
                  lambda: geno.run("x", config={"timeout": 1}), lambda: geno.check(1),

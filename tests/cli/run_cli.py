@@ -105,6 +105,11 @@ PROGRAMS = {
     "linkout/geno.toml": 'files = ["Outside.geno", "Main.geno"]\nentrypoint = "Main"\n',
     "linkout/Main.geno": "import Outside\nfunc main() -> Int\n    return 1\nend func\n",
     "outside/Outside.geno": "func helper() -> Int\n    return 2\nend func\n",
+    # no manifest: an import that is a link out of the program's folder
+    # (made in main(), one to outside/Outside.geno, one to a sibling)
+    "linkimport/Main.geno": "import Outside\nfunc main() -> Int\n    return 1\nend func\n",
+    "linksib/Real.geno": "func two() -> Int\n    example () -> 2\n    return 2\nend func\n",
+    "linksib/Main.geno": "import Alias\nfunc main() -> Int\n    return Alias.two()\nend func\n",
     "notgeno/geno.toml": 'files = ["README.md"]\n',
     "notgeno/README.md": "# not a module\n",
     "missingfile/geno.toml": 'files = ["Gone.geno"]\n',
@@ -412,6 +417,10 @@ CASES = [
     Case("run DIR: a declared file outside the project", ["run", "{d}/escape"], 1, err=["escapes the project root"]),
     Case("run DIR: a declared link that leads outside the project", ["run", "{d}/linkout"], 1,
          err=["file 'Outside.geno' escapes the project root"], no_out=["E300"]),
+    Case("run: an import that is a link out of the program's folder is not read", ["run", "{d}/linkimport/Main.geno"],
+         1, err=["'Outside.geno' resolves to", "outside the program's folder"], no_err=["func helper"]),
+    Case("check: the same link refused", ["check", "{d}/linkimport/Main.geno"], 1, err=["outside the program's folder"]),
+    Case("run: an import that is a link to a file beside it", ["run", "{d}/linksib/Main.geno"], 0, out=["=> 2\n"]),
     Case("run: a device is no program", ["run", "/dev/null"], 1, err=["No .geno files found at /dev/null"]),
     Case("run: a FIFO is no program", ["run", "{d}/fifo/Pipe.geno"], 1, err=["No .geno files found at"]),
     Case("run DIR: a declared file that is not a .geno file", ["run", "{d}/notgeno"], 1,
@@ -818,6 +827,8 @@ def main():
         os.mkfifo(os.path.join(d, "fifo", "Pipe.geno"))
         os.mkfifo(os.path.join(d, "fifoproj", "geno.toml"))
         os.symlink(os.path.join(d, "outside", "Outside.geno"), os.path.join(d, "linkout", "Outside.geno"))
+        os.symlink(os.path.join(d, "outside", "Outside.geno"), os.path.join(d, "linkimport", "Outside.geno"))
+        os.symlink("Real.geno", os.path.join(d, "linksib", "Alias.geno"))
         for case in CASES:
             if run_case(geno, d, case):
                 passed += 1
