@@ -33,7 +33,7 @@ asan: deps
 # (default: all six) and runs each for FUZZ_SECONDS (default 600), one
 # after another; FUZZ_JOBS > 1 forks that many processes per target.
 FUZZ_SECONDS ?= 600
-FUZZ_TARGETS ?= fuzz_frontend fuzz_check fuzz_run fuzz_gen fuzz_hostile fuzz_constrain
+FUZZ_TARGETS ?= fuzz_frontend fuzz_check fuzz_run fuzz_gen fuzz_hostile fuzz_constrain fuzz_server
 fuzz: deps
 	@CC=clang cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=Debug -DGENO_FUZZ=ON >/dev/null
 	@cmake --build build-fuzz -j $(JOBS) $(addprefix --target ,$(FUZZ_TARGETS))

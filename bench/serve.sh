@@ -49,8 +49,15 @@ echo "# bench/serve.sh  $(date -u +%Y-%m-%dT%H:%M:%SZ)  $(nproc) cores, load ave
 # ---- the floor: fork + exit + wait of a process holding 1 MB -------------
 if [ "$memory_only" = 0 ]; then
   cc -O2 -o "$tmp/fork_floor" "$here/serve/fork_floor.c"
-  floor=$("$tmp/fork_floor" 2000)
-  echo "fork+exit+wait (1 MB process): ${floor} us  (one core: $(awk "BEGIN{printf \"%.0f\", 1e6/$floor}")/s)"
+  set -- $("$tmp/fork_floor" 2000)
+  echo "fork+exit+wait (1 MB process, dynamic): ${1} us wall, ${2} us CPU" \
+    "(2 cores: $(awk "BEGIN{printf \"%.0f\", 2e6/$2}")/s)"
+  # the same linked statically: the fewest mappings a process can have
+  if cc -O2 -static -o "$tmp/fork_floor_static" "$here/serve/fork_floor.c" 2>/dev/null; then
+    set -- $("$tmp/fork_floor_static" 2000)
+    echo "fork+exit+wait (1 MB process, static):  ${1} us wall, ${2} us CPU" \
+      "(2 cores: $(awk "BEGIN{printf \"%.0f\", 2e6/$2}")/s)"
+  fi
 fi
 
 # ---- start the server ------------------------------------------------------
@@ -156,6 +163,7 @@ if [ "$ref_runs" -gt 0 ] && [ -d "$ref/geno" ]; then
   echo "reference: $ref_runs sequential /run: reference ${theirs} ms, geno-c ${ours} ms per request" \
     "(ratio $(awk "BEGIN{printf \"%.0f\", $theirs / $ours}")x)"
 fi
+echo "# load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
 kill "$pid"
 wait "$pid" 2>/dev/null || true
 pid=""

@@ -270,217 +270,101 @@ geno_value *geno_value_copy(const geno_value *v) {
   return c;
 }
 
-/* ---- text and JSON of host values (the same forms as the VM's) ---------- */
+/* ---- text and JSON of host values (the VM's renderer, valuetext.h) ------- */
 
-#include "../vm/render.h"
+#include "../vm/valuetext.h"
 
-/* Values nested deeper than this are cut off as "..." (host values are
- * built by the library from bounded VM values, or by hosts). */
+/* Nesting the renderer allows (geno_values are built no deeper than
+ * GENO_VALUE_MAX_DEPTH, so this is a backstop). */
 #define HV_MAX_DEPTH 10000
 
-static void buf_sink(void *ud, const char *s, size_t n) { buf_append(ud, s, n); }
-
-/* The canonical text of v (the VM's RENDER_RAW at the top, RENDER_QUOTED
- * inside), or with `repr` Python's repr as RENDER_REPR writes it (True,
- * 'quoted'): the str() a RunResult map key gets. */
-static void hv_text(Buf *b, const geno_value *v, bool top, bool repr, int depth) {
-  if (!v) {
-    buf_puts(b, "()");
-    return;
-  }
-  if (depth > HV_MAX_DEPTH) {
-    buf_puts(b, "...");
-    return;
-  }
-  char tmp[64];
+static RvKind hv_kind(const void *node) {
+  const geno_value *v = node;
+  if (!v) return RVK_UNIT;
+  const char *c = v->container;
   switch (v->kind) {
-    case GENO_UNIT: buf_puts(b, "()"); return;
-    case GENO_BOOL: buf_puts(b, v->b ? (repr ? "True" : "true") : (repr ? "False" : "false")); return;
-    case GENO_INT: buf_puts(b, v->text ? v->text : "0"); return;
-    case GENO_FLOAT:
-      fmt_float(v->f, tmp, sizeof tmp);
-      buf_puts(b, tmp);
-      return;
-    case GENO_STRING:
-      if (top && !repr) buf_append(b, v->text ? v->text : "", v->len);
-      else if (repr) fmt_quote_python(v->text ? v->text : "", v->len, buf_sink, b);
-      else buf_json_string(b, v->text ? v->text : "", v->len); /* canonical quoting = JSON's */
-      return;
-    case GENO_LIST:
-    case GENO_TUPLE:
-    case GENO_SET: {
-      const char *c = v->container;
-      bool arr = c && (strcmp(c, "Array") == 0 || strcmp(c, "Vec") == 0);
-      if (arr) buf_printf(b, "%s(", c);
-      buf_puts(b, v->kind == GENO_TUPLE ? "(" : v->kind == GENO_SET ? "Set({" : "[");
-      for (size_t i = 0; i < v->count; i++) {
-        if (i) buf_puts(b, ", ");
-        hv_text(b, v->items[i], false, repr, depth + 1);
-      }
-      if (v->kind == GENO_TUPLE && v->count == 1) buf_putc(b, ',');
-      buf_puts(b, v->kind == GENO_TUPLE ? ")" : v->kind == GENO_SET ? "})" : "]");
-      if (arr) buf_putc(b, ')');
-      return;
-    }
-    case GENO_MAP: {
-      bool mm = v->container && strcmp(v->container, "MutableMap") == 0;
-      buf_puts(b, mm ? "MutableMap({" : "{");
-      for (size_t i = 0; i < v->count; i++) {
-        if (i) buf_puts(b, ", ");
-        hv_text(b, v->keys ? v->keys[i] : NULL, false, repr, depth + 1);
-        buf_puts(b, ": ");
-        hv_text(b, v->items[i], false, repr, depth + 1);
-      }
-      buf_puts(b, mm ? "})" : "}");
-      return;
-    }
-    case GENO_CTOR:
-      buf_puts(b, v->name ? v->name : "?");
-      if (!v->count) return;
-      buf_putc(b, '(');
-      for (size_t i = 0; i < v->count; i++) {
-        if (i) buf_puts(b, ", ");
-        buf_printf(b, "%s: ", v->field_names && v->field_names[i] ? v->field_names[i] : "?");
-        hv_text(b, v->items[i], false, repr, depth + 1);
-      }
-      buf_putc(b, ')');
-      return;
-    case GENO_FUNCTION: buf_printf(b, "<function %s>", v->name ? v->name : "anonymous"); return;
-    default: buf_puts(b, v->name ? v->name : "<value>"); return;
+    case GENO_UNIT: return RVK_UNIT;
+    case GENO_BOOL: return RVK_BOOL;
+    case GENO_INT: return RVK_INT;
+    case GENO_FLOAT: return RVK_FLOAT;
+    case GENO_STRING: return RVK_STRING;
+    case GENO_LIST: return c && strcmp(c, "Array") == 0 ? RVK_ARRAY : c && strcmp(c, "Vec") == 0 ? RVK_VEC : RVK_LIST;
+    case GENO_TUPLE: return RVK_TUPLE;
+    case GENO_MAP: return c && strcmp(c, "MutableMap") == 0 ? RVK_MMAP : RVK_MAP;
+    case GENO_SET: return RVK_SET;
+    case GENO_CTOR: return RVK_CTOR;
+    case GENO_FUNCTION: return RVK_FUNC;
+    default: return RVK_OTHER;
   }
 }
+
+static bool hv_bool(const void *node) { return ((const geno_value *)node)->b; }
+static double hv_number(const void *node) { return ((const geno_value *)node)->f; }
+
+static const char *hv_string(const void *node, size_t *len) {
+  const geno_value *v = node;
+  *len = v->text ? v->len : 0;
+  return v->text ? v->text : "";
+}
+
+static const char *hv_name(const void *node) {
+  const geno_value *v = node;
+  if (v->name) return v->name;
+  return v->kind == GENO_FUNCTION ? "anonymous" : v->kind == GENO_OTHER ? "<value>" : "?";
+}
+
+static const char *hv_field_name(const void *node, size_t i) {
+  const geno_value *v = node;
+  return v->field_names && v->field_names[i] ? v->field_names[i] : "?";
+}
+
+static bool hv_int_text(void *ctx, const void *node, Buf *out) {
+  (void)ctx;
+  const geno_value *v = node;
+  buf_puts(out, v->text ? v->text : "0");
+  return true;
+}
+
+/* Items in order (a Set's as the library built it: sorted); a map's
+ * keys beside its values. */
+static bool hv_next(void *ctx, const void *node, RvCursor *cur, const void **key, const void **val, bool *failed) {
+  (void)ctx;
+  (void)failed;
+  const geno_value *v = node;
+  if (!v->items || cur->pos >= v->count) return false;
+  *key = v->keys ? v->keys[cur->pos] : NULL;
+  *val = v->items[cur->pos++];
+  return true;
+}
+
+static bool hv_too_deep(void *ctx, int depth, const char *what) {
+  (void)ctx;
+  (void)depth;
+  (void)what;
+  return false;
+}
+
+static const ValueTextOps host_value_ops = {
+    hv_kind, hv_bool, hv_number, hv_string, hv_name, hv_field_name, hv_int_text, hv_next, NULL, NULL, NULL,
+    NULL,    NULL,    hv_too_deep, NULL,    HV_MAX_DEPTH,
+};
 
 char *geno_value_to_string(const geno_value *v) {
   if (!v) return NULL;
   Buf b = BUF_INIT;
-  hv_text(&b, v, true, false, 0);
-  if (b.failed) {
+  RvTextEnd end;
+  rv_text(&host_value_ops, NULL, v, RENDER_RAW, &b, SIZE_MAX / 8, &end);
+  if (b.failed || end.failed) {
     buf_free(&b);
     return NULL;
   }
   return buf_take(&b);
 }
 
-static void hv_json(Buf *b, const geno_value *v, int depth);
-
-/* qsort order of C strings: Set elements by their JSON text, as the VM's
- * encoder sorts them. */
-static int cmp_text(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
-
-/* {"_set": [...]} with the elements ordered by their JSON text. */
-static void hv_json_set(Buf *b, const geno_value *v, int depth) {
-  char **texts = calloc(v->count ? v->count : 1, sizeof *texts);
-  if (!texts) {
-    b->failed = true;
-    return;
-  }
-  size_t k = 0;
-  for (; k < v->count; k++) {
-    Buf one = BUF_INIT;
-    hv_json(&one, v->items[k], depth + 1);
-    if (one.failed) {
-      buf_free(&one);
-      b->failed = true;
-      break;
-    }
-    texts[k] = buf_take(&one);
-  }
-  if (!b->failed) {
-    qsort(texts, k, sizeof *texts, cmp_text);
-    buf_puts(b, "{\"_set\": [");
-    for (size_t i = 0; i < k; i++) {
-      if (i) buf_puts(b, ", ");
-      buf_puts(b, texts[i]);
-    }
-    buf_puts(b, "]}");
-  }
-  for (size_t i = 0; i < k; i++) free(texts[i]);
-  free(texts);
-}
-
-static void hv_json(Buf *b, const geno_value *v, int depth) {
-  if (!v || depth > HV_MAX_DEPTH) {
-    buf_puts(b, "null");
-    return;
-  }
-  char tmp[64];
-  switch (v->kind) {
-    case GENO_UNIT: buf_puts(b, "null"); return;
-    case GENO_BOOL: buf_puts(b, v->b ? "true" : "false"); return;
-    case GENO_INT: buf_puts(b, v->text ? v->text : "0"); return;
-    case GENO_FLOAT:
-      if (v->f != v->f) buf_puts(b, "\"NaN\"");
-      else if (v->f > 1.7976931348623157e308) buf_puts(b, "\"Infinity\"");
-      else if (v->f < -1.7976931348623157e308) buf_puts(b, "\"-Infinity\"");
-      else {
-        fmt_float(v->f, tmp, sizeof tmp);
-        buf_puts(b, tmp);
-      }
-      return;
-    case GENO_STRING: buf_json_string(b, v->text ? v->text : "", v->len); return;
-    case GENO_SET: hv_json_set(b, v, depth); return;
-    case GENO_LIST:
-    case GENO_TUPLE: {
-      const char *wrap = v->kind == GENO_TUPLE ? "_tuple" : NULL;
-      if (v->container && strcmp(v->container, "Array") == 0) wrap = "_array";
-      if (v->container && strcmp(v->container, "Vec") == 0) wrap = "_vec";
-      if (wrap) buf_printf(b, "{\"%s\": ", wrap);
-      buf_putc(b, '[');
-      for (size_t i = 0; i < v->count; i++) {
-        if (i) buf_puts(b, ", ");
-        hv_json(b, v->items[i], depth + 1);
-      }
-      buf_putc(b, ']');
-      if (wrap) buf_putc(b, '}');
-      return;
-    }
-    case GENO_MAP: {
-      bool mm = v->container && strcmp(v->container, "MutableMap") == 0;
-      if (mm) buf_puts(b, "{\"_mutable_map\": ");
-      buf_putc(b, '{');
-      for (size_t i = 0; i < v->count; i++) {
-        if (i) buf_puts(b, ", ");
-        /* Python's str() of the key: a String as it is, anything else
-         * as its repr (RENDER_REPR), as the VM's encoder writes keys */
-        const geno_value *key = v->keys ? v->keys[i] : NULL;
-        Buf k = BUF_INIT;
-        hv_text(&k, key, true, !key || key->kind != GENO_STRING, depth + 1);
-        buf_json_string(b, k.data ? k.data : "", k.len);
-        buf_free(&k);
-        buf_puts(b, ": ");
-        hv_json(b, v->items[i], depth + 1);
-      }
-      buf_putc(b, '}');
-      if (mm) buf_putc(b, '}');
-      return;
-    }
-    case GENO_CTOR:
-      buf_puts(b, "{\"_constructor\": ");
-      buf_json_string(b, v->name ? v->name : "", strlen(v->name ? v->name : ""));
-      buf_puts(b, ", \"fields\": {");
-      for (size_t i = 0; i < v->count; i++) {
-        const char *fname = v->field_names && v->field_names[i] ? v->field_names[i] : "";
-        if (i) buf_puts(b, ", ");
-        buf_json_string(b, fname, strlen(fname));
-        buf_puts(b, ": ");
-        hv_json(b, v->items[i], depth + 1);
-      }
-      buf_puts(b, "}}");
-      return;
-    case GENO_FUNCTION:
-      buf_puts(b, "{\"_function\": ");
-      buf_json_string(b, v->name ? v->name : "anonymous", strlen(v->name ? v->name : "anonymous"));
-      buf_putc(b, '}');
-      return;
-    default: buf_json_string(b, v->name ? v->name : "", strlen(v->name ? v->name : "")); return;
-  }
-}
-
 char *geno_value_to_json(const geno_value *v) {
   if (!v) return NULL;
   Buf b = BUF_INIT;
-  hv_json(&b, v, 0);
-  if (b.failed) {
+  if (!rv_json(&host_value_ops, NULL, v, &b) || b.failed) {
     buf_free(&b);
     return NULL;
   }

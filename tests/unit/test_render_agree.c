@@ -52,6 +52,13 @@ static const struct { const char *type, *expr; } corpus[] = {
     {"Vec[String]", "vec_from_list([\"v\"])"},
     {"MutableMap[String, Int]", "filled()"},
     {"List[Array[Vec[Int]]]", "[array_from_list([vec_from_list([1])])]"},
+    {"(Int, Unit)", "(1, ())"},
+    {"Option[(Int, Unit)]", "Some((1, ()))"},
+    {"Map[String, String]", "map_from_list([(\"k\\n\\\"q\", \"v\\t\")])"},
+    {"Map[(String, Int), Int]", "map_from_list([((\"it's\", 1), 2), ((\"say \\\"hi\\\"\", 0), 3)])"},
+    {"Set[Float]", "set_from_list([2.5, 0.1 + 0.2, 1.0])"},
+    {"List[Option[String]]", "[Some(\"it's\"), None]"},
+    {"Map[Int, List[(Int, Unit)]]", "map_from_list([(1, [(2, ())])])"},
     {"(Int) -> Int", "add_one"},
     {"List[(Int) -> Int]", "[add_one]"},
 };
