@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import stat
 from dataclasses import dataclass, field
 from typing import AbstractSet, Any, Callable, Mapping, Union
 
@@ -409,10 +410,22 @@ class _ProjectError(Exception):
     pass
 
 
+# Larger files are refused before they are read whole (the library's own
+# per-module limit, 1 MiB by default, is lower; this only bounds the read).
+_MAX_FILE_BYTES = 64 << 20
+
+
 def _read(path: str) -> str:
+    """A source file's text. A device, FIFO or socket is no program (reading
+    /dev/zero never ends, opening a FIFO waits for a writer), as in the CLI."""
     try:
-        with open(path, encoding="utf-8") as f:
-            return f.read()
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            raise _ProjectError(f"Cannot read {path}: not a regular file")
+        with open(path, "rb") as f:
+            data = f.read(_MAX_FILE_BYTES + 1)
+        if len(data) > _MAX_FILE_BYTES:
+            raise _ProjectError(f"Cannot read {path}: larger than {_MAX_FILE_BYTES} bytes")
+        return data.decode("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise _ProjectError(f"Cannot read {path}: {exc}") from None
 
@@ -467,6 +480,11 @@ def _load(path: Any, overlay: Mapping[str, str] | None, target: str | None):
         seen.add(name)
         candidate = os.path.join(directory, name + ".geno")
         if os.path.isfile(candidate):  # otherwise a std module, or the checker reports it
+            real = os.path.realpath(candidate)
+            if os.path.dirname(real) != os.path.realpath(directory):
+                # a link out of the program's folder is not followed, as in the CLI
+                raise _ProjectError(f"Module '{name}': '{name}.geno' resolves to {real}, "
+                                    f"outside the program's folder {os.path.realpath(directory)}")
             modules[name] = _read(candidate)
             pending.extend(_geno.source_imports(modules[name]) or [])
     if target is not None:

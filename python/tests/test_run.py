@@ -1,5 +1,6 @@
 """geno.run / check / run_path / check_path: values, output, diagnostics, files."""
 import math
+import os
 
 import pytest
 
@@ -151,6 +152,51 @@ def test_run_path_and_check_path(tmp_path):
     missing = geno.run_path(str(tmp_path / "Nope.geno"))
     assert not missing.ok and missing.diagnostics[0].code is geno.ErrorCode.PROJECT_RESOLUTION_ERROR
     assert geno.check_path(str(tmp_path / "Nope.geno")).diagnostics[0].code.value == "E204"
+
+
+def test_run_path_refuses_devices_fifos_and_huge_files(tmp_path):
+    # each in a child with bounded memory and time: reading /dev/zero whole
+    # used to grow until MemoryError, and opening a FIFO waited forever
+    import subprocess
+    import sys
+    os.symlink("/dev/zero", tmp_path / "Zero.geno")
+    os.mkfifo(tmp_path / "Pipe.geno")
+    with open(tmp_path / "Huge.geno", "wb") as f:
+        f.truncate(200 << 20)  # sparse: no disk used
+    code = (
+        "import resource, sys, geno\n"
+        "resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))\n"
+        "for name in ('Zero', 'Pipe', 'Huge'):\n"
+        "    for call in (geno.run_path, geno.check_path):\n"
+        "        r = call(sys.argv[1] + '/' + name + '.geno')\n"
+        "        d = r.diagnostics[0]\n"
+        "        print(name, r.ok, d.code.value, d.message)\n"
+    )
+    p = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    lines = p.stdout.splitlines()
+    assert len(lines) == 6
+    for line in lines[:4]:
+        assert " False E204 " in line and "not a regular file" in line
+    for line in lines[4:]:
+        assert " False E204 " in line and "larger than" in line
+
+
+def test_run_path_does_not_follow_an_import_link_out_of_the_folder(tmp_path):
+    (tmp_path / "outside").mkdir()
+    (tmp_path / "prog").mkdir()
+    (tmp_path / "outside" / "Secret.geno").write_text("secret text line\n")
+    os.symlink(tmp_path / "outside" / "Secret.geno", tmp_path / "prog" / "Secret.geno")
+    (tmp_path / "prog" / "Main.geno").write_text("import Secret\nfunc main() -> Int\n    return 1\nend func\n")
+    for r in (geno.run_path(tmp_path / "prog" / "Main.geno"), geno.check_path(tmp_path / "prog" / "Main.geno")):
+        assert not r.ok and r.diagnostics[0].code.value == "E204"
+        assert "outside the program's folder" in r.diagnostics[0].message
+        assert "secret text" not in r.diagnostics[0].message
+    # a link to a file beside it is followed
+    (tmp_path / "prog" / "Real.geno").write_text("func two() -> Int\n    example () -> 2\n    return 2\nend func\n")
+    os.symlink("Real.geno", tmp_path / "prog" / "Alias.geno")
+    (tmp_path / "prog" / "Two.geno").write_text("import Alias\nfunc main() -> Int\n    return Alias.two()\nend func\n")
+    assert geno.run_path(tmp_path / "prog" / "Two.geno").value == 2
 
 
 def test_bad_arguments_raise_and_never_crash():

@@ -11,6 +11,8 @@
  * only what this input printed. Every input runs under the limits of
  * `geno run` (steps, time, memory, output), in this process. */
 #include <errno.h>
+#include <langinfo.h>
+#include <locale.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -454,6 +456,16 @@ static char *read_line(const Session *s, const char *prompt) {
   return line;
 }
 
+/* libedit decodes what is typed with the C library's multibyte functions:
+ * in the "C" locale a byte over 0x7f is no character, and it drops it
+ * silently ("é" read as ""). Geno source is UTF-8, so the line editor
+ * reads UTF-8: the user's locale if it is UTF-8, C.UTF-8 otherwise. Only
+ * LC_CTYPE changes (numbers and messages keep the "C" locale). */
+static void read_utf8_lines(void) {
+  const char *set = setlocale(LC_CTYPE, "");
+  if (!set || strcmp(nl_langinfo(CODESET), "UTF-8") != 0) setlocale(LC_CTYPE, "C.UTF-8");
+}
+
 static char *history_path(void) {
   const char *home = getenv("HOME");
   return home && *home ? cat3(home, "/", ".geno_history") : NULL;
@@ -471,6 +483,7 @@ int cmd_repl(int argc, char **argv) {
   if (!s.defs || !s.stmts) return EXIT_FAIL;
   char *hist = s.tty ? history_path() : NULL;
   if (s.tty) {
+    read_utf8_lines();
     using_history();
     if (hist) read_history(hist);
     printf("geno-c %s (Geno %s) -- :help for help, :quit to leave\n", GENO_VERSION, GENO_LANGUAGE_VERSION);

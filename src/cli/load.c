@@ -138,6 +138,23 @@ static bool bundle_loader(CliProgram *p, const char *name, char **source, size_t
   return false;
 }
 
+/* True (and *error set) when the module file at `path` exists and
+ * resolves outside the folder `dir`. */
+static bool module_escapes(const char *dir, const char *path, const char *name, char **error) {
+  char *real = realpath(path, NULL);
+  if (!real) return false; /* missing: the usual "Searched for" message */
+  char *root = realpath(dir, NULL);
+  char *parent = dir_of(real);
+  bool out = !root || !parent || strcmp(root, parent) != 0;
+  if (out && asprintf(error, "Module '%s': '%s.geno' resolves to %s, outside the program's folder %s", name, name,
+                      real, root ? root : dir) < 0)
+    *error = NULL;
+  free(parent);
+  free(root);
+  free(real);
+  return out;
+}
+
 bool cli_module_loader(void *userdata, const char *name, char **source, size_t *length, char **filename,
                        char **error) {
   CliProgram *p = userdata;
@@ -157,6 +174,14 @@ bool cli_module_loader(void *userdata, const char *name, char **source, size_t *
     snprintf(path, plen, "%s.geno", name);
   } else {
     snprintf(path, plen, "%s/%s.geno", dir, name);
+  }
+  /* a module of a program without a manifest lives in the program's
+   * folder: a symlink out of it is not followed (it would read, and show
+   * in a diagnostic's excerpt, any file the user can read), as geno.toml
+   * projects refuse files that resolve outside their root */
+  if (!in_project && module_escapes(dir, path, name, error)) {
+    free(path);
+    return false;
   }
   size_t mlen;
   char *msrc = cli_read_file(path, &mlen);

@@ -105,6 +105,11 @@ PROGRAMS = {
     "linkout/geno.toml": 'files = ["Outside.geno", "Main.geno"]\nentrypoint = "Main"\n',
     "linkout/Main.geno": "import Outside\nfunc main() -> Int\n    return 1\nend func\n",
     "outside/Outside.geno": "func helper() -> Int\n    return 2\nend func\n",
+    # no manifest: an import that is a link out of the program's folder
+    # (made in main(), one to outside/Outside.geno, one to a sibling)
+    "linkimport/Main.geno": "import Outside\nfunc main() -> Int\n    return 1\nend func\n",
+    "linksib/Real.geno": "func two() -> Int\n    example () -> 2\n    return 2\nend func\n",
+    "linksib/Main.geno": "import Alias\nfunc main() -> Int\n    return Alias.two()\nend func\n",
     "notgeno/geno.toml": 'files = ["README.md"]\n',
     "notgeno/README.md": "# not a module\n",
     "missingfile/geno.toml": 'files = ["Gone.geno"]\n',
@@ -412,6 +417,10 @@ CASES = [
     Case("run DIR: a declared file outside the project", ["run", "{d}/escape"], 1, err=["escapes the project root"]),
     Case("run DIR: a declared link that leads outside the project", ["run", "{d}/linkout"], 1,
          err=["file 'Outside.geno' escapes the project root"], no_out=["E300"]),
+    Case("run: an import that is a link out of the program's folder is not read", ["run", "{d}/linkimport/Main.geno"],
+         1, err=["'Outside.geno' resolves to", "outside the program's folder"], no_err=["func helper"]),
+    Case("check: the same link refused", ["check", "{d}/linkimport/Main.geno"], 1, err=["outside the program's folder"]),
+    Case("run: an import that is a link to a file beside it", ["run", "{d}/linksib/Main.geno"], 0, out=["=> 2\n"]),
     Case("run: a device is no program", ["run", "/dev/null"], 1, err=["No .geno files found at /dev/null"]),
     Case("run: a FIFO is no program", ["run", "{d}/fifo/Pipe.geno"], 1, err=["No .geno files found at"]),
     Case("run DIR: a declared file that is not a .geno file", ["run", "{d}/notgeno"], 1,
@@ -750,6 +759,55 @@ def watch_scenario(geno, d):
     return True
 
 
+def repl_tty_scenario(geno, d):
+    """geno repl at a terminal (a pty, so libedit reads the lines): text
+    that is not ASCII reaches the program whole, whatever the locale says."""
+    import pty
+    import select
+    import time
+    problems = []
+    for lang in ("C.UTF-8", "C"):
+        env = dict(os.environ, HOME=d, LANG=lang, LC_ALL=lang, TERM="dumb")
+        pid, fd = pty.fork()
+        if pid == 0:
+            os.execve(geno, [geno, "repl"], env)
+        seen = b""
+
+        def wait_for(text, limit=10.0):
+            nonlocal seen
+            end = time.time() + limit
+            while text not in seen and time.time() < end:
+                if select.select([fd], [], [], 0.1)[0]:
+                    try:
+                        chunk = os.read(fd, 4096)
+                    except OSError:
+                        break
+                    if not chunk:
+                        break
+                    seen += chunk
+            return text in seen
+        try:
+            if not wait_for(b">>> "):
+                problems.append(f"{lang}: no prompt")
+            os.write(fd, 'length("h\u00e9\u00e9") + 0\n'.encode())
+            if not wait_for(b"=> 3\r\n"):
+                problems.append(f"{lang}: a line with 'e acute' read as {seen[-80:]!r}")
+            os.write(fd, ':quit\n'.encode())
+        finally:
+            for _ in range(50):
+                if os.waitpid(pid, os.WNOHANG)[0]:
+                    break
+                time.sleep(0.1)
+            else:
+                os.kill(pid, 9)
+                os.waitpid(pid, 0)
+            os.close(fd)
+    if problems:
+        print(f"FAIL geno repl at a terminal: {'; '.join(problems)}")
+        return False
+    return True
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--geno", required=True)
@@ -769,15 +827,18 @@ def main():
         os.mkfifo(os.path.join(d, "fifo", "Pipe.geno"))
         os.mkfifo(os.path.join(d, "fifoproj", "geno.toml"))
         os.symlink(os.path.join(d, "outside", "Outside.geno"), os.path.join(d, "linkout", "Outside.geno"))
+        os.symlink(os.path.join(d, "outside", "Outside.geno"), os.path.join(d, "linkimport", "Outside.geno"))
+        os.symlink("Real.geno", os.path.join(d, "linksib", "Alias.geno"))
         for case in CASES:
             if run_case(geno, d, case):
                 passed += 1
             else:
                 failed += 1
-        if watch_scenario(geno, d):
-            passed += 1
-        else:
-            failed += 1
+        for scenario in (watch_scenario, repl_tty_scenario):
+            if scenario(geno, d):
+                passed += 1
+            else:
+                failed += 1
     print(f"{passed} passed, {failed} failed")
     return 1 if failed else 0
 
