@@ -74,7 +74,8 @@ bool js_prelude_has(const char *name) {
 
 size_t js_prelude_size(void) { return js_prelude_len; }
 
-/* A body line that is only a comment is left out of the output. A
+/* A body line that is only a comment is left out of the output, and the
+ * others lose their indentation (no string in the prelude spans lines). A
  * `//@`-file may start a new file's header: lines before a unit's own
  * `//@` belong to the previous unit, so header comments are dropped the
  * same way. */
@@ -88,7 +89,7 @@ static void emit_unit(const Unit *u, Buf *out) {
     while (k < eol && t[k] == ' ') k++;
     bool comment = eol - k >= 2 && t[k] == '/' && t[k + 1] == '/';
     if (!comment && eol > k) {
-      buf_append(out, t + i, eol - i);
+      buf_append(out, t + k, eol - k);
       buf_putc(out, '\n');
     }
     i = eol + 1;

@@ -109,7 +109,242 @@ function $b_set_at(xs, i, v) {
   const c = xs.slice(); c[k] = v; return c;
 }
 //@ $b_sort
-function $b_sort(xs, f) { return xs.slice().sort((a, b) => { const r = f(a, b); return r < 0n ? -1 : r > 0n ? 1 : 0; }); }
+// sort(xs, cmp): x goes before y when cmp(x, y) < 0, compared exactly as
+// the VM compares (so also for a comparator that is not an order).
+function $b_sort(xs, f) { return $timsort(xs.slice(), (x, y) => f(x, y) < 0); }
+//@ $timsort
+// CPython's list.sort (TimSort with the powersort merge policy), made
+// comparison for comparison like the VM's (src/lib/timsort.c), so that a
+// comparator that is not a consistent order gives the VM's result too.
+// a: the array, sorted in place; lt(x, y): x < y.
+function $timsort(a, lt) {
+  const n = a.length;
+  if (n < 2) return a;
+  let minGallop = 7, t = [];
+  const runs = [];
+  // leftmost k in b[o..o+m) with b[o+k-1] < key <= b[o+k], from hint
+  function gallopLeft(key, b, o, m, hint) {
+    let last = 0, ofs = 1;
+    if (lt(b[o + hint], key)) {
+      const max = m - hint;
+      while (ofs < max && lt(b[o + hint + ofs], key)) { last = ofs; ofs = (ofs << 1) + 1; }
+      if (ofs > max) ofs = max;
+      last += hint; ofs += hint;
+    } else {
+      const max = hint + 1;
+      while (ofs < max && !lt(b[o + hint - ofs], key)) { last = ofs; ofs = (ofs << 1) + 1; }
+      if (ofs > max) ofs = max;
+      const k = last; last = hint - ofs; ofs = hint - k;
+    }
+    last++;
+    while (last < ofs) { const h = last + ((ofs - last) >> 1); if (lt(b[o + h], key)) last = h + 1; else ofs = h; }
+    return ofs;
+  }
+  // rightmost k: b[o+k-1] <= key < b[o+k]
+  function gallopRight(key, b, o, m, hint) {
+    let last = 0, ofs = 1;
+    if (lt(key, b[o + hint])) {
+      const max = hint + 1;
+      while (ofs < max && lt(key, b[o + hint - ofs])) { last = ofs; ofs = (ofs << 1) + 1; }
+      if (ofs > max) ofs = max;
+      const k = last; last = hint - ofs; ofs = hint - k;
+    } else {
+      const max = m - hint;
+      while (ofs < max && !lt(key, b[o + hint + ofs])) { last = ofs; ofs = (ofs << 1) + 1; }
+      if (ofs > max) ofs = max;
+      last += hint; ofs += hint;
+    }
+    last++;
+    while (last < ofs) { const h = last + ((ofs - last) >> 1); if (lt(key, b[o + h])) ofs = h; else last = h + 1; }
+    return ofs;
+  }
+  // merge a[pa..pa+na) and the next nb, na <= nb: A aside, fill from the left
+  function mergeLo(pa, na, nb) {
+    t = a.slice(pa, pa + na);
+    let dest = pa, ib = pa + na, ia = 0, mg = minGallop;
+    a[dest++] = a[ib++];
+    try {
+      if (--nb === 0) return;
+      if (na === 1) { copyB(); return; }
+      for (;;) {
+        let ac = 0, bc = 0;
+        for (;;) {
+          if (lt(a[ib], t[ia])) {
+            a[dest++] = a[ib++]; bc++; ac = 0;
+            if (--nb === 0) return;
+            if (bc >= mg) break;
+          } else {
+            a[dest++] = t[ia++]; ac++; bc = 0;
+            if (--na === 1) { copyB(); return; }
+            if (ac >= mg) break;
+          }
+        }
+        mg++;
+        do {
+          mg -= mg > 1 ? 1 : 0;
+          minGallop = mg;
+          let k = gallopRight(a[ib], t, ia, na, 0);
+          ac = k;
+          if (k) {
+            for (let i = 0; i < k; i++) a[dest + i] = t[ia + i];
+            dest += k; ia += k; na -= k;
+            if (na === 1) { copyB(); return; }
+            if (na === 0) return;
+          }
+          a[dest++] = a[ib++];
+          if (--nb === 0) return;
+          k = gallopLeft(t[ia], a, ib, nb, 0);
+          bc = k;
+          if (k) {
+            for (let i = 0; i < k; i++) a[dest + i] = a[ib + i];
+            dest += k; ib += k; nb -= k;
+            if (nb === 0) return;
+          }
+          a[dest++] = t[ia++];
+          if (--na === 1) { copyB(); return; }
+        } while (ac >= 7 || bc >= 7);
+        mg++;
+        minGallop = mg;
+      }
+    } finally {
+      // done (normally or by an error): what is left of A goes in place
+      if (na > 0 && ia < t.length) for (let i = 0; i < na; i++) a[dest + i] = t[ia + i];
+    }
+    function copyB() {
+      // the last element of A belongs after the rest of B
+      for (let i = 0; i < nb; i++) a[dest + i] = a[ib + i];
+      a[dest + nb] = t[ia];
+      na = 0;
+    }
+  }
+  // mirror image for na > nb: B aside, fill from the right
+  function mergeHi(pa, na, nb) {
+    const pb = pa + na;
+    t = a.slice(pb, pb + nb);
+    let dest = pb + nb - 1, ia = pb - 1, ib = nb - 1, mg = minGallop;
+    a[dest--] = a[ia--];
+    try {
+      if (--na === 0) return;
+      if (nb === 1) { copyA(); return; }
+      for (;;) {
+        let ac = 0, bc = 0;
+        for (;;) {
+          if (lt(t[ib], a[ia])) {
+            a[dest--] = a[ia--]; ac++; bc = 0;
+            if (--na === 0) return;
+            if (ac >= mg) break;
+          } else {
+            a[dest--] = t[ib--]; bc++; ac = 0;
+            if (--nb === 1) { copyA(); return; }
+            if (bc >= mg) break;
+          }
+        }
+        mg++;
+        do {
+          mg -= mg > 1 ? 1 : 0;
+          minGallop = mg;
+          let k = gallopRight(t[ib], a, pa, na, na - 1);
+          k = na - k;
+          ac = k;
+          if (k) {
+            dest -= k; ia -= k;
+            for (let i = k; i >= 1; i--) a[dest + i] = a[ia + i];
+            na -= k;
+            if (na === 0) return;
+          }
+          a[dest--] = t[ib--];
+          if (--nb === 1) { copyA(); return; }
+          k = gallopLeft(a[ia], t, 0, nb, nb - 1);
+          k = nb - k;
+          bc = k;
+          if (k) {
+            dest -= k; ib -= k;
+            for (let i = 1; i <= k; i++) a[dest + i] = t[ib + i];
+            nb -= k;
+            if (nb === 1) { copyA(); return; }
+            if (nb === 0) return;
+          }
+          a[dest--] = a[ia--];
+          if (--na === 0) return;
+        } while (ac >= 7 || bc >= 7);
+        mg++;
+        minGallop = mg;
+      }
+    } finally {
+      if (nb > 0) for (let i = 0; i < nb; i++) a[dest - (nb - 1) + i] = t[i];
+    }
+    function copyA() {
+      // the first element of B belongs before the rest of A
+      dest -= na; ia -= na;
+      for (let i = na; i >= 1; i--) a[dest + i] = a[ia + i];
+      a[dest] = t[ib];
+      nb = 0;
+    }
+  }
+  function mergeAt(i) {
+    let pa = runs[i].base, na = runs[i].len;
+    const pb = runs[i + 1].base;
+    let nb = runs[i + 1].len;
+    runs[i].len = na + nb;
+    runs.splice(i + 1, 1);
+    const k = gallopRight(a[pb], a, pa, na, 0);
+    pa += k; na -= k;
+    if (na === 0) return;
+    nb = gallopLeft(a[pa + na - 1], a, pb, nb, nb - 1);
+    if (nb === 0) return;
+    if (na <= nb) mergeLo(pa, na, nb); else mergeHi(pa, na, nb);
+  }
+  function power(s1, n1, n2) {
+    let r = 0, x = 2 * s1 + n1, y = x + n1 + n2;
+    for (;;) {
+      r++;
+      if (x >= n) { x -= n; y -= n; } else if (y >= n) break;
+      x *= 2; y *= 2;
+    }
+    return r;
+  }
+  let r = 0, m = n;
+  while (m >= 64) { r |= m & 1; m >>= 1; }
+  const minrun = m + r;
+  let lo = 0, left = n;
+  do {
+    let len = 1;
+    if (left > 1) {
+      len = 2;
+      if (lt(a[lo + 1], a[lo])) {
+        while (lo + len < lo + left && lt(a[lo + len], a[lo + len - 1])) len++;
+        for (let i = lo, j = lo + len - 1; i < j; i++, j--) { const x = a[i]; a[i] = a[j]; a[j] = x; }
+      } else {
+        while (lo + len < lo + left && !lt(a[lo + len], a[lo + len - 1])) len++;
+      }
+    }
+    if (len < minrun) {
+      const force = left <= minrun ? left : minrun;
+      for (let st = len; st < force; st++) {
+        const pivot = a[lo + st];
+        let l = lo, h = lo + st;
+        do { const p = l + ((h - l) >> 1); if (lt(pivot, a[p])) h = p; else l = p + 1; } while (l < h);
+        for (let i = lo + st; i > l; i--) a[i] = a[i - 1];
+        a[l] = pivot;
+      }
+      len = force;
+    }
+    if (runs.length) {
+      const top = runs[runs.length - 1], p = power(top.base, top.len, len);
+      while (runs.length > 1 && runs[runs.length - 2].power > p) mergeAt(runs.length - 2);
+      runs[runs.length - 1].power = p;
+    }
+    runs.push({ base: lo, len: len, power: 0 });
+    lo += len;
+    left -= len;
+  } while (left);
+  while (runs.length > 1) {
+    let k = runs.length - 2;
+    if (k > 0 && runs[k - 1].len < runs[k + 1].len) k--;
+    mergeAt(k);
+  }
+  return a;
+}
 //@ $b_sort_by
 function $b_sort_by(xs, f) { const keyed = xs.map((x) => [f(x), x]); keyed.sort((a, b) => $cmp(a[0], b[0])); return keyed.map((p) => p[1]); }
 //@ $b_sort_strings
