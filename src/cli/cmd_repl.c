@@ -50,6 +50,8 @@ typedef struct Session {
   char *stmts;  /* accepted statements, replayed before each input */
   size_t stmts_output; /* bytes the replayed statements print */
   bool tty;
+  const char *origin; /* what locations in the input are shown in:
+                         "<input>", or the file a :load reads (borrowed) */
 } Session;
 
 static char *cat3(const char *a, const char *b, const char *c) {
@@ -144,13 +146,14 @@ static int input_lines(const char *input, int *last_len) {
   return lines;
 }
 
-/* Diagnostics, with locations inside the input shown as <input>:L:C and a
+/* Diagnostics, with locations inside the input shown as ORIGIN:L:C and a
  * snippet of that input line. The program around the input is the REPL's
  * own: an error the parser finds in it (the input ended inside an
  * expression or block, so the wrapper's `)` or `end func` came next) is
  * reported as the end of the input, in the input's words; other errors
  * outside the input are shown only when none is inside it. */
-static void show_errors(const geno_result *r, const char *input, int body_line, int col_offset) {
+static void show_errors(const geno_result *r, const char *origin, const char *input, int body_line,
+                        int col_offset) {
   int last_len, nlines = input_lines(input, &last_len);
   size_t inside = 0;
   for (size_t i = 0; i < geno_result_diagnostic_count(r); i++) {
@@ -164,14 +167,16 @@ static void show_errors(const geno_result *r, const char *input, int body_line, 
     int l = d->line - body_line + 1;
     if (d->line > 0 && l >= 1 && l <= nlines) {
       int col = l == 1 && d->column > col_offset ? d->column - col_offset : d->column;
-      fprintf(stderr, "<input>:%d:%d: error[%s]: ", l, col, d->code);
+      cli_put_clean(stderr, origin);
+      fprintf(stderr, ":%d:%d: error[%s]: ", l, col, d->code);
       cli_put_clean(stderr, d->message);
       fputc('\n', stderr);
       cli_print_snippet(stderr, input, strlen(input), l, col);
     } else if (d->line > 0 && l > nlines && d->code_number >= 100 && d->code_number < 300) {
       if (said_end || inside) continue;
       said_end = true;
-      fprintf(stderr, "<input>:%d:%d: error[%s]: Unexpected end of input (an expression or block is not "
+      cli_put_clean(stderr, origin);
+      fprintf(stderr, ":%d:%d: error[%s]: Unexpected end of input (an expression or block is not "
                       "finished)\n", nlines, last_len + 1, d->code);
     } else if (!inside) {
       fprintf(stderr, "error[%s]: ", d->code);
@@ -305,7 +310,7 @@ static void run_with_main(Session *s, const char *text) {
     if (!geno_result_ok(r)) {
       int def_line = 2;
       for (const char *c = s->defs; *c; c++) def_line += *c == '\n';
-      show_errors(r, text, def_line, 0);
+      show_errors(r, s->origin, text, def_line, 0);
     } else {
       eval_definition(s, rest);
     }
@@ -331,7 +336,7 @@ static void eval_definition(Session *s, const char *input) {
     /* locations in the definitions: the new input is their last part */
     int def_line = 1;
     for (const char *c = s->defs; *c; c++) def_line += *c == '\n';
-    show_errors(r, input, def_line, 0);
+    show_errors(r, s->origin, input, def_line, 0);
   }
   geno_result_free(r);
   free(src);
@@ -349,7 +354,7 @@ static void eval_statement(Session *s, const char *input, bool type_only) {
   bool is_expr = r && (geno_result_ok(r) || type);
   if (type_only) {
     if (is_expr) cli_printf_clean(stdout, "%s : %s\n", input, type ? type : "Unit");
-    else if (r) show_errors(r, input, body_line + 1, 0);
+    else if (r) show_errors(r, s->origin, input, body_line + 1, 0);
     geno_result_free(r);
     free(src);
     free(body);
@@ -390,7 +395,7 @@ static void eval_statement(Session *s, const char *input, bool type_only) {
     } else {
       fflush(stdout);
       /* an expression starts on the line after "    return (" */
-      show_errors(r, input, is_expr ? body_line + 1 : body_line, 0);
+      show_errors(r, s->origin, input, is_expr ? body_line + 1 : body_line, 0);
     }
   }
   fflush(stdout);
@@ -479,7 +484,7 @@ int cmd_repl(int argc, char **argv) {
     }
     return cli_usage_error("repl", "unexpected argument '%s'", argv[i]);
   }
-  Session s = {strdup(""), strdup(""), 0, isatty(STDIN_FILENO) == 1};
+  Session s = {strdup(""), strdup(""), 0, isatty(STDIN_FILENO) == 1, "<input>"};
   if (!s.defs || !s.stmts) return EXIT_FAIL;
   char *hist = s.tty ? history_path() : NULL;
   if (s.tty) {
@@ -533,8 +538,10 @@ int cmd_repl(int argc, char **argv) {
           char *text = *arg ? cli_read_file(arg, &len) : NULL;
           if (!*arg) fprintf(stderr, "usage: :load FILE (add the definitions of FILE)\n");
           else if (!text) cli_printf_clean(stderr, "Error: cannot read %s: %s\n", arg, strerror(errno));
-          else if (main_line(text)) run_with_main(&s, text);
-          else eval_definition(&s, text);
+          s.origin = arg; /* its errors name the file */
+          if (text && main_line(text)) run_with_main(&s, text);
+          else if (text) eval_definition(&s, text);
+          s.origin = "<input>";
           free(text);
         } else {
           cli_printf_clean(stderr, "Unknown command '%s' (:help lists the commands)\n", p);

@@ -145,6 +145,9 @@ PROGRAMS = {
         ":clear\nf(1)\n:nonsense\n:quit\nprint(\"after quit\")\n"),
     "repl/prog.geno": ('func inc(x: Int) -> Int\n    example 1 -> 2\n    return x + 1\nend func\n\n'
                        'func main() -> Int\n    print("main ran")\n    return inc(41)\nend func\n'),
+    "repl/badload.geno": ('func ok1() -> Int\n    example () -> 1\n    return 1\nend func\n\n'
+                          'func bad() -> Int\n    example () -> 1\n    return "x"\nend func\n'),
+    "repl/badload.txt": ":load {d}/repl/badload.geno\nundefined_z\n",
     "repl/fixes.txt": ("1 + 1 // two\n:type\n:load\n:load {d}/repl/prog.geno\ninc(5)\nmain()\n"
                        "print(\"main() is only text here\")\n)\n1 +\n\n"
                        "func main() -> Int\n    return 7\nend func\n:type [1, 2] // a list\n"),
@@ -531,6 +534,9 @@ CASES = [
               "<input>:1:1: error[E202]: Expected expression (e.g., a value, variable, or function call), got ')'",
               "<input>:1:4: error[E202]: Unexpected end of input"],
          no_out=["Unknown command"], no_err=["E309", "E502", "got 'end'", "Expected function name", "Unknown command"]),
+    Case("repl: the errors of a :load name the file, later inputs <input>", ["repl"], 0, stdin="{d}/repl/badload.txt",
+         err=["{d}/repl/badload.geno:8:5: error[E300]: Return type mismatch",
+              "<input>:1:1: error[E301]: Undefined variable: undefined_z"], no_err=["<input>:8:5"]),
     Case("run: a file without main verifies its examples and prints nothing", ["run", "{d}/nomain.geno"], 0,
          no_out=["=>"], check=lambda out: None if out == "" else f"stdout {out!r}"),
     Case("run: a file without main and a failing example", ["run", "{d}/nomain_bad.geno"], 1,
