@@ -265,7 +265,10 @@ class HostedServer:
 
         self._pump = threading.Thread(target=pump, daemon=True)
         self._pump.start()
-        if not ready.wait(_STARTUP_SECONDS) or self._proc.poll() is not None:
+        # the pump also sets `ready` when the server's stderr ends: a server
+        # that refused to start (its log says why) may not be reaped yet, so
+        # no address read counts as not started, not only an exit status
+        if not ready.wait(_STARTUP_SECONDS) or not self.server_address[1] or self._proc.poll() is not None:
             self.server_close()
             raise RuntimeError("geno serve did not start: " + " | ".join(self.log[-5:]))
 

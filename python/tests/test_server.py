@@ -98,3 +98,18 @@ def test_the_adapter_script_runs_the_server(tmp_path):
         os.kill(proc.pid, signal.SIGTERM)
         proc.wait(15)
     assert proc.returncode == 0
+
+
+def test_create_server_raises_when_the_server_refuses_to_start():
+    # a non-loopback address without GENO_API_KEY: geno serve refuses before
+    # it binds anything (192.0.2.1 is a documentation address, never local).
+    # Its stderr ending woke create_server before the exit was reaped, and
+    # about half the calls returned a handle to a dead server.
+    env_key = os.environ.pop("GENO_API_KEY", None)
+    try:
+        for _ in range(12):
+            with pytest.raises(RuntimeError, match="Refusing to bind 192.0.2.1"):
+                geno.server.create_server(host="192.0.2.1", port=0)
+    finally:
+        if env_key is not None:
+            os.environ["GENO_API_KEY"] = env_key
