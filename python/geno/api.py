@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import stat
 from dataclasses import dataclass, field
 from typing import AbstractSet, Any, Callable, Mapping, Union
@@ -467,6 +468,10 @@ def _load(path: Any, overlay: Mapping[str, str] | None, target: str | None):
         entry = (found[1].get("entrypoint") if found else None) or "Main"
         if not isinstance(entry, str):
             raise _ProjectError(f"Invalid manifest in {path}: entrypoint must be a string")
+        if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*(\.geno)?", entry):
+            # a path ("../x/Secret", "/etc/x") would leave the project, as the CLI refuses
+            raise _ProjectError(f"Invalid manifest in {path}: entrypoint {entry!r} must be a module name, "
+                                "e.g. entrypoint = \"Main\"")
         path = os.path.join(path, entry if entry.endswith(".geno") else entry + ".geno")
     source = _read(path)
     directory = os.path.dirname(os.path.abspath(path))

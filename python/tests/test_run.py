@@ -199,6 +199,20 @@ def test_run_path_does_not_follow_an_import_link_out_of_the_folder(tmp_path):
     assert geno.run_path(tmp_path / "prog" / "Two.geno").value == 2
 
 
+def test_run_path_entrypoint_is_a_module_name_not_a_path(tmp_path):
+    (tmp_path / "outside").mkdir()
+    (tmp_path / "proj").mkdir()
+    (tmp_path / "outside" / "Other.geno").write_text("func main() -> Int\n    return 7\nend func\n")
+    (tmp_path / "proj" / "Main.geno").write_text("func main() -> Int\n    return 1\nend func\n")
+    for entry in ("../outside/Other", str(tmp_path / "outside" / "Other"), "sub/Main", ".Main"):
+        (tmp_path / "proj" / "geno.toml").write_text(f'entrypoint = "{entry}"\n')
+        for r in (geno.run_path(tmp_path / "proj"), geno.check_path(tmp_path / "proj")):
+            assert not r.ok and r.diagnostics[0].code.value == "E204", entry
+            assert "must be a module name" in r.diagnostics[0].message
+    (tmp_path / "proj" / "geno.toml").write_text('entrypoint = "Main"\n')
+    assert geno.run_path(tmp_path / "proj").value == 1
+
+
 def test_bad_arguments_raise_and_never_crash():
     for call in (lambda: geno.run(None), lambda: geno.run(b"func"), lambda: geno.run("x", filename=3),
                  lambda: geno.run("x", config={"timeout": 1}), lambda: geno.check(1),

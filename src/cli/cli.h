@@ -115,6 +115,11 @@ void cli_print_snippet(FILE *out, const char *src, size_t len, int line, int col
 
 /* Usage error helper: prints "geno <cmd>: error: <msg>" and a hint. */
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The output path of compile, build, doc and bundle (given with option
+ * opt): EXIT_OK, or, when it ends in ".geno", a usage error (printed,
+ * EXIT_USAGE returned), so that `-o prog.geno` cannot replace a program
+ * with its own output. */
+int cli_check_output_name(const char *cmd, const char *opt, const char *path);
 
 /* What geno.toml says (the keys the CLI uses). */
 typedef struct CliManifest {

@@ -440,6 +440,7 @@ int cmd_compile(int argc, char **argv) {
     } else if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) {
       if (i + 1 >= argc) return cli_usage_error("compile", "%s needs a file name", a);
       c.out = argv[++i];
+      if (cli_check_output_name("compile", a, c.out) != EXIT_OK) return EXIT_USAGE;
     } else if (strcmp(a, "--max-steps") == 0) {
       if (!parse_int_arg("compile", a, i + 1 < argc ? argv[++i] : NULL, 0, 1L << 52, &c.max_steps)) return EXIT_USAGE;
     } else if (strcmp(a, "--timeout") == 0) {
@@ -569,6 +570,7 @@ int cmd_build(int argc, char **argv) {
     } else if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) {
       if (i + 1 >= argc) return cli_usage_error("build", "%s needs a path", a);
       c.out = argv[++i];
+      if (cli_check_output_name("build", a, c.out) != EXIT_OK) return EXIT_USAGE;
     } else if (strcmp(a, "--no-check-examples") == 0) {
       c.no_examples = true;
     } else if (a[0] == '-' && a[1]) {

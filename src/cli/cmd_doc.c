@@ -73,7 +73,7 @@ int cmd_doc(int argc, char **argv) {
     } else if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0 || strcmp(a, "--title") == 0) {
       if (i + 1 >= argc) return cli_usage_error("doc", "%s needs a value", a);
       if (strcmp(a, "--title") == 0) title = argv[++i];
-      else output = argv[++i];
+      else if (cli_check_output_name("doc", a, output = argv[++i]) != EXIT_OK) return EXIT_USAGE;
     } else if (strcmp(a, "--json") == 0) {
       json = true;
     } else if (a[0] == '-' && a[1]) {

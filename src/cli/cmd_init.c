@@ -411,6 +411,7 @@ int cmd_bundle(int argc, char **argv) {
     } else if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) {
       if (i + 1 >= argc) return cli_usage_error("bundle", "%s needs a path", a);
       output = argv[++i];
+      if (cli_check_output_name("bundle", a, output) != EXIT_OK) return EXIT_USAGE;
     } else {
       return cli_usage_error("bundle", "unexpected argument '%s' (expected --config, -o or --help)", a);
     }

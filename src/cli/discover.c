@@ -31,6 +31,12 @@ static bool ends_with_geno(const char *s) {
   return n >= 5 && strcmp(s + n - 5, ".geno") == 0;
 }
 
+int cli_check_output_name(const char *cmd, const char *opt, const char *path) {
+  if (!ends_with_geno(path)) return EXIT_OK;
+  return cli_usage_error(cmd, "%s %s names Geno source: the output would replace it (name it .py, .js, .html ...)",
+                         opt, path);
+}
+
 /* Symbolic links to directories are not followed (a link cycle cannot
  * loop), and the depth is bounded. */
 static bool walk(const char *dir, Found *out, int depth) {
