@@ -39,6 +39,9 @@ static const char run_help[] =
     "                           pipe holding it): its entrypoint runs, its\n"
     "                           modules come from it (shown as NAME.geno), and\n"
     "                           no geno.toml applies\n"
+    "  --value-style python     show main's value as a compiled Python program\n"
+    "                           prints it (a String raw, True/False, nothing\n"
+    "                           for ()) instead of `=> value`\n"
     "  --unsafe                 run in this process; without it the program\n"
     "                           runs in a sandboxed child process\n"
     "                           (docs/SECURITY.md)\n"
@@ -95,12 +98,32 @@ static const char test_help[] =
     "exit status: 0 all passed, 1 a failure, an error or no file found,\n"
     "2 usage error\n";
 
+/* --value-style python: main's value as a compiled Python program shows it
+ * (the reference's `if result is not None: print(result)`): a String raw,
+ * a Bool as True/False, nothing for the Unit no `()` wrote; every other
+ * value in its canonical text (docs/compatibility.md). */
+static void print_python_value(const geno_value *v, const char *text) {
+  size_t n;
+  const char *s;
+  switch (geno_value_type(v)) {
+    case GENO_UNIT: return;
+    case GENO_BOOL: puts(geno_value_bool(v) ? "True" : "False"); return;
+    case GENO_STRING:
+      s = geno_value_string(v, &n);
+      fwrite(s, 1, n, stdout);
+      fputc('\n', stdout);
+      return;
+    default: printf("%s\n", text); return;
+  }
+}
+
 typedef struct RunOpts {
   geno_config cfg;
   bool json, caps_given, verbose;
   bool fail_on_untested; /* geno test --fail-on-untested */
   bool unsafe; /* --unsafe: geno_run in this process, not geno_run_isolated */
   bool bundle; /* geno run --bundle: FILE is a bundle (geno bundle's JSON) */
+  bool python_value; /* --value-style python: main's value as print(value) in Python */
   const char **files;
   int nfiles;
   const char **prog_args;
@@ -187,7 +210,7 @@ static int parse_opts(const char *cmd, int argc, char **argv, RunOpts *o, const 
       val = eq + 1;
       a = name;
     }
-    bool takes = strcmp(a, "--cap") == 0;
+    bool takes = strcmp(a, "--cap") == 0 || strcmp(a, "--value-style") == 0;
     for (size_t k = 0; k < sizeof limit_flags / sizeof *limit_flags; k++) takes |= strcmp(a, limit_flags[k]) == 0;
     if (takes && !val) {
       if (i + 1 >= argc) return cli_usage_error(cmd, "option %s needs a value", a);
@@ -208,6 +231,10 @@ static int parse_opts(const char *cmd, int argc, char **argv, RunOpts *o, const 
       o->unsafe = true;
     } else if (strcmp(a, "--bundle") == 0 && !testing) {
       o->bundle = true;
+    } else if (strcmp(a, "--value-style") == 0 && !testing) {
+      if (!val || (strcmp(val, "python") != 0 && strcmp(val, "geno") != 0))
+        return cli_usage_error(cmd, "--value-style needs 'python' or 'geno'");
+      o->python_value = strcmp(val, "python") == 0;
     } else if (strcmp(a, "--fail-on-untested") == 0) {
       o->fail_on_untested = true;
     } else if (strcmp(a, "-v") == 0 || strcmp(a, "--verbose") == 0) {
@@ -463,7 +490,10 @@ int cmd_run(int argc, char **argv) {
     const char *out = geno_result_output(r, &n);
     fwrite(out, 1, n, stdout);
     const char *text = geno_result_value_text(r);
-    if (status == EXIT_OK && text) printf("=> %s\n", text);
+    if (status == EXIT_OK && text && o.python_value)
+      print_python_value(geno_result_value(r), text);
+    else if (status == EXIT_OK && text)
+      printf("=> %s\n", text);
     fflush(stdout);
     if (status != EXIT_OK) {
       cli_print_diagnostics(stderr, r, &prog);

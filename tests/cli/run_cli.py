@@ -129,6 +129,9 @@ PROGRAMS = {
                          "    if length(args) > 1 then\n        print(Text.shout(args[1]))\n    end if\n"
                          "    return 42\nend func\n"),
     "pyproj/notes.md": "# Notes\n\nSome text\n",
+    "pyval/Str.geno": 'func main() -> String\n    return "say \\"hi\\""\nend func\n',
+    "pyval/Yes.geno": "func main() -> Bool\n    return 1 < 2\nend func\n",
+    "pyval/Unit.geno": 'func main() -> Unit\n    print("side")\nend func\n',
     "pyproj/Loop.geno": "func main() -> Unit\n    var i: Int = 0\n    while true do\n        i = i + 1\n    end while\nend func\n",
     "raw/nobundle.json": '{"version": "1", "entrypoint": "Main", "modules": {"Other": "x"}}\n',
     "fmtok/ugly.geno": "func main() -> Int\n  let x = 1   \n      return x\nend func\n\n\n",
@@ -245,6 +248,11 @@ def bundle_check(out, entry, modules):
     if PROGRAMS["proj/Util.geno"] != doc["modules"]["Util"]:
         return "Util's source differs"
     return None
+
+
+def stdout_is(expected):
+    """A check that stdout is exactly `expected`."""
+    return lambda out: None if out == expected else f"stdout is {out!r}, expected {expected!r}"
 
 
 def doc_check(out):
@@ -567,9 +575,21 @@ CASES = [
          out=["Compiled to {d}/pyproj.py\n"]),
     Case("launcher: --cap and -- args, output and exit as geno run",
          ["{d}/pyproj.py", "--cap", "env,print,fs", "--", "{d}/pyproj/notes.md", "--loud"], 0, python=True,
-         cwd="{d}/pyproj", out=["args: 2\nbytes: 19\n6\n=> 42\n"]),
+         cwd="{d}/pyproj", out=["args: 2\nbytes: 19\n6\n42\n"], no_out=["=>"]),
     Case("launcher: --cap NAME repeated and --cap=NAME", ["{d}/pyproj.py", "--cap", "env", "--cap=print,fs", "--",
-         "{d}/pyproj/notes.md"], 0, python=True, cwd="{d}/pyproj", out=["args: 1\n", "=> 42\n"]),
+         "{d}/pyproj/notes.md"], 0, python=True, cwd="{d}/pyproj", out=["args: 1\n", "\n42\n"], no_out=["=>"]),
+    # main's value as the reference's compiled Python shows it: print(value)
+    Case("compile --target python: a String-valued main", ["compile", "{d}/pyval/Str.geno", "-o", "{d}/pystr.py"], 0),
+    Case("launcher: main's String printed raw, as Python's print", ["{d}/pystr.py"], 0, python=True,
+         check=stdout_is('say "hi"\n')),
+    Case("run --value-style python: a Bool is True/False", ["run", "--value-style", "python", "{d}/pyval/Yes.geno"], 0,
+         check=stdout_is("True\n")),
+    Case("run --value-style python: nothing for main without a value",
+         ["run", "--value-style=python", "--cap", "print", "{d}/pyval/Unit.geno"], 0, check=stdout_is("side\n")),
+    Case("run --value-style geno: the usual => value", ["run", "--value-style", "geno", "{d}/pyval/Str.geno"], 0,
+         check=stdout_is('=> "say \\"hi\\""\n')),
+    Case("run --value-style: a style that does not exist", ["run", "--value-style", "repr", "{d}/pyval/Str.geno"], 2,
+         err=["--value-style needs 'python' or 'geno'"]),
     Case("launcher: no capability unless granted", ["{d}/pyproj.py"], 1, python=True, cwd="{d}/pyproj",
          err=["Main.geno:3:30: error[E412]: Capability denied: 'cli_args' requires the 'env' capability",
               "\n      let args: List[String] = cli_args()\n"], no_out=["=>"]),
