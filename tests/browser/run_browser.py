@@ -114,7 +114,13 @@ def main():
         page = os.path.join(d, "harness.html")
         with open(page, "w") as f:
             f.write(MOVE_HARNESS)
-        r = out_json(chromium_dom(browser, page))
+        # Headless Chromium under --virtual-time-budget sometimes services no
+        # animation frame for seconds (seen once in ~20 idle runs): a fresh
+        # browser gets up to three tries. Keys that do not work fail all three.
+        for _attempt in range(3):
+            r = out_json(chromium_dom(browser, page))
+            if r["moved"] > r["first"]["left"]:
+                break
         check("canvas is drawn", r["first"]["inside"] == [255, 0, 0] and r["first"]["outside"] == [0, 0, 0]
               and r["first"]["left"] == 10, json.dumps(r))
         check("a key moves the square", r["moved"] > r["first"]["left"], json.dumps(r))
