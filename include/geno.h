@@ -737,6 +737,21 @@ typedef struct geno_spawner geno_spawner;
  * use from any number of threads once started; call from the main thread
  * before starting others. */
 GENO_API geno_spawner *geno_spawner_start(void);
+/* [m] Like geno_spawner_start, with the spawner and every child it forks
+ * bound to CPU number `cpu` (sched_setaffinity; the number as the kernel
+ * counts CPUs, see sched_getaffinity). A host with one spawner per CPU
+ * keeps each child's fork, page faults and TLB flushes on one CPU instead
+ * of spreading them over all of them. cpu < 0: not bound (as
+ * geno_spawner_start). NULL with errno set on failure (EINVAL: no such
+ * CPU, or not one this process may use). */
+GENO_API geno_spawner *geno_spawner_start_on(int cpu);
+/* [-] Whether the spawner is still running. A spawner that died (killed
+ * from outside; it never exits on its own while the host holds it) is
+ * reaped here; runs given it fork from the caller instead, so a host with
+ * several should route around it. Thread-safe; costs one system call. */
+GENO_API bool geno_spawner_alive(geno_spawner *s);
+/* [-] The spawner's process id (0 for NULL). */
+GENO_API int geno_spawner_pid(const geno_spawner *s);
 /* [-] Stop and reap the spawner (NULL is fine). No run may still use it. */
 GENO_API void geno_spawner_free(geno_spawner *s);
 

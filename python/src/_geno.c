@@ -1410,10 +1410,10 @@ static int core_init(ServerCoreObject *self, PyObject *args, PyObject *kw) {
    * Python process: a fork of the interpreter costs tens of milliseconds */
   char *warm = srv_warm_up();
   free(warm);
-  cfg.spawner = geno_spawner_start();
+  cfg.spawner_set = srv_spawners_start(0, false); /* Python's threads are left where they are */
   self->svc = srv_service_new(&cfg, ((MetricsObject *)metrics)->m);
   if (!self->svc) {
-    geno_spawner_free(cfg.spawner);
+    srv_spawners_free(cfg.spawner_set);
     srv_config_free(&cfg);
     PyErr_NoMemory();
     return -1;
@@ -1424,7 +1424,7 @@ static int core_init(ServerCoreObject *self, PyObject *args, PyObject *kw) {
 }
 
 static void core_dealloc(ServerCoreObject *self) {
-  if (self->svc) geno_spawner_free(srv_service_config(self->svc)->spawner);
+  if (self->svc) srv_spawners_free(srv_service_config(self->svc)->spawner_set);
   srv_service_free(self->svc);
   Py_XDECREF(self->metrics);
   Py_TYPE(self)->tp_free((PyObject *)self);

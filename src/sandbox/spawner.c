@@ -31,6 +31,7 @@
 #include <fcntl.h>
 #include <malloc.h>
 #include <sched.h>
+#include <stdatomic.h>
 #include <signal.h>
 #include <stdio.h>
 #include <sys/mman.h>
@@ -48,8 +49,9 @@
 #include "wire.h"
 
 struct geno_spawner {
-  int ctl;   /* host's end of the control socket */
-  pid_t pid; /* the spawner process */
+  int ctl;          /* host's end of the control socket */
+  pid_t pid;        /* the spawner process */
+  atomic_bool dead; /* it died and was reaped (geno_spawner_alive) */
 };
 
 /* What the host sends with the two descriptors. */
@@ -225,9 +227,18 @@ static void unregister_rseq(void) {
 }
 
 /* The spawner's loop: one message, one child. */
-GENO_NORETURN static void spawner_main(int ctl, pid_t host) {
+GENO_NORETURN static void spawner_main(int ctl, pid_t host, int cpu) {
   prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (getppid() != host) child_exit(0);
+  /* Bound to its CPU first, so that all it touches from here on (and
+   * every child, which inherits the binding) stays there. The host
+   * checked that the CPU is one it may use. */
+  if (cpu >= 0) {
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(cpu, &one);
+    if (sched_setaffinity(0, sizeof one, &one) != 0) child_exit(1);
+  }
   /* Do now what every child would otherwise do itself (signals to their
    * defaults, the bounding set, the timezone, the stack bounds). */
   bool prepared = sbx_prepare_spawner();
@@ -274,7 +285,16 @@ GENO_NORETURN static void spawner_main(int ctl, pid_t host) {
   }
 }
 
-geno_spawner *geno_spawner_start(void) {
+geno_spawner *geno_spawner_start(void) { return geno_spawner_start_on(-1); }
+
+geno_spawner *geno_spawner_start_on(int cpu) {
+  if (cpu >= 0) {
+    cpu_set_t mine;
+    if (cpu >= CPU_SETSIZE || sched_getaffinity(0, sizeof mine, &mine) != 0 || !CPU_ISSET(cpu, &mine)) {
+      errno = EINVAL;
+      return NULL;
+    }
+  }
   geno_spawner *s = calloc(1, sizeof *s);
   if (!s) return NULL;
   char err[160];
@@ -308,7 +328,7 @@ geno_spawner *geno_spawner_start(void) {
       dup2(0, 1);
       dup2(0, 2);
     }
-    spawner_main(keep, host);
+    spawner_main(keep, host, cpu);
   }
   close(sv[1]);
   if (pid < 0) {
@@ -321,11 +341,26 @@ geno_spawner *geno_spawner_start(void) {
   return s;
 }
 
+bool geno_spawner_alive(geno_spawner *s) {
+  if (!s || atomic_load(&s->dead)) return false;
+  pid_t r = waitpid(s->pid, NULL, WNOHANG);
+  /* ECHILD: another thread reaped it a moment ago */
+  if (r == s->pid || (r < 0 && errno == ECHILD)) {
+    atomic_store(&s->dead, true);
+    return false;
+  }
+  return true;
+}
+
+int geno_spawner_pid(const geno_spawner *s) { return s ? (int)s->pid : 0; }
+
 void geno_spawner_free(geno_spawner *s) {
   if (!s) return;
   close(s->ctl); /* the spawner exits when it reads the end */
-  kill(s->pid, SIGKILL);
-  while (waitpid(s->pid, NULL, 0) < 0 && errno == EINTR) {
+  if (!atomic_load(&s->dead)) {
+    kill(s->pid, SIGKILL);
+    while (waitpid(s->pid, NULL, 0) < 0 && errno == EINTR) {
+    }
   }
   free(s);
 }

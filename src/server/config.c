@@ -340,6 +340,8 @@ int srv_config_load(SrvConfig *cfg, int argc, char **argv) {
   INT("GENO_WORKER_MAX_PROCESSES", 1, 1, worker_processes);
   INT("GENO_MAX_CONCURRENT_REQUESTS", 16, 1, max_concurrent);
   INT("GENO_MAX_CONNECTIONS", 1024, 1, max_connections);
+  INT("GENO_SPAWNERS", 0, 0, spawners);
+  if (i64 > 1024) return env_error("GENO_SPAWNERS must be at most 1024");
   INT("GENO_REQUEST_TIMEOUT_SECONDS", 30, 1, request_timeout);
   INT("GENO_RATE_LIMIT_REQUESTS", 60, 0, rate_limit);
   FLT("GENO_RATE_LIMIT_WINDOW_SECONDS", 60.0, 0, true, rate_window);
@@ -353,6 +355,8 @@ int srv_config_load(SrvConfig *cfg, int argc, char **argv) {
   cfg->require_auth_metrics = b;
   if (env_bool("GENO_REQUIRE_AUTH_FOR_PLAYGROUND", 0, &b)) return 2;
   cfg->require_auth_playground = b == 1;
+  if (env_bool("GENO_SPAWNER_BIND_THREADS", 1, &b)) return 2;
+  cfg->bind_threads = b == 1;
   if (env_bool("GENO_SANDBOX_DEBUG", 0, &b)) return 2;
   cfg->sandbox_debug = b == 1;
   const char *skip = getenv("GENO_SKIP_STARTUP_CHECKS");

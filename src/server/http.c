@@ -310,8 +310,10 @@ int srv_main(int argc, char **argv) {
   char *fail = srv_warm_up();
   /* Children fork from a spawner started now, single-threaded and warm,
    * rather than from this process once its connection threads run. */
-  cfg->spawner = geno_spawner_start();
-  if (!cfg->spawner) srv_log(SRV_LOG_WARNING, "spawner unavailable (%s): workers fork from the server", strerror(errno));
+  cfg->spawner_set = srv_spawners_start(cfg->spawners, cfg->bind_threads);
+  if (!cfg->spawner_set)
+    srv_log(SRV_LOG_WARNING, "spawner unavailable (%s): workers fork from the server", strerror(errno));
+  else srv_log(SRV_LOG_INFO, "%u spawners started", srv_spawners_count(cfg->spawner_set));
   if (!fail) fail = srv_self_test(cfg);
   if (fail) {
     srv_log(SRV_LOG_ERROR, "Startup check failed: %s", fail);
@@ -406,7 +408,7 @@ int srv_main(int argc, char **argv) {
   pthread_mutex_unlock(&s->lock);
   for (unsigned i = 0; i < s->nthreads; i++) pthread_join(s->threads[i], NULL);
   free(s->threads);
-  geno_spawner_free(cfg->spawner);
+  srv_spawners_free(cfg->spawner_set);
   srv_service_free(s->svc);
   geno_metrics_free(s->metrics);
   return 0;

@@ -302,7 +302,12 @@ static void handle_get(SrvService *s, SrvExchange *x) {
   if (healthz) {
     char *body;
     if (s->cfg.api_key && !authenticated(s, x)) body = strdup("{\"status\":\"ok\"}");
-    else body = geno_metrics_health_json(s->metrics, NULL, 0);
+    else {
+      char detail[1024];
+      geno_health_check spawners = {"spawners", NULL, detail};
+      spawners.status = srv_spawners_health(s->cfg.spawner_set, detail, sizeof detail);
+      body = geno_metrics_health_json(s->metrics, &spawners, 1);
+    }
     if (!body) return respond_json_error(s, x, 500, "internal server error", H_CORS | H_SECURITY);
     return respond(s, x, 200, body, strlen(body), free, JSON_TYPE, H_CORS | H_SECURITY);
   }

@@ -71,8 +71,10 @@ typedef struct SrvConfig {
   bool skip_startup_checks;
   int log_level;
   bool sandbox_debug;
+  unsigned spawners;           /* GENO_SPAWNERS: how many (0 = one per CPU the server may use) */
+  bool bind_threads;           /* GENO_SPAWNER_BIND_THREADS: a run's thread on its spawner's CPU */
   /* runtime */
-  geno_spawner *spawner;       /* children fork from here (NULL: from the server) */
+  struct SrvSpawners *spawner_set; /* children fork from these (NULL: from the server) */
 } SrvConfig;
 
 /* Parse `geno serve` arguments (argv[0] is "serve") and the GENO_*
@@ -170,6 +172,44 @@ char *srv_self_test(const SrvConfig *cfg);
  * read (GENO_ALLOWED_ENV_NAMES / _PREFIXES, sensitive names only when
  * named exactly); a sandboxed child sees only that. */
 void srv_filter_environment(const SrvConfig *cfg);
+
+/* ---- spawners.c ---- */
+/* The spawners the children fork from, one per CPU, each bound to its CPU
+ * with its children (see spawners.c). Thread safety: once started, any
+ * number of threads may acquire, release and ask at once. */
+typedef struct SrvSpawners SrvSpawners;
+
+typedef struct SrvSpawnerInfo {
+  int pid, cpu;              /* cpu -1: not bound */
+  bool alive;
+  unsigned long long runs;   /* runs started on it */
+  unsigned busy;             /* runs in flight on it */
+} SrvSpawnerInfo;
+
+/* Start `count` spawners (0: one per CPU in this process's affinity
+ * mask), spawner i bound to the i-th such CPU (modulo their number) when
+ * there are several CPUs and several spawners, none bound otherwise. With
+ * bind_threads, a thread that acquires a spawner is bound to its CPU too.
+ * Call from the main thread before any other starts. NULL with errno set
+ * when none started (or out of memory); a spawner that fails is logged
+ * and left out. */
+SrvSpawners *srv_spawners_start(unsigned count, bool bind_threads);
+/* Stop and reap them all (NULL is fine); no run may still use them. */
+void srv_spawners_free(SrvSpawners *set);
+/* The spawner for the calling thread's next run: the live one with the
+ * fewest runs in flight (ties: the one this thread used last). Returns
+ * its index (give it back to srv_spawners_release after the run) with
+ * *out set, or -1 with *out NULL when none is alive (fork from the server). */
+int srv_spawners_acquire(SrvSpawners *set, geno_spawner **out);
+void srv_spawners_release(SrvSpawners *set, int index);
+unsigned srv_spawners_count(const SrvSpawners *set);
+/* Spawner i (NULL when there is no such spawner), for the self-test. */
+geno_spawner *srv_spawners_at(const SrvSpawners *set, unsigned i);
+/* Spawner i's state; false when there is no such spawner. */
+bool srv_spawners_info(SrvSpawners *set, unsigned i, SrvSpawnerInfo *info);
+/* The /healthz check: "pass" (all alive), "warn" (some died, or none was
+ * started), "fail" (all died), with a description of each in detail. */
+const char *srv_spawners_health(SrvSpawners *set, char *detail, size_t n);
 
 /* ---- pipeline.c ---- */
 /* The request pipeline of `geno serve` on any transport: a server (http.c

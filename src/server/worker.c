@@ -229,7 +229,7 @@ void srv_execute(const SrvConfig *cfg, geno_metrics *metrics, const SrvRequest *
   c.max_source_bytes = cfg->max_body > cfg->max_module_bytes ? cfg->max_body : cfg->max_module_bytes;
   c.max_total_source_bytes = 0; /* the body bound covers every module */
   c.run_tests = req->endpoint == SRV_TEST;
-  c.spawner = cfg->spawner;
+  int slot = srv_spawners_acquire(cfg->spawner_set, &c.spawner);
   c.monitor = geno_metrics_monitor;
   c.monitor_userdata = metrics;
   /* Effects that need the machine, under the CLI's policies. stdin is
@@ -247,6 +247,7 @@ void srv_execute(const SrvConfig *cfg, geno_metrics *metrics, const SrvRequest *
       srv_log(SRV_LOG_ERROR, "host callbacks could not be set up: %s", err ? err : "out of memory");
       free(err);
       srv_error_reply(out, 500, "internal_error", "internal server error");
+      srv_spawners_release(cfg->spawner_set, slot);
       return;
     }
     have_host = true;
@@ -257,6 +258,7 @@ void srv_execute(const SrvConfig *cfg, geno_metrics *metrics, const SrvRequest *
   geno_result *r = req->endpoint == SRV_CHECK
                        ? geno_check_isolated(req->source, req->source_len, req->filename, &c)
                        : geno_run_isolated(req->source, req->source_len, req->filename, &c);
+  srv_spawners_release(cfg->spawner_set, slot);
   if (have_host) host_free(&host);
   if (!r) {
     srv_error_reply(out, 500, "internal_error", "internal server error");
@@ -332,16 +334,21 @@ char *srv_self_test(const SrvConfig *cfg) {
   geno_config_init(&c);
   c.timeout_s = 5.0;
   c.memory_bytes = cfg->worker_memory;
-  c.spawner = cfg->spawner;
-  geno_result *r = geno_run_isolated(self_test_program, sizeof self_test_program - 1, "<startup>", &c);
   char *err = NULL;
-  if (!r) err = strdup("out of memory");
-  else if (!geno_result_ok(r) || strcmp(geno_result_value_json(r), "42") != 0) {
-    const geno_diagnostic *d = geno_result_diagnostic(r, 0);
-    if (asprintf(&err, "sandboxed self-test run failed: %s", d && d->message ? d->message : "wrong value") < 0)
-      err = NULL;
+  geno_result *r = NULL;
+  /* every spawner, so that one that cannot run a child is found now */
+  unsigned n = srv_spawners_count(cfg->spawner_set);
+  for (unsigned i = 0; i < (n ? n : 1) && !err; i++) {
+    c.spawner = srv_spawners_at(cfg->spawner_set, i);
+    r = geno_run_isolated(self_test_program, sizeof self_test_program - 1, "<startup>", &c);
+    if (!r) err = strdup("out of memory");
+    else if (!geno_result_ok(r) || strcmp(geno_result_value_json(r), "42") != 0) {
+      const geno_diagnostic *d = geno_result_diagnostic(r, 0);
+      if (asprintf(&err, "sandboxed self-test run failed: %s", d && d->message ? d->message : "wrong value") < 0)
+        err = NULL;
+    }
+    geno_result_free(r);
   }
-  geno_result_free(r);
   return err;
 }
 

@@ -690,6 +690,115 @@ def test_kill_under_load():
         s.stop()
 
 
+def cpus_allowed(pid):
+    """The CPUs a process may run on, as a set of numbers (None: gone)."""
+    try:
+        with open("/proc/%d/status" % pid) as f:
+            text = f.read()
+    except OSError:
+        return None
+    m = re.search(r"^Cpus_allowed_list:\s*(\S+)", text, re.M)
+    cpus = set()
+    for part in m.group(1).split(","):
+        a, _, b = part.partition("-")
+        cpus.update(range(int(a), int(b or a) + 1))
+    return cpus
+
+
+def spawner_check(s):
+    st, h, b = s.request("GET", "/healthz")
+    health = json.loads(b)
+    checks = [c for c in health.get("checks", []) if c.get("name") == "spawners"]
+    return health.get("status"), (checks[0] if checks else {})
+
+
+def test_spawners():
+    """One spawner per CPU (GENO_SPAWNERS=2 here): each bound to its own
+    CPU when the machine has two, requests served by both (the /healthz
+    check counts runs per spawner); a spawner killed under load costs at
+    most the requests it was starting, the other serves on and /healthz
+    says degraded; with every spawner dead the server still serves
+    (forking from itself) and /healthz says failed."""
+    ncpu = len(os.sched_getaffinity(0))
+    s = Server({"GENO_RATE_LIMIT_REQUESTS": "0", "GENO_SPAWNERS": "2", "GENO_MAX_CONCURRENT_REQUESTS": "64"})
+    try:
+        spawners = sorted(s.base)
+        check(len(spawners) == 2, "two spawners started: %r" % spawners)
+        check("2 spawners started" in s.log(), "the log says how many spawners")
+        bound = [cpus_allowed(p) for p in spawners]
+        if ncpu >= 2:
+            check(all(b is not None and len(b) == 1 for b in bound) and bound[0] != bound[1],
+                  "each spawner bound to a CPU of its own: %r" % bound)
+        status, c = spawner_check(s)
+        check(status == "ok" and c.get("status") == "pass", "healthz with all spawners running: %r %r" % (status, c))
+        answers, lock = [], threading.Lock()
+        seen_cpus = set()
+
+        def client(k, count):
+            for i in range(count):
+                n = k * 100000 + i
+                try:
+                    st, h, b = s.post("/run", {"source": "func main() -> Int\n    return %d\nend func\n" % n})
+                except (OSError, http.client.HTTPException) as e:
+                    st, b = 0, repr(e)
+                with lock:
+                    answers.append((n, st, b))
+
+        def watch(until):
+            while time.time() < until:
+                for kid in s.children():
+                    cpus = cpus_allowed(kid)
+                    if cpus and len(cpus) == 1:
+                        seen_cpus.update(cpus)
+                time.sleep(0.002)
+
+        watcher = threading.Thread(target=watch, args=(time.time() + 3,))
+        threads = [threading.Thread(target=client, args=(k, 40)) for k in range(4)]
+        for th in threads + [watcher]:
+            th.start()
+        for th in threads + [watcher]:
+            th.join(60)
+        ok = sum(1 for n, st, b in answers if st == 200 and isinstance(b, dict) and b.get("value") == n)
+        check(ok == 160, "160 concurrent requests over two spawners all right: %d" % ok)
+        runs = [int(x) for x in re.findall(r"(\d+) runs", spawner_check(s)[1].get("detail", ""))]
+        check(len(runs) == 2 and all(r > 0 for r in runs), "both spawners served requests: %r" % runs)
+        if ncpu >= 2:
+            check(len(seen_cpus) >= 2, "workers ran bound to both CPUs: %r" % seen_cpus)
+        # a spawner killed while 4 clients keep it busy
+        answers.clear()
+        threads = [threading.Thread(target=client, args=(k, 30)) for k in range(4)]
+        for th in threads:
+            th.start()
+        time.sleep(0.2)
+        os.kill(spawners[1], signal.SIGKILL)
+        for th in threads:
+            th.join(60)
+        ok = sum(1 for n, st, b in answers if st == 200 and isinstance(b, dict) and b.get("value") == n)
+        failed = [(n, st, b) for n, st, b in answers
+                  if not (st == 200 and isinstance(b, dict) and b.get("value") == n)]
+        check(all(st == 500 and b == {"error": "internal server error"} for n, st, b in failed),
+              "a killed spawner's requests get a 500, never a wrong answer: %r" % failed[:3])
+        check(len(failed) <= 4 and ok == 120 - len(failed),
+              "a killed spawner costs at most the requests in its hands: %d failed" % len(failed))
+        status, c = spawner_check(s)
+        check(status == "degraded" and c.get("status") == "warn" and "died" in c.get("detail", ""),
+              "healthz degraded with a spawner dead: %r %r" % (status, c))
+        for i in range(6):
+            st, h, b = s.post("/run", {"source": "func main() -> Int\n    return %d\nend func\n" % i})
+            check(st == 200 and b["value"] == i, "served by the spawner left: %r %r" % (st, b))
+        os.kill(spawners[0], signal.SIGKILL)
+        time.sleep(0.1)
+        st, h, b = s.post("/run", {"source": OK42})
+        # the first run may have been handed to the dying spawner
+        if st == 500:
+            st, h, b = s.post("/run", {"source": OK42})
+        check(st == 200 and b["value"] == 42, "served with every spawner dead: %r %r" % (st, b))
+        status, c = spawner_check(s)
+        check(status == "failed" and c.get("status") == "fail", "healthz failed with every spawner dead: %r" % c)
+    finally:
+        check(s.stop() == 0, "server with dead spawners stops with status 0")
+
+
 def test_startup_rules():
     def run(args, env=None):
         e = {k: v for k, v in os.environ.items() if not k.startswith("GENO_")}
@@ -713,6 +822,10 @@ def test_startup_rules():
     check(rc == 2 and "GENO_ALLOWED_HOSTS" in err_text, "bad allowed host entry")
     rc, err_text = run(["--allow-capability", "bogus"])
     check(rc == 2 and "Unknown capability 'bogus'" in err_text, "bad capability flag")
+    rc, err_text = run([], {"GENO_SPAWNERS": "many"})
+    check(rc == 2 and "GENO_SPAWNERS must be an integer" in err_text, "bad GENO_SPAWNERS: %r" % err_text)
+    rc, err_text = run([], {"GENO_SPAWNERS": "5000"})
+    check(rc == 2 and "GENO_SPAWNERS must be at most 1024" in err_text, "GENO_SPAWNERS too large: %r" % err_text)
     rc, err_text = run(["--port", "x"])
     check(rc == 2, "bad port")
     # an empty --allow-capability list means no capability, not the defaults
@@ -748,6 +861,7 @@ def main():
     test_auth_and_rate()
     test_concurrency()
     test_kill_under_load()
+    test_spawners()
     test_startup_rules()
     print("%d checks, %d failures" % (CHECKS, len(FAILURES)))
     return 1 if FAILURES else 0

@@ -3,10 +3,14 @@
  * caller, the child is the caller's own (killed at the deadline and
  * reaped: no zombie), host callbacks and modules cross over, and a dead
  * spawner falls back to forking from the caller. Also the isolation end
- * classification (geno_result_isolation) and geno_check_isolated. */
+ * classification (geno_result_isolation) and geno_check_isolated; a
+ * spawner bound to a CPU (geno_spawner_start_on) and geno_spawner_alive. */
 #include "unit.h"
 
+#include <errno.h>
+#include <sched.h>
 #include <signal.h>
+#include <stdio.h>
 #include <unistd.h>
 
 static geno_spawner *spawner;
@@ -231,6 +235,57 @@ static void a_dead_spawner_falls_back_to_fork(void **state) {
   geno_spawner_free(own); /* reaps the dead spawner */
 }
 
+/* The CPUs a process may run on, from /proc (Cpus_allowed_list). */
+static void cpus_allowed(pid_t pid, char *out, size_t n) {
+  char path[64], line[256];
+  snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
+  out[0] = '\0';
+  FILE *f = fopen(path, "r");
+  if (!f) return;
+  while (fgets(line, sizeof line, f))
+    if (sscanf(line, "Cpus_allowed_list: %63s", out) == 1) break;
+  fclose(f);
+}
+
+static void a_bound_spawner_stays_on_its_cpu_and_reports_its_death(void **state) {
+  (void)state;
+  errno = 0;
+  assert_null(geno_spawner_start_on(CPU_SETSIZE + 5));
+  assert_int_equal(errno, EINVAL);
+  cpu_set_t mine;
+  assert_int_equal(sched_getaffinity(0, sizeof mine, &mine), 0);
+  int last = -1;
+  for (int c = 0; c < CPU_SETSIZE; c++)
+    if (CPU_ISSET(c, &mine)) last = c;
+  geno_spawner *own = geno_spawner_start_on(last);
+  assert_non_null(own);
+  pid_t pid = (pid_t)geno_spawner_pid(own);
+  assert_true(pid > 0);
+  geno_config c;
+  geno_config_init(&c);
+  c.spawner = own;
+  const char *src = "func main() -> Int\n    return 9\nend func\n";
+  geno_result *r = geno_run_isolated(src, strlen(src), "t.geno", &c);
+  assert_string_equal(geno_result_value_json(r), "9");
+  geno_result_free(r);
+  char got[64], want[16];
+  cpus_allowed(pid, got, sizeof got);
+  snprintf(want, sizeof want, "%d", last);
+  assert_string_equal(got, want);
+  assert_true(geno_spawner_alive(own));
+  kill(pid, SIGKILL);
+  siginfo_t si;
+  memset(&si, 0, sizeof si);
+  waitid(P_PID, (id_t)pid, &si, WEXITED | WNOWAIT); /* dead, not reaped */
+  assert_false(geno_spawner_alive(own));            /* reaps it */
+  assert_false(geno_spawner_alive(own));
+  r = geno_run_isolated(src, strlen(src), "t.geno", &c); /* forks from here */
+  assert_string_equal(geno_result_value_json(r), "9");
+  geno_result_free(r);
+  geno_spawner_free(own);
+  assert_true(only_the_spawner_left());
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(same_result_as_a_fork),
@@ -241,6 +296,7 @@ int main(void) {
       cmocka_unit_test(output_survives_the_kill_and_stays_with_its_run),
       cmocka_unit_test(check_isolated_never_runs_the_program),
       cmocka_unit_test(a_dead_spawner_falls_back_to_fork),
+      cmocka_unit_test(a_bound_spawner_stays_on_its_cpu_and_reports_its_death),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }
