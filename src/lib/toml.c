@@ -1218,6 +1218,6 @@ char *lib_toml_check(const char *src, size_t n) {
 }
 
 const BuiltinDef lib_toml_builtins[] = {
-    {"toml_parse", "(text: String) -> Result[JsonValue, String]", 0, NULL, 0, lib_toml_parse, NULL},
+    {"toml_parse", "(text: String) -> Result[JsonValue, String]", 0, NULL, 0, lib_toml_parse, "$b_toml_parse"},
 };
 const size_t lib_toml_builtin_count = ARRAY_LEN(lib_toml_builtins);

@@ -176,7 +176,8 @@ function $render(v, top) {
 }
 
 //@ $repr
-// Python's repr, where the VM shows one (a thrown value caught as String).
+// Python's repr, where the VM shows one (a thrown value caught as String):
+// a string escapes what Python's str.isprintable refuses.
 function $repr(v) {
   switch (typeof v) {
     case "string": {
@@ -189,7 +190,8 @@ function $repr(v) {
         else if (ch === "\r") s += "\\r";
         else if (ch === "\t") s += "\\t";
         else if (c < 0x20 || c === 0x7f) s += "\\x" + c.toString(16).padStart(2, "0");
-        else s += ch;
+        else if (c < 0x7f || !/[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}\p{Zs}]/u.test(ch)) s += ch;
+        else s += c <= 0xff ? "\\x" + c.toString(16).padStart(2, "0") : c <= 0xffff ? "\\u" + c.toString(16).padStart(4, "0") : "\\U" + c.toString(16).padStart(8, "0");
       }
       return s + q;
     }

@@ -426,3 +426,424 @@ function $b_csv_parse_with_headers(s) {
   });
   return out;
 }
+
+//@ $b_toml_parse
+// TOML 1.0 as the VM reads it (src/lib/toml.c, which behaves as Python's
+// tomllib): the same documents accepted, the same messages with
+// "(at line L, column C)" in code points, the same table-redefinition
+// rules (per key path, "explicit" and recursive "frozen" flags), then the
+// same top-down conversion (a non-finite float is Err, a date or time a
+// runtime error, sizes and Int bits the run's limits). Nesting deeper than
+// 1000 (brackets while parsing, tables however made while converting) is
+// a runtime error. "\r\n" reads as "\n" everywhere.
+function $b_toml_parse(src) {
+  const TAB = 0, ARR = 1, STR = 2, INT = 3, FLT = 4, BOOL = 5, DATE = 6, DTIME = 7, TIME = 8;
+  const EXPLICIT = 2, FROZEN = 1, MAXN = 1000;
+  const s = src.replace(/\r\n/g, "\n"), n = s.length;
+  $S += src.length >> 4;
+  let str = "", val = null, kvKey = null, kind = 0, depth = 0;
+  const fail = (at, msg) => { throw { $toml: msg, at }; };
+  const failKey = (at, before, key, after) =>
+    fail(at, before + "(" + key.map($repr).join(", ") + (key.length === 1 ? ",)" : ")") + after);
+  const failChar = (at, what) => fail(at, what + " " + $repr(String.fromCodePoint(s.codePointAt(at))));
+  const isd = (c) => c !== undefined && c >= "0" && c <= "9";
+  const hexv = (c) => (c === undefined ? -1 : "0123456789abcdef".indexOf(c.toLowerCase()));
+  const bare = (c) => c !== undefined && /^[A-Za-z0-9_-]$/.test(c);
+  const ctrl = (c) => c < 0x20 || c === 0x7f;
+  const ws = (i) => { while (s[i] === " " || s[i] === "\t") i++; return i; };
+  const wsnl = (i) => { while (s[i] === " " || s[i] === "\t" || s[i] === "\n") i++; return i; };
+  const table = () => ({ t: TAB, m: new Map() });
+  const fnode = () => ({ f: 0, r: 0, ch: null });
+  // tomllib's skip_until: the position of `expect` from i (or the end);
+  // no control character but tab (and newline when allowNl) before it
+  const skipUntil = (i, expect, allowNl, errorOnEof) => {
+    let end = i <= n ? s.indexOf(expect, i) : -1;
+    if (end < 0) { if (errorOnEof) fail(n, "Expected " + $repr(expect)); end = n; }
+    for (let k = i; k < end; k++) {
+      const c = s.charCodeAt(k);
+      if (ctrl(c) && c !== 9 && !(allowNl && c === 10)) failChar(k, "Found invalid character");
+    }
+    return end;
+  };
+  const skipComment = (i) => (s[i] === "#" ? skipUntil(i + 1, "\n", false, false) : i);
+  const skipArrayWs = (i) => { for (;;) { const b = i; i = skipComment(wsnl(i)); if (i === b) return i; } };
+  // an escape at i (s[i] is a backslash) appended to str
+  const escape = (i, ml) => {
+    const e = s[i + 1];
+    let p = i + 2;
+    if (ml && (e === " " || e === "\t" || e === "\n")) {
+      if (e !== "\n") {
+        p = ws(p);
+        if (p >= n) return p;
+        if (s[p] !== "\n") fail(p, "Unescaped '\\' in a string");
+        p++;
+      }
+      return wsnl(p);
+    }
+    if (e === "u" || e === "U") {
+      const len = e === "u" ? 4 : 8;
+      let v = 0, ok = n - p >= len;
+      for (let k = 0; ok && k < len; k++) { const h = hexv(s[p + k]); if (h < 0) ok = false; else v = v * 16 + h; }
+      if (!ok) fail(p, "Invalid hex value");
+      p += len;
+      if (!(v <= 0xd7ff || (v >= 0xe000 && v <= 0x10ffff))) fail(p, "Escaped character is not a Unicode scalar value");
+      str += String.fromCodePoint(v);
+      return p;
+    }
+    const k = e === undefined ? -1 : "btnfr\"\\".indexOf(e);
+    if (k < 0) fail(p, "Unescaped '\\' in a string");
+    str += "\b\t\n\f\r\"\\"[k];
+    return p;
+  };
+  // a basic string's body from i into str; the position after its end
+  const basicStr = (i, ml) => {
+    let start = i;
+    str = "";
+    for (;;) {
+      if (i >= n) fail(i, "Unterminated string");
+      const c = s.charCodeAt(i);
+      if (c === 34) {
+        if (!ml) { str += s.slice(start, i); return i + 1; }
+        if (s.startsWith("\"\"\"", i)) { str += s.slice(start, i); return i + 3; }
+        i++;
+        continue;
+      }
+      if (c === 92) { str += s.slice(start, i); i = escape(i, ml); start = i; continue; }
+      if (ctrl(c) && c !== 9 && !(ml && c === 10)) failChar(i, "Illegal character");
+      i++;
+    }
+  };
+  const literalStr = (i) => { const end = skipUntil(i + 1, "'", false, true); str = s.slice(i + 1, end); return end + 1; };
+  // """...""" and '''...''': a newline right after the opening is dropped;
+  // up to two quotes before the closing belong to the string
+  const multilineStr = (i, literal) => {
+    i += 3;
+    if (s[i] === "\n") i++;
+    if (literal) { const end = skipUntil(i, "'''", true, true); str = s.slice(i, end); i = end + 3; }
+    else i = basicStr(i, true);
+    const d = literal ? "'" : "\"";
+    for (let extra = 0; extra < 2 && s[i] === d; extra++, i++) str += d;
+    return i;
+  };
+  const keyPart = (i) => {
+    const c = s[i];
+    if (bare(c)) { const st = i; while (bare(s[i])) i++; str = s.slice(st, i); return i; }
+    if (c === "'") return literalStr(i);
+    if (c === "\"") return basicStr(i + 1, false);
+    fail(i, "Invalid initial character for a key part");
+  };
+  // key = part (ws '.' ws part)* ws, into kvKey
+  const parseKey = (i) => {
+    const key = [];
+    for (;;) {
+      i = keyPart(i);
+      key.push(str);
+      i = ws(i);
+      if (s[i] !== ".") { kvKey = key; return i; }
+      i = ws(i + 1);
+    }
+  };
+  const parseKv = (i) => {
+    i = parseKey(i);
+    const key = kvKey;
+    if (s[i] !== "=") fail(i, "Expected '=' after a key in a key/value pair");
+    i = parseValue(ws(i + 1));
+    kvKey = key;
+    return i;
+  };
+  // tomllib's get_or_create_nest over key[0..len): through an array, its
+  // last item; null where a non-table is in the way
+  const nest = (root, key, len, lists) => {
+    let c = root;
+    for (let i = 0; i < len; i++) {
+      let k = c.m.get(key[i]);
+      if (!k) { k = table(); c.m.set(key[i], k); }
+      c = k;
+      if (lists && c.t === ARR) c = c.kids.length ? c.kids[c.kids.length - 1] : null;
+      if (!c || c.t !== TAB) return null;
+    }
+    return c;
+  };
+  const fchild = (f, k, create) => {
+    let c = f.ch === null ? undefined : f.ch.get(k);
+    if (c !== undefined) return c;
+    if (!create) return null;
+    c = fnode();
+    if (f.ch === null) f.ch = new Map();
+    f.ch.set(k, c);
+    return c;
+  };
+  const flagsSet = (root, key, flag, rec) => {
+    let c = root;
+    for (const k of key) c = fchild(c, k, true);
+    if (rec) c.r |= flag; else c.f |= flag;
+  };
+  const flagsIs = (root, key, flag) => {
+    if (key.length === 0) return false;
+    let c = root;
+    for (let i = 0; i + 1 < key.length; i++) {
+      c = fchild(c, key[i], false);
+      if (c === null) return false;
+      if (c.r & flag) return true;
+    }
+    c = fchild(c, key[key.length - 1], false);
+    return c !== null && ((c.f | c.r) & flag) !== 0;
+  };
+  // forget the flags at key and below (a fresh node reads as a missing one)
+  const flagsUnsetAll = (root, key) => {
+    let c = root;
+    for (let i = 0; i + 1 < key.length; i++) { c = fchild(c, key[i], false); if (c === null) return; }
+    const last = key[key.length - 1];
+    if (c.ch !== null && c.ch.has(last)) c.ch.set(last, fnode());
+  };
+  const parseArray = (i) => {
+    const a = { t: ARR, kids: [] };
+    i = skipArrayWs(i + 1);
+    if (s[i] === "]") { val = a; return i + 1; }
+    for (;;) {
+      i = parseValue(i);
+      a.kids.push(val);
+      i = skipArrayWs(i);
+      const c = s[i];
+      if (c === "]") { val = a; return i + 1; }
+      if (c !== ",") fail(i, "Unclosed array");
+      i = skipArrayWs(i + 1);
+      if (s[i] === "]") { val = a; return i + 1; }
+    }
+  };
+  const parseInlineTable = (i) => {
+    const tab = table(), flags = fnode();
+    i = ws(i + 1);
+    if (s[i] === "}") { val = tab; return i + 1; }
+    for (;;) {
+      i = parseKv(i);
+      const key = kvKey, v = val;
+      if (flagsIs(flags, key, FROZEN)) failKey(i, "Cannot mutate immutable namespace ", key, "");
+      const into = nest(tab, key, key.length - 1, false);
+      if (into === null) fail(i, "Cannot overwrite a value");
+      const stem = key[key.length - 1];
+      if (into.m.has(stem)) fail(i, "Duplicate inline table key " + $repr(stem));
+      into.m.set(stem, v);
+      i = ws(i);
+      const c = s[i];
+      if (c === "}") { val = tab; return i + 1; }
+      if (c !== ",") fail(i, "Unclosed inline table");
+      if (v.t === TAB || v.t === ARR) flagsSet(flags, key, FROZEN, true);
+      i = ws(i + 1);
+    }
+  };
+  const digitsAt = (i, k) => { for (let j = 0; j < k; j++) if (!isd(s[i + j])) return false; return true; };
+  const num2 = (i) => (s.charCodeAt(i) - 48) * 10 + (s.charCodeAt(i + 1) - 48);
+  // HH:MM:SS(.frac)? with tomllib's ranges; the end or 0
+  const matchTime = (i) => {
+    if (!digitsAt(i, 2) || s[i + 2] !== ":" || !digitsAt(i + 3, 2) || s[i + 5] !== ":" || !digitsAt(i + 6, 2)) return 0;
+    if (num2(i) > 23 || num2(i + 3) > 59 || num2(i + 6) > 59) return 0;
+    let e = i + 8;
+    if (s[e] === "." && isd(s[e + 1])) { e++; while (isd(s[e])) e++; }
+    return e;
+  };
+  // a date, date-time or local time at i: the end (kind set), or 0
+  const matchDatetime = (i) => {
+    if (digitsAt(i, 4) && s[i + 4] === "-" && digitsAt(i + 5, 2) && s[i + 7] === "-" && digitsAt(i + 8, 2)) {
+      const month = num2(i + 5), day = num2(i + 8), year = num2(i) * 100 + num2(i + 2);
+      if (month >= 1 && month <= 12 && day >= 1 && day <= 31) {
+        let e = i + 10;
+        kind = DATE;
+        const sep = s[e];
+        if (sep === "T" || sep === "t" || sep === " ") {
+          const te = matchTime(e + 1);
+          if (te) {
+            e = te;
+            kind = DTIME;
+            const z = s[e];
+            if (z === "Z" || z === "z") e++;
+            else if ((z === "+" || z === "-") && digitsAt(e + 1, 2) && s[e + 3] === ":" && digitsAt(e + 4, 2) &&
+                     num2(e + 1) <= 23 && num2(e + 4) <= 59) e += 6;
+          }
+        }
+        const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
+        const maxd = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1];
+        if (year < 1 || day > maxd) fail(i, "Invalid date or datetime");
+        return e;
+      }
+    }
+    const te = matchTime(i);
+    if (te) { kind = TIME; return te; }
+    return 0;
+  };
+  // digits of the base with single underscores between them
+  const digitsUs = (i, base) => {
+    let h = hexv(s[i]);
+    if (h < 0 || h >= base) return i;
+    i++;
+    for (;;) {
+      const j = s[i] === "_" ? i + 1 : i;
+      h = hexv(s[j]);
+      if (h < 0 || h >= base) return i;
+      i = j + 1;
+    }
+  };
+  // a number per tomllib's pattern into val; its end, or 0
+  const matchNumber = (i) => {
+    const p = s[i + 1];
+    if (s[i] === "0" && (p === "x" || p === "o" || p === "b")) {
+      const e = digitsUs(i + 2, p === "x" ? 16 : p === "o" ? 8 : 2);
+      if (e > i + 2) { val = { t: INT, v: BigInt("0" + p + s.slice(i + 2, e).replace(/_/g, "")) }; return e; }
+    }
+    let k = i, neg = false;
+    if (s[k] === "+" || s[k] === "-") neg = s[k++] === "-";
+    const intStart = k;
+    if (s[k] === "0") k++;
+    else if (s[k] >= "1" && s[k] <= "9") k = digitsUs(k, 10);
+    else return 0;
+    const intEnd = k;
+    let fl = false;
+    if (s[k] === "." && isd(s[k + 1])) { k = digitsUs(k + 1, 10); fl = true; }
+    if (s[k] === "e" || s[k] === "E") {
+      let e = k + 1;
+      if (s[e] === "+" || s[e] === "-") e++;
+      if (isd(s[e])) { k = digitsUs(e, 10); fl = true; }
+    }
+    const txt = s.slice(fl ? i : intStart, fl ? k : intEnd).replace(/_/g, "");
+    if (fl) { val = { t: FLT, f: Number(txt) }; return k; }
+    if (txt.length > 4300) throw { $toml: "Exceeds the limit (4300 digits) for integer string conversion: value has " + txt.length + " digits; use sys.set_int_max_str_digits() to increase the limit" };
+    val = { t: INT, v: neg ? -BigInt(txt) : BigInt(txt) };
+    return k;
+  };
+  // value = string | bool | array | inline table | date/time | number | inf | nan
+  const parseValue = (i) => {
+    const c = s[i];
+    if (c === "\"" || c === "'") {
+      const lit = c === "'";
+      i = s.startsWith(lit ? "'''" : "\"\"\"", i) ? multilineStr(i, lit) : lit ? literalStr(i) : basicStr(i + 1, false);
+      val = { t: STR, s: str };
+      return i;
+    }
+    if (s.startsWith("true", i) || s.startsWith("false", i)) { val = { t: BOOL, b: c === "t" }; return i + (c === "t" ? 4 : 5); }
+    if (c === "[" || c === "{") {
+      if (++depth > MAXN) $fail("E499", "toml_parse: input nested too deeply (max " + MAXN + ")");
+      const e = c === "[" ? parseArray(i) : parseInlineTable(i);
+      depth--;
+      return e;
+    }
+    let e = matchDatetime(i);
+    if (e) { val = { t: kind }; return e; }
+    e = matchNumber(i);
+    if (e) return e;
+    for (const w of ["inf", "nan", "+inf", "-inf", "+nan", "-nan"]) {
+      if (s.startsWith(w, i)) { val = { t: FLT, f: w.endsWith("f") ? (w[0] === "-" ? -Infinity : Infinity) : NaN }; return i + w.length; }
+    }
+    fail(i, "Invalid value");
+  };
+  // statements: the section (the last header's key, table and flag node,
+  // and the recursive flags on its path) and the pending "explicit" flags
+  // of dotted keys, set at the next header
+  const root = table(), rootFlags = fnode();
+  let sec = { key: [], table: root, flags: rootFlags, above: 0 }, pending = [];
+  const open = (key, tab) => {
+    let c = rootFlags, above = 0;
+    for (const k of key) { c = fchild(c, k, true); above |= c.r; }
+    sec = { key, table: tab, flags: c, above };
+  };
+  const keyValue = (i) => {
+    i = parseKv(i);
+    const key = kvKey, v = val;
+    let c = sec.flags, above = sec.above;
+    for (let m = 1; m < key.length; m++) {
+      c = c === null ? null : fchild(c, key[m - 1], false);
+      if ((above & EXPLICIT) || (c !== null && ((c.f | c.r) & EXPLICIT)))
+        failKey(i, "Cannot redefine namespace ", sec.key.concat(key.slice(0, m)), "");
+      if (c !== null) above |= c.r;
+    }
+    if (key.length > 1) pending.push([sec.flags, key.slice(0, key.length - 1)]);
+    if ((sec.key.length || key.length > 1) && (above & FROZEN))
+      failKey(i, "Cannot mutate immutable namespace ", sec.key.concat(key.slice(0, key.length - 1)), "");
+    const into = nest(sec.table, key, key.length - 1, true);
+    if (into === null) fail(i, "Cannot overwrite a value");
+    const stem = key[key.length - 1];
+    if (into.m.has(stem)) fail(i, "Cannot overwrite a value");
+    if (v.t === TAB || v.t === ARR) flagsSet(sec.flags, key, FROZEN, true);
+    into.m.set(stem, v);
+    return i;
+  };
+  const tableHeader = (i) => {
+    i = parseKey(ws(i + 1));
+    const key = kvKey;
+    if (flagsIs(rootFlags, key, EXPLICIT) || flagsIs(rootFlags, key, FROZEN)) failKey(i, "Cannot declare ", key, " twice");
+    flagsSet(rootFlags, key, EXPLICIT, false);
+    const tab = nest(root, key, key.length, true);
+    if (tab === null) fail(i, "Cannot overwrite a value");
+    if (s[i] !== "]") fail(i, "Expected ']' at the end of a table declaration");
+    open(key, tab);
+    return i + 1;
+  };
+  const arrayHeader = (i) => {
+    i = parseKey(ws(i + 2));
+    const key = kvKey;
+    if (flagsIs(rootFlags, key, FROZEN)) failKey(i, "Cannot mutate immutable namespace ", key, "");
+    flagsUnsetAll(rootFlags, key);
+    flagsSet(rootFlags, key, EXPLICIT, false);
+    const c = nest(root, key, key.length - 1, true);
+    if (c === null) fail(i, "Cannot overwrite a value");
+    const stem = key[key.length - 1];
+    let list = c.m.get(stem);
+    if (list !== undefined && list.t !== ARR) fail(i, "Cannot overwrite a value");
+    if (list === undefined) { list = { t: ARR, kids: [] }; c.m.set(stem, list); }
+    const tab = table();
+    list.kids.push(tab);
+    if (!s.startsWith("]]", i)) fail(i, "Expected ']]' at the end of an array declaration");
+    open(key, tab);
+    return i + 2;
+  };
+  const NONFINITE = {};
+  // the reference's conversion, top-down in document order
+  const conv = (x, d) => {
+    switch (x.t) {
+      case BOOL: return new C_JsonBool(x.b);
+      case INT: return new C_JsonInt($bits(x.v));
+      case FLT: if (!Number.isFinite(x.f)) throw NONFINITE; return new C_JsonFloat(x.f);
+      case STR: $jlim("String", $slen(x.s)); return new C_JsonString(x.s);
+      case DATE: case DTIME: case TIME:
+        $fail("E499", "json_parse: unsupported JSON value type: " + (x.t === DATE ? "date" : x.t === TIME ? "time" : "datetime"));
+    }
+    if (d > MAXN) $fail("E499", "toml_parse: input nested too deeply (max " + MAXN + ")");
+    if (x.t === TAB) {
+      $jlim("Map", x.m.size);
+      $S += x.m.size;
+      const ents = [];
+      for (const [k, v] of x.m) { $jlim("String", $slen(k)); ents.push(new $T([k, conv(v, d + 1)])); }
+      return new C_JsonObject(ents);
+    }
+    $jlim("List", x.kids.length);
+    $S += x.kids.length;
+    return new C_JsonArray(x.kids.map((v) => conv(v, d + 1)));
+  };
+  try {
+    let i = 0;
+    for (;;) {
+      i = ws(i);
+      if (i >= n) break;
+      const c = s[i];
+      if (c === "\n") { i++; continue; }
+      if (bare(c) || c === "\"" || c === "'") i = ws(keyValue(i));
+      else if (c === "[") {
+        for (const [base, key] of pending) { let f = base; for (const k of key) { f = fchild(f, k, true); f.f |= EXPLICIT; } }
+        pending = [];
+        i = ws(s[i + 1] === "[" ? arrayHeader(i) : tableHeader(i));
+      } else if (c !== "#") fail(i, "Invalid statement");
+      i = skipComment(i);
+      if (i >= n) break;
+      if (s[i] !== "\n") fail(i, "Expected newline or end of document after a statement");
+      i++;
+    }
+  } catch (e) {
+    if (!e || e.$toml === undefined) throw e;
+    if (e.at === undefined) return new $Err(e.$toml);
+    if (e.at >= n) return new $Err(e.$toml + " (at end of document)");
+    let line = 1, nl = -1;
+    for (let k = 0; k < e.at; k++) if (s.charCodeAt(k) === 10) { line++; nl = k; }
+    const cp = $cpAt(s, e.at);
+    return new $Err(e.$toml + " (at line " + line + ", column " + (nl >= 0 ? cp - $cpAt(s, nl) : cp + 1) + ")");
+  }
+  try { return new $Ok(conv(root, 0)); } catch (e) { if (e === NONFINITE) return new $Err("json_parse: non-finite JSON number"); throw e; }
+}
