@@ -896,6 +896,18 @@ GENO_API char *geno_metrics_prometheus(geno_metrics *m);
  * distinct sessions are independent, and one vocabulary may be shared by
  * sessions on several threads as long as nobody frees it. */
 
+/* Longest text constrained decoding reads: a prefix given to
+ * geno_constrain_prefix, or all the bytes fed to one session. It is the
+ * default per-module source limit of geno_run and geno_check
+ * (max_source_bytes, 1 MiB): a longer program would not be run either,
+ * and the recognizer's time is linear in the text (about 0.3-0.5 s a
+ * megabyte), so this bounds the work one call can ask for. A longer
+ * prefix is answered at once as not valid, its error "Prefix is N bytes;
+ * the limit is 1048576 bytes" and allowed_next empty; a feed that would
+ * take a session past it makes the session invalid (its error says so)
+ * without reading the bytes, and a mask leaves out the tokens that would. */
+#define GENO_CONSTRAIN_MAX_BYTES ((size_t)1 << 20)
+
 /* The reference's report on a prefix (geno-lang's ConstraintResult, its
  * fields and JSON form; see docs/constrain.md). `valid` and `error` are
  * this library's exact answer; `allowed_next` is the reference's coarse
@@ -918,7 +930,9 @@ typedef struct geno_constraint_result {
 
 /* Analyse source[0..len) (UTF-8; need not be NUL-terminated) into *out,
  * which the caller frees with geno_constraint_result_free. Returns false
- * only when out of memory (then *out is empty). */
+ * only when out of memory (then *out is empty). A source over
+ * GENO_CONSTRAIN_MAX_BYTES is not valid (its error gives the size and the
+ * limit) and is not read. */
 GENO_API bool geno_constrain_prefix(const char *source, size_t len, geno_constraint_result *out);
 GENO_API void geno_constraint_result_free(geno_constraint_result *r);
 /* [m] The result as the reference's JSON object {"valid", "error",
@@ -947,7 +961,9 @@ GENO_API void geno_constrain_free(geno_constrain *s);
 /* [m] An independent copy (e.g. to try a continuation); NULL on OOM. */
 GENO_API geno_constrain *geno_constrain_clone(const geno_constrain *s);
 /* Append n bytes. Returns whether the text is still valid; once invalid
- * the session stays invalid and ignores further bytes. */
+ * the session stays invalid and ignores further bytes. Bytes that would
+ * make the text longer than GENO_CONSTRAIN_MAX_BYTES make it invalid
+ * (geno_constrain_error gives the limit) and are not read. */
 GENO_API bool geno_constrain_feed(geno_constrain *s, const char *bytes, size_t n);
 /* The current answer (COMPLETE is found by trying the end of text). */
 GENO_API geno_constrain_status geno_constrain_state(geno_constrain *s);
@@ -965,7 +981,8 @@ GENO_API void geno_constrain_vocab_free(geno_constrain_vocab *v);
 GENO_API size_t geno_constrain_vocab_size(const geno_constrain_vocab *v);
 /* Fill bitset (ceil(n/64) words; bit i of word i/64 is token i) with
  * exactly the tokens whose bytes, appended to the session's text now,
- * leave it valid. Returns how many are set (0 for an invalid session).
+ * leave it valid (so none that would pass GENO_CONSTRAIN_MAX_BYTES).
+ * Returns how many are set (0 for an invalid session).
  * The session is not changed. End of text is allowed exactly when
  * geno_constrain_state(s) == GENO_CONSTRAIN_COMPLETE. */
 GENO_API size_t geno_constrain_mask(geno_constrain *s, const geno_constrain_vocab *v, uint64_t *bitset);

@@ -19,7 +19,15 @@ from typing import Any, Iterable, Union
 
 from . import _geno
 
-__all__ = ["AllowedNext", "ConstraintResult", "Session", "Vocabulary", "constrain_prefix", "validate_prefix"]
+__all__ = ["AllowedNext", "ConstraintResult", "MAX_TEXT_BYTES", "Session", "Vocabulary", "constrain_prefix",
+           "validate_prefix"]
+
+#: Longest text (UTF-8 bytes) a prefix or a session may hold: libgeno's
+#: GENO_CONSTRAIN_MAX_BYTES, the default per-module source limit of
+#: :func:`geno.run` and :func:`geno.check` (``max_source_bytes``). A longer
+#: prefix is answered as not valid with an error giving its size and the
+#: limit, without being read; a session refuses the bytes that would pass it.
+MAX_TEXT_BYTES = 1 << 20
 
 
 @dataclass
@@ -59,7 +67,11 @@ class ConstraintResult:
 
 
 def constrain_prefix(prefix: str) -> ConstraintResult:
-    """Whether ``prefix`` can still become a program that parses, and what may come next."""
+    """Whether ``prefix`` can still become a program that parses, and what may come next.
+
+    A prefix over :data:`MAX_TEXT_BYTES` (UTF-8) is not valid: its ``error``
+    says "Prefix is N bytes; the limit is 1048576 bytes".
+    """
     if not isinstance(prefix, str):
         raise TypeError(f"prefix must be a str, not {type(prefix).__name__}")
     text, shown = _geno.constrain_prefix(prefix)
@@ -108,7 +120,9 @@ class Session:
     character, a string, a name ...) and says whether the text is still
     valid: some continuation makes a program that parses. Once invalid, a
     session stays invalid. ``complete`` says whether the text parses as it
-    is: end of text is allowed exactly then. One thread at a time.
+    is: end of text is allowed exactly then. One thread at a time. A text
+    holds at most :data:`MAX_TEXT_BYTES`: a feed past it makes the session
+    invalid (``error`` says so), and masks leave out the tokens that would.
     """
 
     __slots__ = ("_s",)

@@ -124,3 +124,22 @@ def test_docs_sampler_always_parses():
         assert geno.Session(text).complete
         lengths.append(len(text))
     assert sum(1 for n in lengths if n > 20) >= 20, lengths  # programs, not just the empty text
+
+
+def test_text_size_limit():
+    # the run/check source limit (1 MiB): a 10 MB prefix once took seconds
+    from geno.constraints import MAX_TEXT_BYTES, Session
+    assert MAX_TEXT_BYTES == 1 << 20
+    fits = "// " + "a" * (MAX_TEXT_BYTES - 3)
+    assert geno.constrain_prefix(fits).valid
+    r = geno.constrain_prefix(fits + "a")
+    assert not r.valid and r.unclosed_blocks == ()
+    assert r.error == "Prefix is 1048577 bytes; the limit is 1048576 bytes"
+    # counted in UTF-8 bytes, as the C API counts them
+    assert not geno.constrain_prefix("// " + "é" * (MAX_TEXT_BYTES // 2)).valid
+    assert geno.validate_prefix("x" * (10 * MAX_TEXT_BYTES)) == (
+        False, "Prefix is 10485760 bytes; the limit is 1048576 bytes")
+    s = Session(fits[:-1])
+    assert s.feed("a") and s.state == "complete"
+    assert not s.feed("a") and s.state == "invalid"
+    assert "limit of constrained decoding is 1048576 bytes" in s.error

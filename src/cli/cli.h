@@ -89,8 +89,8 @@ int cli_utf8_char(const unsigned char *p, size_t avail, uint32_t *cp);
 
 
 /* Print every diagnostic of r in human form to `out`:
- * file:line:col: error[E201]: message / source line / caret. `sources`
- * supplies the text for snippets. */
+ * file:line:col: error[E201]: message / source line / caret. `prog`
+ * supplies the text for snippets; NULL: none, one line per diagnostic. */
 void cli_print_diagnostics(FILE *out, const geno_result *r, const CliProgram *prog);
 /* Write text a program controls (a thrown message, a name) to a terminal:
  * what would act on the terminal or reorder the line (control characters
@@ -168,6 +168,9 @@ bool cli_is_dir(const char *path);
  * is a malloc'd array of *n malloc'd paths (possibly none); false on out
  * of memory. */
 bool cli_find_sources(const char *dir, char ***paths, size_t *n);
+/* Whether the resolved path `real` lies under the resolved folder `root`
+ * (both from realpath). */
+bool cli_path_under(const char *real, const char *root);
 
 int cmd_check(int argc, char **argv);
 int cmd_run(int argc, char **argv);

@@ -18,7 +18,8 @@ static const char fmt_help[] =
     "kept, and so is every line inside a multi-line string; the program's\n"
     "meaning never changes (a file that does not parse is reported and left\n"
     "alone). PATH is a .geno file or a directory searched recursively for\n"
-    "*.geno files (default: the current directory).\n"
+    "*.geno files (default: the current directory); a file there that is a\n"
+    "link to a file outside the directory is skipped, and said so.\n"
     "\n"
     "options:\n"
     "  --check     change nothing; list the files that would change (exit 1\n"
@@ -209,9 +210,22 @@ int cmd_fmt(int argc, char **argv) {
     }
     nfiles = 1;
   }
+  /* A directory's files are formatted in place: a .geno link that leads
+   * out of it is not followed (formatting would rewrite a file elsewhere),
+   * as geno run does not follow an import that is a link out of the
+   * program's folder. A file named on the command line is the user's
+   * choice and is followed. */
+  char *root = S_ISDIR(st.st_mode) ? realpath(path, NULL) : NULL;
   bool any_changed = false, had_error = false;
   for (size_t f = 0; f < nfiles; f++) {
     const char *file = files[f];
+    if (root) {
+      char *real = realpath(file, NULL);
+      bool out = real && !cli_path_under(real, root);
+      if (out) cli_printf_clean(stderr, "Skipped: %s is a link to %s, outside %s\n", file, real, path);
+      free(real);
+      if (out) continue;
+    }
     size_t len;
     char *src = cli_read_file(file, &len);
     if (!src) {
@@ -251,6 +265,7 @@ int cmd_fmt(int argc, char **argv) {
   }
   for (size_t f = 0; f < nfiles; f++) free(files[f]);
   free(files);
+  free(root);
   if (check && any_changed) printf("\nSome files need formatting. Run `geno fmt` to fix.\n");
   else if (!any_changed && !had_error) printf("All files are properly formatted.\n");
   return had_error || (check && any_changed) ? EXIT_FAIL : EXIT_OK;

@@ -30,7 +30,9 @@ static const char repl_help[] =
     "rest of the session; a statement (let, var, print(...), for ...) runs\n"
     "and its bindings stay visible; an expression shows its value. An input\n"
     "that is not complete yet (an open block) continues on the next line;\n"
-    "an empty line ends it. Functions other than main need an `example`\n"
+    "an empty line ends it, and so does the end of input (then, when the\n"
+    "input is not a terminal, the exit status is 1: the entry was cut\n"
+    "short). Functions other than main need an `example`\n"
     "clause or @untested(\"reason\"), as in a file. Each input runs as\n"
     "main: a `func main` typed in (or loaded) runs once and is not kept,\n"
     "and an input cannot call main.\n"
@@ -321,6 +323,15 @@ static void run_with_main(Session *s, const char *text) {
 }
 
 static void eval_definition(Session *s, const char *input) {
+  /* The input must parse on its own: in the program below, a decorator
+   * left without its definition would decorate main and pass unseen */
+  char *alone = cat3(input, "\n", "");
+  geno_result *p = alone ? geno_parse(alone, strlen(alone), "<repl>", NULL) : NULL;
+  bool parses = p && geno_result_ok(p);
+  if (p && !parses) show_errors(p, s->origin, input, 1, 0);
+  geno_result_free(p);
+  free(alone);
+  if (!parses) return;
   char *defs = cat3(s->defs, input, "\n");
   if (!defs) return;
   Session trial = *s;
@@ -494,11 +505,14 @@ int cmd_repl(int argc, char **argv) {
     printf("geno-c %s (Geno %s) -- :help for help, :quit to leave\n", GENO_VERSION, GENO_LANGUAGE_VERSION);
   }
   char *pending = NULL;
+  bool cut_short = false; /* the input ended inside an unfinished entry */
   for (;;) {
     char *line = read_line(&s, pending ? "... " : ">>> ");
     if (!line) {
       if (pending) {
-        /* end of input ends the pending input too */
+        /* end of input ends the pending input too: it is read as it is,
+         * so its errors say what is missing */
+        cut_short = true;
         line = strdup("");
       } else {
         break;
@@ -581,5 +595,6 @@ int cmd_repl(int argc, char **argv) {
   free(hist);
   free(s.defs);
   free(s.stmts);
-  return EXIT_OK;
+  /* a script piped in and cut off in the middle of an entry fails */
+  return cut_short && !s.tty ? EXIT_FAIL : EXIT_OK;
 }

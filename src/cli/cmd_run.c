@@ -92,7 +92,10 @@ static const char test_help[] =
     "                           \"passed\", \"failed\", \"errors\", \"untested\",\n"
     "                           \"success\"}\n"
     "  --fail-on-untested       an @untested function fails the run\n"
-    "  -v, --verbose            list each failure and untested function\n"
+    "  -v, --verbose            show each failure's excerpt and list the\n"
+    "                           untested functions (without it, each\n"
+    "                           failure is one line: where, and what was\n"
+    "                           expected and what came)\n"
     "  -h, --help               show this help\n"
     "\n"
     "exit status: 0 all passed, 1 a failure, an error or no file found,\n"
@@ -879,11 +882,11 @@ int cmd_test(int argc, char **argv) {
         if (fr.untested) printf(" (%d untested)", fr.untested);
         print_elapsed(ms);
         putchar('\n');
-        if (o.verbose) {
-          fflush(stdout);
-          if (fr.failed) cli_print_diagnostics(stdout, r, &prog);
-          print_untested(r);
-        }
+        /* each failure: where, what was expected and what came (one
+         * line each; -v adds the excerpts and the untested functions) */
+        fflush(stdout);
+        if (fr.failed) cli_print_diagnostics(stdout, r, o.verbose ? &prog : NULL);
+        if (o.verbose) print_untested(r);
       }
       passed += fr.passed;
       failed += fr.failed;

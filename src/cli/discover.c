@@ -70,6 +70,11 @@ static bool walk(const char *dir, Found *out, int depth) {
   return ok;
 }
 
+bool cli_path_under(const char *real, const char *root) {
+  size_t rn = strlen(root);
+  return strncmp(real, root, rn) == 0 && (real[rn] == '/' || (rn == 1 && root[0] == '/'));
+}
+
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
 bool cli_find_sources(const char *dir, char ***paths, size_t *n) {

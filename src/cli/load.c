@@ -459,17 +459,14 @@ void cli_print_diagnostics(FILE *out, const geno_result *r, const CliProgram *pr
      * value, a module name): printed clean */
     if (d->filename && d->line > 0) {
       cli_put_clean(out, d->filename);
-      fprintf(out, ":%d:%d: %s[%s]: ", d->line, d->column, d->severity, d->code);
-      cli_put_clean(out, d->message);
-      fputc('\n', out);
-      size_t len = 0;
-      const char *src = source_for(prog, d->filename, &len);
-      if (src) cli_print_snippet(out, src, len, d->line, d->column);
-    } else {
-      fprintf(out, "%s[%s]: ", d->severity, d->code);
-      cli_put_clean(out, d->message);
-      fputc('\n', out);
+      fprintf(out, ":%d:%d: ", d->line, d->column);
     }
+    fprintf(out, "%s[%s]: ", d->severity, d->code);
+    cli_put_clean(out, d->message);
+    fputc('\n', out);
+    size_t len = 0;
+    const char *src = prog && d->filename && d->line > 0 ? source_for(prog, d->filename, &len) : NULL;
+    if (src) cli_print_snippet(out, src, len, d->line, d->column);
   }
 }
 

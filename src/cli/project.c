@@ -199,8 +199,7 @@ static bool declared_files(CliProject *p, size_t *cap, char **err) {
       return false;
     }
     /* a link inside the project that leads outside it escapes too */
-    size_t rn = strlen(root);
-    bool inside = strncmp(real, root, rn) == 0 && (real[rn] == '/' || (rn == 1 && root[0] == '/'));
+    bool inside = cli_path_under(real, root);
     free(root);
     if (!inside) {
       set_err(err, "%s: file '%s' escapes the project root (it resolves to %s)", p->manifest.path, rel, real);

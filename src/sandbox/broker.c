@@ -25,9 +25,9 @@
 #include "wire.h"
 
 /* The first byte of a REPLY frame: a value follows, or an error message
- * (REPLY_MEMORY: memory ran out carrying the value, which ends the run
- * with E504 like every memory limit, where REPLY_ERROR is the callback's
- * own, catchable error). */
+ * (REPLY_MEMORY: memory ran out carrying the value, or the value passes
+ * a limit of the run, which ends the run with E504 like every memory
+ * limit, where REPLY_ERROR is the callback's own, catchable error). */
 enum { REPLY_ERROR = 0, REPLY_VALUE = 1, REPLY_MEMORY = 2 };
 
 /* Most arguments a builtin takes (http_request has 4); more is a forgery. */
@@ -171,6 +171,81 @@ static void reply_error(Buf *reply, uint8_t status, const char *msg) {
   sbx_frame_end(reply);
 }
 
+/* ---- a callback's result against the run's limits ---- */
+
+/* The walk over a callback's result before it is encoded (see
+ * result_over_limits). */
+typedef struct LimitWalk {
+  const geno_config *cfg;
+  const char *builtin; /* the callback's name, for the memory message */
+  uint64_t bytes;      /* text bytes met so far */
+  char *why;           /* the diagnostic's text, once a limit is passed */
+  size_t whylen;
+} LimitWalk;
+
+static bool walk_collection(LimitWalk *w, const char *kind, size_t n) {
+  if (n <= w->cfg->max_collection_size) return true;
+  snprintf(w->why, w->whylen, "%s size exceeds limit (%zu > %llu)", kind, n,
+           (unsigned long long)w->cfg->max_collection_size);
+  return false;
+}
+
+static bool walk_bytes(LimitWalk *w, size_t n) {
+  w->bytes += n;
+  if (!w->cfg->memory_bytes || w->bytes <= w->cfg->memory_bytes) return true;
+  snprintf(w->why, w->whylen,
+           "Memory limit exceeded: the result of host callback '%s' holds more than %llu bytes of text; the budget "
+           "(memory_bytes) is %llu bytes",
+           w->builtin, (unsigned long long)w->bytes, (unsigned long long)w->cfg->memory_bytes);
+  return false;
+}
+
+/* False (w->why set) at the first limit the value passes, in the order
+ * the runtime converts it (hostconv.c from_host: a collection's size
+ * before its elements, a Map's key before its value). Invalid text is
+ * left to the runtime's own error. The value's depth is bounded
+ * (GENO_VALUE_MAX_DEPTH), so the recursion is too. */
+static bool walk_value(LimitWalk *w, const geno_value *v) {
+  if (!v) return true;
+  switch (v->kind) {
+  case GENO_STRING: {
+    const char *s = v->text ? v->text : "";
+    if (!utf8_valid(s, v->len, NULL)) return true;
+    return walk_collection(w, "String", utf8_length(s, v->len)) && walk_bytes(w, v->len);
+  }
+  case GENO_LIST: {
+    const char *c = v->container ? v->container : "List";
+    if (!walk_collection(w, strcmp(c, "Array") == 0 || strcmp(c, "Vec") == 0 ? c : "List", v->count)) return false;
+    break;
+  }
+  case GENO_TUPLE:
+    if (!walk_collection(w, "Tuple", v->count)) return false;
+    break;
+  default: break; /* a Map or Set counts distinct keys as they are added: left to the runtime */
+  }
+  for (size_t i = 0; i < v->count; i++) {
+    if (v->kind == GENO_MAP && v->keys && !walk_value(w, v->keys[i])) return false;
+    if (v->items && !walk_value(w, v->items[i])) return false;
+  }
+  return true;
+}
+
+/* Whether a callback's result passes a limit of the run (a String or
+ * collection over max_collection_size, more text than memory_bytes):
+ * the runtime would end the run with E504 as soon as it converts it, so
+ * it is refused here, before tens of megabytes are encoded, sent and
+ * decoded only to be refused there (a deadline could pass meanwhile and
+ * turn E504 into E501). why receives the runtime's own message. A value
+ * of the wrong type is left to the runtime's type check, which comes
+ * first in-process too. */
+static bool result_over_limits(const geno_config *cfg, const BuiltinDef *def, const geno_value *result, char *why,
+                               size_t whylen) {
+  char wrong[8];
+  if (!def || !rt_host_result_conforms(def->sig, result, wrong, sizeof wrong)) return false;
+  LimitWalk w = {cfg, def->name, 0, why, whylen};
+  return !walk_value(&w, result);
+}
+
 bool sbx_broker_handle(const geno_config *cfg, const void *body, size_t n, Buf *reply, const char **why,
                        struct RtCallLink *link) {
   SbxReader r;
@@ -223,7 +298,10 @@ bool sbx_broker_handle(const geno_config *cfg, const void *body, size_t n, Buf *
    * encoded, since the result may be one of them */
   for (uint32_t i = 0; i < nargs; i++) rt_hv_lend(args[i]);
   geno_value *result = cb->fn(cb->name, (const geno_value *const *)args, nargs, cb->userdata, &error);
-  if (result) {
+  char limit[256];
+  if (result && result_over_limits(cfg, lib_builtin_find(cb->name), result, limit, sizeof limit)) {
+    reply_error(reply, REPLY_MEMORY, limit); /* a limit: E504, uncatchable, as in-process */
+  } else if (result) {
     sbx_frame_begin(reply, SBX_MSG_REPLY);
     sbx_put_u8(reply, REPLY_VALUE);
     bool encoded = sbx_put_value(reply, result);

@@ -1733,6 +1733,11 @@ static void compact(Sess *S) {
 
 bool geno_constrain_feed(geno_constrain *S, const char *bytes, size_t n) {
   if (!S) return false;
+  if (!S->c.failed && n > GENO_CONSTRAIN_MAX_BYTES - S->c.pos) {
+    failf(S, "the text would be %llu bytes; the limit of constrained decoding is %zu bytes",
+          (unsigned long long)(S->c.pos + n), GENO_CONSTRAIN_MAX_BYTES);
+    return false;
+  }
   for (size_t i = 0; i < n && !S->c.failed; i++) feed_byte(S, (unsigned char)bytes[i]);
   if (!S->c.failed) compact(S);
   return !S->c.failed;
@@ -1792,6 +1797,7 @@ struct geno_constrain_vocab {
   size_t n, words; /* tokens; 64-bit words of a bitset */
   char *bytes;     /* all tokens, concatenated */
   size_t *off, *len;
+  size_t maxlen;    /* the longest token's bytes */
   uint32_t *split;  /* per token: where its tail begins (len: no tail) */
   uint8_t *tclass;  /* per token: TAIL_* of its tail */
   Trie trie;        /* all tokens but the code-dead and blank ones */
@@ -2062,6 +2068,7 @@ geno_constrain_vocab *geno_constrain_vocab_new(const char *const *tokens, const 
     if (lens[i]) memcpy(V->bytes + at, tokens[i], lens[i]);
     V->off[i] = at;
     V->len[i] = lens[i];
+    if (lens[i] > V->maxlen) V->maxlen = lens[i];
     const unsigned char *t = (const unsigned char *)V->bytes + at;
     at += lens[i];
     order[i] = (uint32_t)i;
@@ -2329,6 +2336,11 @@ size_t geno_constrain_mask(geno_constrain *S, const geno_constrain_vocab *V, uin
   }
   S->c = save;
   S->spec = spec;
+  /* the tokens that would take the text past the limit (feed refuses them) */
+  size_t room = GENO_CONSTRAIN_MAX_BYTES - (size_t)S->c.pos;
+  if (V->maxlen > room)
+    for (size_t i = 0; i < V->n; i++)
+      if (V->len[i] > room) bits[i / 64] &= ~((uint64_t)1 << (i % 64));
   size_t count = 0;
   for (size_t i = 0; i < V->words; i++) count += (size_t)__builtin_popcountll(bits[i]);
   return count;

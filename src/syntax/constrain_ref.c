@@ -149,6 +149,13 @@ static bool word_byte(char c) {
 
 bool geno_constrain_prefix(const char *source, size_t len, geno_constraint_result *out) {
   memset(out, 0, sizeof *out);
+  if (len > GENO_CONSTRAIN_MAX_BYTES) {
+    /* not read: the recognizer's and the coarse model's time is linear in it */
+    char msg[96];
+    snprintf(msg, sizeof msg, "Prefix is %zu bytes; the limit is %zu bytes", len, GENO_CONSTRAIN_MAX_BYTES);
+    out->error = strdup(msg);
+    return out->error != NULL;
+  }
   bool oom = false;
   /* the exact answer */
   geno_constrain *s = geno_constrain_new();

@@ -137,6 +137,10 @@ PROGRAMS = {
     "fmtok/ugly.geno": "func main() -> Int\n  let x = 1   \n      return x\nend func\n\n\n",
     "fmtok/sub/fine.geno": "func main() -> Int\n    return 2\nend func\n",
     "fmtbad/broken.geno": "func main() -> Int\n  return (1 +\nend func\n",
+    # fmt DIR: a link out of the folder (made in main()) is skipped, one
+    # to a file beside it is followed
+    "fmtlink/Fine.geno": "func main() -> Int\n    return 2\nend func\n",
+    "fmtout/Ugly.geno": "func main() -> Int\n  return 3\nend func\n",
     "repl/session.txt": (
         "1 + 2\nlet x = 5\nx * 2\n\"hi\"\n"
         "func f(a: Int) -> Int\n    example 1 -> 2\n    return a + 1\nend func\n"
@@ -150,6 +154,9 @@ PROGRAMS = {
                        'func main() -> Int\n    print("main ran")\n    return inc(41)\nend func\n'),
     "repl/badload.geno": ('func ok1() -> Int\n    example () -> 1\n    return 1\nend func\n\n'
                           'func bad() -> Int\n    example () -> 1\n    return "x"\nend func\n'),
+    # an entry cut short by the end of input; a decorator left alone
+    "repl/cutshort.txt": "1 + 1\nfunc f() -> Int\n    return 1\n",
+    "repl/decorator.txt": "@untested(\"x\")\n\n1 + 1\n@untested(\"y\")\n",
     "repl/badload.txt": ":load {d}/repl/badload.geno\nundefined_z\n",
     "repl/fixes.txt": ("1 + 1 // two\n:type\n:load\n:load {d}/repl/prog.geno\ninc(5)\nmain()\n"
                        "print(\"main() is only text here\")\n)\n1 +\n\n"
@@ -334,6 +341,12 @@ CASES = [
     Case("test: examples and test blocks", ["test", "{d}/tested.geno"], 0, out=["2 passed, 0 failed"]),
     Case("test --unsafe: same verdicts in-process", ["test", "--unsafe", "{d}/tested.geno"], 0, out=["2 passed, 0 failed"]),
     Case("test: a failing example", ["test", "{d}/badexample.geno"], 1, out=["FAIL", "0 passed, 1 failed"]),
+    Case("test without -v: each failure in one line, where and what was expected and what came",
+         ["test", "{d}/suite/a.geno"], 1,
+         out=["FAIL  {d}/suite/a.geno (1/3) (1 untested)",
+              "\n{d}/suite/a.geno:2:5: error[E409]: Example verification failed for inc: expected 3, got 2\n"
+              "{d}/suite/a.geno:13:5: error[E499]: test \"fails\": Assertion failed\n\n"],
+         no_out=["    example 1 -> 3", "@untested"]),
     Case("test: --no-check-examples is refused", ["test", "--no-check-examples", "{d}/tested.geno"], 2,
          err=["--no-check-examples is an option of geno run"]),
     Case("run: --fail-on-untested is refused", ["run", "--fail-on-untested", "{d}/hi.geno"], 2,
@@ -479,6 +492,11 @@ CASES = [
     Case("fmt --check after fmt", ["fmt", "--check", "{d}/fmtok/ugly.geno"], 0, out=["All files are properly formatted."]),
     Case("fmt: a file that does not parse is reported and left alone", ["fmt", "{d}/fmtbad"], 1,
          err=["cannot format {d}/fmtbad/broken.geno: it does not parse", "error[E20"]),
+    Case("fmt DIR: a .geno link out of the folder is skipped and said so", ["fmt", "{d}/fmtlink"], 0,
+         err=["Skipped: {d}/fmtlink/Out.geno is a link to ", "fmtout/Ugly.geno, outside {d}/fmtlink\n"],
+         out=["All files are properly formatted.\n"], no_out=["Formatted"]),
+    Case("fmt DIR: ... and the file it leads to is not rewritten", ["fmt", "--check", "{d}/fmtout"], 1,
+         out=["Would reformat: {d}/fmtout/Ugly.geno\n"]),
     Case("fmt --check --diff", ["fmt", "--check", "--diff", "{d}/fmtok"], 2, err=["cannot be used together"]),
     Case("fmt: a missing path", ["fmt", "{d}/nowhere"], 1, err=["Error: '{d}/nowhere' not found"]),
     Case("init --template minimal", ["init", "new_minimal", "--template", "minimal"], 0, cwd="{d}",
@@ -542,6 +560,12 @@ CASES = [
               "<input>:1:1: error[E202]: Expected expression (e.g., a value, variable, or function call), got ')'",
               "<input>:1:4: error[E202]: Unexpected end of input"],
          no_out=["Unknown command"], no_err=["E309", "E502", "got 'end'", "Expected function name", "Unknown command"]),
+    Case("repl: an entry cut short by the end of input is an error, exit 1 (not a terminal)", ["repl"], 1,
+         stdin="{d}/repl/cutshort.txt", out=["=> 2\n"], err=["<input>:2:13: error[E201]: Unexpected end of input"]),
+    Case("repl: a decorator without its definition is an error, at a blank line and at the end", ["repl"], 1,
+         stdin="{d}/repl/decorator.txt", out=["=> 2\n"],
+         err=["<input>:1:15: error[E202]: Unexpected end of input"],
+         check=lambda out: None if out == "=> 2\n" else f"stdout {out!r}"),
     Case("repl: the errors of a :load name the file, later inputs <input>", ["repl"], 0, stdin="{d}/repl/badload.txt",
          err=["{d}/repl/badload.geno:8:5: error[E300]: Return type mismatch",
               "<input>:1:1: error[E301]: Undefined variable: undefined_z"], no_err=["<input>:8:5"]),
@@ -866,6 +890,8 @@ def main():
         os.symlink(os.path.join(d, "outside", "Outside.geno"), os.path.join(d, "linkout", "Outside.geno"))
         os.symlink(os.path.join(d, "outside", "Outside.geno"), os.path.join(d, "linkimport", "Outside.geno"))
         os.symlink("Real.geno", os.path.join(d, "linksib", "Alias.geno"))
+        os.symlink(os.path.join(d, "fmtout", "Ugly.geno"), os.path.join(d, "fmtlink", "Out.geno"))
+        os.symlink("Fine.geno", os.path.join(d, "fmtlink", "Same.geno"))
         for case in CASES:
             if run_case(geno, d, case):
                 passed += 1

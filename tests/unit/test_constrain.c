@@ -224,6 +224,50 @@ static void reference_report(void **state) {
   geno_constraint_result_free(&r);
 }
 
+/* The text's size limit (GENO_CONSTRAIN_MAX_BYTES, the default source
+ * limit of run and check): a 10 MB prefix once took seconds to answer.
+ * A prefix over it is refused unread; a session refuses the bytes that
+ * would pass it, and its mask leaves out the tokens that would. */
+static void text_over_the_limit(void **state) {
+  (void)state;
+  size_t cap = GENO_CONSTRAIN_MAX_BYTES;
+  char *text = malloc(cap + 1);
+  assert_non_null(text);
+  memcpy(text, "// ", 3);
+  memset(text + 3, 'a', cap + 1 - 3); /* a comment: valid at any length */
+  geno_constraint_result r;
+  assert_true(geno_constrain_prefix(text, cap, &r));
+  assert_true(r.valid);
+  geno_constraint_result_free(&r);
+  assert_true(geno_constrain_prefix(text, cap + 1, &r));
+  assert_false(r.valid);
+  assert_string_equal(r.error, "Prefix is 1048577 bytes; the limit is 1048576 bytes");
+  assert_int_equal(r.n_keywords, 0);
+  assert_int_equal(r.n_unclosed_blocks, 0);
+  geno_constraint_result_free(&r);
+
+  geno_constrain *s = geno_constrain_new();
+  assert_true(geno_constrain_feed(s, text, cap - 1));
+  const char *words[] = {"a", "aa", "\n"};
+  size_t lens[] = {1, 2, 1};
+  geno_constrain_vocab *v = geno_constrain_vocab_new(words, lens, 3);
+  uint64_t bits[1];
+  assert_int_equal(geno_constrain_mask(s, v, bits), 2);
+  assert_int_equal(bits[0], 0x5); /* "a" and the line end fit, "aa" does not */
+  geno_constrain *c = geno_constrain_clone(s);
+  assert_true(geno_constrain_feed(c, "a", 1));
+  assert_int_equal(geno_constrain_state(c), GENO_CONSTRAIN_COMPLETE);
+  assert_false(geno_constrain_feed(c, "a", 1));
+  geno_constrain_free(c);
+  assert_false(geno_constrain_feed(s, "aa", 2));
+  assert_int_equal(geno_constrain_state(s), GENO_CONSTRAIN_INVALID);
+  assert_string_equal(geno_constrain_error(s),
+                      "the text would be 1048577 bytes; the limit of constrained decoding is 1048576 bytes");
+  geno_constrain_vocab_free(v);
+  geno_constrain_free(s);
+  free(text);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(answers_on_small_prefixes),
@@ -232,6 +276,7 @@ int main(void) {
       cmocka_unit_test(feeding_in_pieces_and_cloning),
       cmocka_unit_test(mask_is_exact),
       cmocka_unit_test(reference_report),
+      cmocka_unit_test(text_over_the_limit),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

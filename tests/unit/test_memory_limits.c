@@ -103,6 +103,84 @@ static void test_callback_result_too_large_is_uncatchable(void **state) {
   }
 }
 
+/* The callback's result over a limit of the run, refused before it is
+ * sent: a 48 MiB String under max_collection_size 1000 or memory_bytes
+ * 8 MiB. The isolated run once encoded it and sent it to the child,
+ * which could not even receive it within its address space (8 MiB of
+ * budget) and ended with a bare "Memory limit exceeded", its output
+ * lost; with room it took seconds, long enough for a deadline to turn
+ * E504 into E501. Now both modes say the same, at the call, and keep the
+ * output; so does a List over the limit. */
+static size_t callback_mib = 48;
+static geno_value *mib_text(const char *name, const geno_value *const *args, size_t nargs, void *ud, char **error) {
+  (void)name, (void)args, (void)nargs, (void)ud;
+  size_t n = callback_mib << 20;
+  char *s = malloc(n);
+  if (!s) {
+    *error = strdup("host out of memory");
+    return NULL;
+  }
+  memset(s, 'a', n);
+  geno_value *v = geno_value_new_string(s, n);
+  free(s);
+  return v;
+}
+
+static geno_value *long_listing(const char *name, const geno_value *const *args, size_t nargs, void *ud,
+                                char **error) {
+  (void)name, (void)args, (void)nargs, (void)ud, (void)error;
+  geno_value *items[2000];
+  for (int i = 0; i < 2000; i++) items[i] = geno_value_new_string("f", 1);
+  return geno_value_new_ok(geno_value_new_list(items, 2000));
+}
+
+static void test_callback_result_over_limit_refused_before_sending(void **state) {
+  (void)state;
+  static const struct {
+    const char *builtin, *call;
+    geno_callback_fn fn;
+    uint64_t max_collection, memory;
+    const char *message; /* how the message starts */
+  } cases[] = {
+      {"fs_read_text", "fs_read_text(\"big.txt\")", mib_text, 1000, 0, "String size exceeds limit (50331648 > 1000)"},
+      {"fs_read_text", "fs_read_text(\"big.txt\")", mib_text, 1000, 8u << 20,
+       "String size exceeds limit (50331648 > 1000)"},
+      {"fs_read_text", "fs_read_text(\"big.txt\")", mib_text, 100000000, 8u << 20, "Memory limit exceeded: "},
+      {"fs_list_dir", "fs_list_dir(\".\")", long_listing, 1000, 0, "List size exceeds limit (2000 > 1000)"},
+  };
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+    char src[512];
+    snprintf(src, sizeof src,
+             "func main() -> Int\n"
+             "    print(\"before\")\n"
+             "    let r = %s\n"
+             "    print(\"after\")\n"
+             "    return 1\n"
+             "end func\n",
+             cases[c].call);
+    for (int iso = 0; iso < 2; iso++) {
+      geno_callback cb = {cases[c].builtin, cases[c].fn, NULL};
+      geno_config cfg;
+      geno_config_init(&cfg);
+      cfg.capabilities_set = true;
+      cfg.capabilities = GENO_CAP_FS | GENO_CAP_PRINT;
+      cfg.callbacks = &cb;
+      cfg.ncallbacks = 1;
+      cfg.max_collection_size = cases[c].max_collection;
+      cfg.memory_bytes = cases[c].memory;
+      cfg.timeout_s = 60;
+      geno_result *r = run_mode(src, &cfg, iso);
+      size_t olen;
+      const char *out = geno_result_output(r, &olen);
+      if (strcmp(unit_codes(r), "E504") != 0 || strncmp(unit_message(r), cases[c].message, strlen(cases[c].message)))
+        fail_msg("case %zu %s: %s %s", c, iso ? "isolated" : "in-process", unit_codes(r), unit_message(r));
+      assert_int_equal(geno_result_diagnostic(r, 0)->line, 3);
+      assert_string_equal(out, "before\n");
+      geno_result_free(r);
+    }
+  }
+}
+
 /* Budgets of 1 to 10 MB, in both modes: E504 at the line that asked, and
  * a message that says what was asked (the request, not the bytes already
  * in use, which was all it said), by which operation, against which
@@ -164,6 +242,7 @@ int main(void) {
       cmocka_unit_test(test_tiny_memory_budget),
       cmocka_unit_test(test_callback_result_too_large_is_uncatchable),
       cmocka_unit_test(test_memory_message_names_request_operation_and_budget),
+      cmocka_unit_test(test_callback_result_over_limit_refused_before_sending),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
