@@ -8,6 +8,12 @@
 #   bench/serve.sh --memory [GENO_BINARY]   the server's RSS over many requests only
 #
 # Environment (defaults): DURATION=10 seconds per wrk run, CONNS="1 16 64",
+# WRK_THREADS=2 wrk threads (fewer when fewer connections: wrk's threads
+# each drive their share of the connections with epoll, and on a 2-core
+# machine more threads than cores only add contention with the server),
+# WRK_CPU unset (a CPU number: wrk runs bound to it with taskset, the
+# server and its children stay where the scheduler and GENO_SPAWNERS put
+# them; the server's own variables, GENO_SPAWNERS included, pass through),
 # KILL_SECONDS=10 (0 skips the kill test), REF_RUNS=5 requests against the
 # reference (0 skips; needs GENO_REF, default /work/ref); with --memory,
 # MEM_REQUESTS=100000 requests at 16 connections (RSS sampled every 10 s).
@@ -27,6 +33,8 @@ fi
 geno=${1:-$here/../build/geno}
 duration=${DURATION:-10}
 conns=${CONNS:-"1 16 64"}
+wrk_threads=${WRK_THREADS:-2}
+wrk_cpu=${WRK_CPU:-}
 mem_requests=0
 [ "$memory_only" = 1 ] && mem_requests=${MEM_REQUESTS:-100000}
 kill_seconds=${KILL_SECONDS:-10}
@@ -72,18 +80,31 @@ for _ in $(seq 100); do
 done
 [ -n "$port" ] || { echo "serve.sh: the server did not start:" >&2; cat "$tmp/server.log" >&2; exit 1; }
 url="http://127.0.0.1:$port"
+# wrk WORKLOAD CONNECTIONS [wrk arguments]: wrk with the thread count and
+# CPU binding chosen above
+wrk_run() {
+  w=$1 c=$2
+  shift 2
+  t=$wrk_threads
+  [ "$c" -lt "$t" ] && t=$c
+  WORKLOAD=$w ${wrk_cpu:+taskset -c "$wrk_cpu"} wrk -t "$t" -c "$c" "$@" -s "$here/serve/check.lua" "$url"
+}
 rss() { awk '/VmRSS/{print $2}' "/proc/$pid/status"; }
 children() { cat /proc/"$pid"/task/*/children 2>/dev/null | tr ' ' '\n' | grep . || true; }
-spawner=$(children | head -1) # the helper the workers fork from (a child from the start)
-# CPU of the server, its reaped workers and the spawner (which forks them
-# and is reaped only at the end)
-cpu_ticks() { cat "/proc/$pid/stat" "/proc/$spawner/stat" | awk '{t += $14 + $15 + $16 + $17} END {print t}'; }
+# the spawners the workers fork from (one per CPU unless GENO_SPAWNERS
+# says otherwise): the server's children from the start
+spawners=$(children | tr '\n' ' ')
+# CPU of the server, its reaped workers and the spawners (which fork them
+# and are reaped only at the end)
+cpu_ticks() {
+  for s in $pid $spawners; do cat "/proc/$s/stat"; done | awk '{t += $14 + $15 + $16 + $17} END {print t}'
+}
 
 # run_wrk WORKLOAD CONNECTIONS SECONDS: prints one result row
 run_wrk() {
   w=$1 c=$2 d=$3
   t0=$(cpu_ticks)
-  WORKLOAD=$w wrk -t "$c" -c "$c" -d "${d}s" --latency -s "$here/serve/check.lua" "$url" >"$tmp/wrk.out" 2>&1 || true
+  wrk_run "$w" "$c" -d "${d}s" --latency >"$tmp/wrk.out" 2>&1 || true
   t1=$(cpu_ticks)
   rps=$(awk '/^Requests\/sec/{print $2}' "$tmp/wrk.out")
   line=$(grep '^checked=' "$tmp/wrk.out" || echo "checked=0 mismatched=? non200=? p50_ms=? p99_ms=?")
@@ -93,8 +114,10 @@ run_wrk() {
   printf '%-6s c=%-3s %8s req/s  %s  cpu_ms/req=%s %s\n' "$w" "$c" "${rps:-?}" "$line" "$cpu_ms" "${sock:+ [$sock]}"
 }
 
-echo "server pid $pid on $url, RSS $(rss) kB"
-WORKLOAD=small wrk -t 2 -c 2 -d 2s -s "$here/serve/check.lua" "$url" >/dev/null 2>&1 || true # warm-up
+echo "server pid $pid on $url, RSS $(rss) kB, $(grep -o '[0-9]* spawners started' "$tmp/server.log" || echo 'no spawner')" \
+  "(bound to CPUs:$(for s in $spawners; do printf ' %s' "$(awk '/Cpus_allowed_list/{print $2}' /proc/$s/status)"; done));" \
+  "wrk: $wrk_threads threads${wrk_cpu:+, bound to CPU $wrk_cpu}"
+wrk_run small 2 -d 2s >/dev/null 2>&1 || true # warm-up
 if [ "$memory_only" = 0 ]; then
   for w in small fib; do
     for c in $conns; do run_wrk "$w" "$c" "$duration"; done
@@ -111,7 +134,7 @@ if [ "$mem_requests" -gt 0 ]; then
   total=0 bad=0
   # wrk stops on time only: runs of 10 s until enough requests were answered
   while [ "$total" -lt "$mem_requests" ]; do
-    WORKLOAD=small wrk -t 16 -c 16 -d 10s -s "$here/serve/check.lua" "$url" >"$tmp/mem.out" 2>&1 || true
+    wrk_run small 16 -d 10s >"$tmp/mem.out" 2>&1 || true
     n=$(sed -n 's/^checked=\([0-9]*\) mismatched=\([0-9]*\) non200=\([0-9]*\).*/\1/p' "$tmp/mem.out")
     e=$(sed -n 's/^checked=\([0-9]*\) mismatched=\([0-9]*\) non200=\([0-9]*\).*/\2 + \3/p' "$tmp/mem.out")
     [ -n "$n" ] && [ "$n" -gt 0 ] || break
@@ -128,12 +151,15 @@ fi
 # ---- workers killed at random under load ------------------------------------------
 if [ "$kill_seconds" -gt 0 ]; then
   kills=0
-  WORKLOAD=small wrk -t 16 -c 16 -d "${kill_seconds}s" -s "$here/serve/check.lua" "$url" >"$tmp/kill.out" 2>&1 &
+  wrk_run small 16 -d "${kill_seconds}s" >"$tmp/kill.out" 2>&1 &
   wrkpid=$!
   while kill -0 "$wrkpid" 2>/dev/null; do
     # at a random moment, every worker alive then (one at a time is too
     # slow to catch: a worker lives a few milliseconds)
-    for v in $(children | grep -vx "$spawner" || true); do kill -9 "$v" 2>/dev/null && kills=$((kills + 1)); done
+    for v in $(children); do
+      case " $spawners " in *" $v "*) continue ;; esac
+      kill -9 "$v" 2>/dev/null && kills=$((kills + 1))
+    done
     sleep "0.0$(shuf -i 10-50 -n 1)"
   done
   wait "$wrkpid" || true

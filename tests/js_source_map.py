@@ -25,6 +25,7 @@ B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
 MAIN = """import Geometry
 
 type Shape = Circle(r: Float) | Square(side: Float)
+type Odd = Odd(__proto__: Int)
 
 func area(s: Shape) -> Float
     example Circle(1.0) -> 3.14159
@@ -148,7 +149,9 @@ def main():
                      "export declare function pair(a: bigint, b: string): GenoTuple<[bigint, string]>;",
                      "export declare function first(xs: ReadonlyArray<bigint>): GenoOption<bigint>;",
                      "export declare function main(): void;",
-                     '| { readonly $n: "Circle"; readonly r: number }']:
+                     '| { readonly $n: "Circle"; readonly r: number }',
+                     # the property a field named __proto__ has in JavaScript
+                     '| { readonly $n: "Odd"; readonly "__proto__$": bigint }']:
             if decl not in dts:
                 fail(".d.ts lacks %r:\n%s" % (decl, dts))
         print(".d.ts: declarations checked")

@@ -117,7 +117,9 @@ void js_dts(const Program *prog, Buf *out) {
         const Variant *v = &d->u.adt.variants[k];
         buf_printf(out, "\n  | { readonly $n: \"%s\"", v->name);
         for (int f = 0; f < v->nfields; f++) {
-          buf_printf(out, "; readonly %s: ", v->fields[f].name);
+          /* a field named __proto__ is the property "__proto__$" (emit.c) */
+          if (strcmp(v->fields[f].name, "__proto__") == 0) buf_puts(out, "; readonly \"__proto__$\": ");
+          else buf_printf(out, "; readonly %s: ", v->fields[f].name);
           ts_type(out, v->fields[f].type, ps, np);
         }
         buf_puts(out, " }");

@@ -118,8 +118,8 @@ static bool drop_bounding_set(char *err, size_t errlen) {
  * real, effective and saved ids set to nobody (which also clears the
  * permitted and effective sets). For anyone: the ambient, effective,
  * permitted and inheritable sets cleared. */
-static bool drop_privileges(bool bounding_dropped, char *err, size_t errlen) {
-  if (!bounding_dropped && !drop_bounding_set(err, errlen)) return false;
+static bool drop_privileges(char *err, size_t errlen) {
+  if (!drop_bounding_set(err, errlen)) return false;
   if (geteuid() == 0) {
     if (setgroups(0, NULL) != 0 || setresgid(SBX_NOBODY, SBX_NOBODY, SBX_NOBODY) != 0 ||
         setresuid(SBX_NOBODY, SBX_NOBODY, SBX_NOBODY) != 0) {
@@ -160,12 +160,26 @@ uint64_t sbx_mapped_bytes(void) {
   return page > 0 ? (uint64_t)pages * (uint64_t)page : 0;
 }
 
-static bool limit(int resource, uint64_t value, const char *name, char *err, size_t errlen) {
-  struct rlimit rl;
-  rl.rlim_cur = rl.rlim_max = value >= RLIM_INFINITY ? RLIM_INFINITY : (rlim_t)value;
+/* Set a limit (soft, hard); an unprivileged process (a spawner's child
+ * already runs as nobody) cannot raise the hard limit it inherited, so a
+ * value above it becomes that hard limit: never looser than asked. */
+static bool set_limit_pair(int resource, rlim_t soft, rlim_t hard, const char *name, char *err, size_t errlen) {
+  struct rlimit rl = {soft, hard};
   if (setrlimit(resource, &rl) == 0) return true;
+  struct rlimit now;
+  if (errno == EPERM && getrlimit(resource, &now) == 0 && now.rlim_max != RLIM_INFINITY &&
+      (hard == RLIM_INFINITY || hard > now.rlim_max)) {
+    rl.rlim_max = now.rlim_max;
+    if (rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur > rl.rlim_max) rl.rlim_cur = rl.rlim_max;
+    if (setrlimit(resource, &rl) == 0) return true;
+  }
   snprintf(err, errlen, "setrlimit(%s): %s", name, strerror(errno));
   return false;
+}
+
+static bool limit(int resource, uint64_t value, const char *name, char *err, size_t errlen) {
+  rlim_t v = value >= RLIM_INFINITY ? RLIM_INFINITY : (rlim_t)value;
+  return set_limit_pair(resource, v, v, name, err, errlen);
 }
 
 /* Address space the child may map beyond memory_bytes: the interpreter's
@@ -176,7 +190,7 @@ static bool limit(int resource, uint64_t value, const char *name, char *err, siz
  * budget is what a program meets, in both modes. */
 #define SBX_AS_HEADROOM ((uint64_t)64 << 20)
 
-static bool set_limits(const geno_config *cfg, uint64_t baseline, char *err, size_t errlen) {
+static bool set_limits(const geno_config *cfg, uint64_t baseline, bool prepared, char *err, size_t errlen) {
   if (cfg->memory_bytes) {
     uint64_t as = baseline + SBX_AS_HEADROOM + cfg->memory_bytes;
     if (as < baseline) as = UINT64_MAX; /* saturate */
@@ -186,14 +200,11 @@ static bool set_limits(const geno_config *cfg, uint64_t baseline, char *err, siz
   if (cpu) {
     /* The soft limit sends SIGXCPU; the hard one, a second later, SIGKILL
      * in case SIGXCPU is somehow survived. */
-    struct rlimit rl = {(rlim_t)cpu, (rlim_t)cpu + 1};
-    if (setrlimit(RLIMIT_CPU, &rl) != 0) {
-      snprintf(err, errlen, "setrlimit(RLIMIT_CPU): %s", strerror(errno));
-      return false;
-    }
+    if (!set_limit_pair(RLIMIT_CPU, (rlim_t)cpu, (rlim_t)cpu + 1, "RLIMIT_CPU", err, errlen)) return false;
   }
-  return limit(RLIMIT_CORE, 0, "RLIMIT_CORE", err, errlen) &&   /* no core dump of host memory */
-         limit(RLIMIT_FSIZE, 0, "RLIMIT_FSIZE", err, errlen) && /* no file may grow */
+  /* the spawner set the first two on itself (sbx_prepare_spawner) */
+  return (prepared || limit(RLIMIT_CORE, 0, "RLIMIT_CORE", err, errlen)) &&   /* no core dump of host memory */
+         (prepared || limit(RLIMIT_FSIZE, 0, "RLIMIT_FSIZE", err, errlen)) && /* no file may grow */
          limit(RLIMIT_NPROC, 0, "RLIMIT_NPROC", err, errlen) && /* no new processes (not for root: seccomp) */
          limit(RLIMIT_NOFILE, 0, "RLIMIT_NOFILE", err, errlen); /* no new descriptors */
 }
@@ -254,12 +265,31 @@ static void send_result(int fd, geno_result *r) {
   buf_free(&b);
 }
 
+/* The steps that leave a process without authority and that fork
+ * inherits: credentials (nobody for a root host, no capability, the
+ * bounding set empty), not dumpable, no_new_privs, no core dump and no
+ * file growth. */
+static bool drop_authority(char *err, size_t errlen) {
+  if (!drop_privileges(err, errlen)) return false;
+  /* Not dumpable: other processes of the same user cannot ptrace the
+   * child or read its memory through /proc. */
+  if (prctl(PR_SET_DUMPABLE, 0) != 0) {
+    snprintf(err, errlen, "prctl(PR_SET_DUMPABLE) failed");
+    return false;
+  }
+  if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
+    snprintf(err, errlen, "prctl(PR_SET_NO_NEW_PRIVS) failed");
+    return false;
+  }
+  return limit(RLIMIT_CORE, 0, "RLIMIT_CORE", err, errlen) && limit(RLIMIT_FSIZE, 0, "RLIMIT_FSIZE", err, errlen);
+}
+
 bool sbx_prepare_spawner(void) {
   char err[160];
   reset_signals();
   tzset();
   vm_prepare_thread();
-  return drop_bounding_set(err, sizeof err);
+  return drop_authority(err, sizeof err);
 }
 
 void sbx_child_main(const SbxChildCtx *ctx) {
@@ -277,12 +307,10 @@ void sbx_child_main(const SbxChildCtx *ctx) {
    * for clock_format), so the builtins behave as in-process. */
   if (!ctx->prepared) tzset();
   uint64_t baseline = ctx->mapped ? ctx->mapped : sbx_mapped_bytes();
-  if (!set_limits(ctx->cfg, baseline, err, sizeof err)) setup_failed(fd, err);
-  if (!drop_privileges(ctx->prepared, err, sizeof err)) setup_failed(fd, err);
-  /* Not dumpable: other processes of the same user cannot ptrace the
-   * child or read its memory through /proc. */
-  if (prctl(PR_SET_DUMPABLE, 0) != 0) setup_failed(fd, "prctl(PR_SET_DUMPABLE) failed");
-  if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) setup_failed(fd, "prctl(PR_SET_NO_NEW_PRIVS) failed");
+  if (!set_limits(ctx->cfg, baseline, ctx->prepared, err, sizeof err)) setup_failed(fd, err);
+  /* A spawner's child inherits all of it from the spawner, which did it
+   * once for itself (sbx_prepare_spawner) before forking any child. */
+  if (!ctx->prepared && !drop_authority(err, sizeof err)) setup_failed(fd, err);
   /* Prepare everything that needs the host's configuration before the
    * filter goes on (the forwarders allocate, which stays allowed). */
   static SbxForward chan; /* lives as long as the child */

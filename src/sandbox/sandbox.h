@@ -89,9 +89,12 @@ typedef struct SbxChildCtx {
   SbxChildFn fn;
   void *arg;
   /* Done once by the spawner the child was forked from, so the child
-   * skips it: signals at their defaults and none blocked, the capability
-   * bounding set empty, the timezone and this thread's stack bounds
-   * learnt (sbx_prepare_spawner). */
+   * skips it: signals at their defaults and none blocked, the timezone
+   * and this thread's stack bounds learnt, and every step that leaves
+   * the process without authority and that fork inherits (credentials:
+   * nobody for a root host, no capability, the bounding set empty; not
+   * dumpable; no_new_privs; RLIMIT_CORE and RLIMIT_FSIZE 0); see
+   * sbx_prepare_spawner. */
   bool prepared;
   /* Address space mapped in the child as it starts (bytes), when the
    * spawner knows it; 0: the child reads it (sbx_mapped_bytes). */
@@ -107,8 +110,10 @@ typedef struct SbxOutput {
 } SbxOutput;
 
 /* In the spawner, once: what every child would otherwise do for itself
- * (see SbxChildCtx.prepared). False when a step failed; the children
- * then do all of it themselves. */
+ * (see SbxChildCtx.prepared), the spawner itself left without authority
+ * (it only receives descriptors and forks). False when a step failed; the
+ * children then do all of it themselves (and fail closed if they cannot).
+ * Changing credentials clears the parent-death signal: set it after. */
 bool sbx_prepare_spawner(void);
 
 /* Address space mapped right now (bytes), from /proc/self/statm; 0 when

@@ -242,6 +242,9 @@ GENO_NORETURN static void spawner_main(int ctl, pid_t host, int cpu) {
   /* Do now what every child would otherwise do itself (signals to their
    * defaults, the bounding set, the timezone, the stack bounds). */
   bool prepared = sbx_prepare_spawner();
+  /* a change of credentials cleared it */
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (getppid() != host) child_exit(0);
   plug_heap_holes();
   unregister_rseq();
   /* The spawner maps nothing more from here on: a child's address space

@@ -6,8 +6,12 @@
  * (fields, execution in a sandboxed child) while its connection is
  * suspended, and answered when the worker resumes it: a slow request never
  * holds up another connection, and an idle or half-open connection costs a
- * descriptor and its buffer, not a thread. SIGTERM drains: stop accepting,
- * let the requests in flight finish, exit 0. */
+ * descriptor and its buffer, not a thread. A request must arrive whole
+ * (request line, headers, body) within GENO_REQUEST_TIMEOUT_SECONDS of the
+ * connection's start or of the previous answer: libmicrohttpd's timeout
+ * only counts idle time, so the main thread shuts down the socket of a
+ * connection still reading past that deadline (a client trickling bytes).
+ * SIGTERM drains: stop accepting, let the requests in flight finish, exit 0. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <math.h>
@@ -29,6 +33,13 @@
 
 typedef struct Req Req;
 
+/* A connection, for its read deadline (below). */
+typedef struct Conn {
+  int fd;
+  atomic_llong deadline_ms; /* monotonic ms by which its request must have arrived; 0: not reading */
+  struct Conn *prev, *next;
+} Conn;
+
 typedef struct Srv {
   SrvConfig cfg;            /* until the service takes it */
   SrvService *svc;          /* the pipeline, its configuration, rate limiter and slots */
@@ -44,6 +55,10 @@ typedef struct Srv {
   unsigned njobs, idle, nthreads, max_threads;
   pthread_t *threads;
   bool stopping;
+  /* Connections, for the read deadline: added and removed by the event
+   * thread, swept by the main thread. */
+  pthread_mutex_t conn_lock;
+  Conn *conns;
 } Srv;
 
 struct Req {
@@ -167,6 +182,61 @@ static bool enqueue(Srv *s, Req *q) {
   return ok;
 }
 
+/* ---- the read deadline ------------------------------------------------------ */
+
+/* c's request must arrive within the request timeout from now (reading),
+ * or c is not reading (its request is being answered). */
+static void conn_reading(Srv *s, struct MHD_Connection *c, bool reading) {
+  const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+  Conn *k = ci ? ci->socket_context : NULL;
+  if (!k) return;
+  long long d = reading ? (long long)now_ms() + 1000ll * srv_service_config(s->svc)->request_timeout : 0;
+  atomic_store(&k->deadline_ms, d);
+}
+
+static void on_connection(void *cls, struct MHD_Connection *c, void **socket_context,
+                          enum MHD_ConnectionNotificationCode toe) {
+  Srv *s = cls;
+  if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
+    const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+    Conn *k = ci ? calloc(1, sizeof *k) : NULL;
+    if (!k) return; /* no deadline: the idle timeout still applies */
+    k->fd = ci->connect_fd;
+    atomic_init(&k->deadline_ms, (long long)now_ms() + 1000ll * srv_service_config(s->svc)->request_timeout);
+    pthread_mutex_lock(&s->conn_lock);
+    k->next = s->conns;
+    if (s->conns) s->conns->prev = k;
+    s->conns = k;
+    pthread_mutex_unlock(&s->conn_lock);
+    *socket_context = k;
+  } else if (toe == MHD_CONNECTION_NOTIFY_CLOSED && *socket_context) {
+    Conn *k = *socket_context;
+    pthread_mutex_lock(&s->conn_lock);
+    if (k->prev) k->prev->next = k->next;
+    else s->conns = k->next;
+    if (k->next) k->next->prev = k->prev;
+    pthread_mutex_unlock(&s->conn_lock);
+    free(k);
+    *socket_context = NULL;
+  }
+}
+
+/* Cut off every connection still reading past its deadline: shutting the
+ * socket down (never closing it: the event thread owns the descriptor)
+ * makes libmicrohttpd see the end of the stream and close it. */
+static void sweep_deadlines(Srv *s) {
+  long long now = (long long)now_ms();
+  pthread_mutex_lock(&s->conn_lock);
+  for (Conn *k = s->conns; k; k = k->next) {
+    long long d = atomic_load(&k->deadline_ms);
+    if (d && now > d) {
+      atomic_store(&k->deadline_ms, 0);
+      shutdown(k->fd, SHUT_RDWR);
+    }
+  }
+  pthread_mutex_unlock(&s->conn_lock);
+}
+
 /* ---- libmicrohttpd callbacks ------------------------------------------- */
 
 static void *on_uri(void *cls, const char *uri, struct MHD_Connection *c) {
@@ -186,6 +256,7 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls, en
   Srv *s = cls;
   Req *q = *con_cls;
   if (!q) return;
+  conn_reading(s, c, true); /* the connection's next request, if any, starts now */
   srv_exchange_end(s->svc, &q->x); /* a POST the client left mid-body is recorded as bad_request */
   free(q->headers);
   free(q->body);
@@ -241,6 +312,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
   }
   q->conn = c;
   q->queued = true;
+  conn_reading(s, c, false); /* arrived: the run has its own budget */
   MHD_suspend_connection(c);
   if (!enqueue(s, q)) {
     srv_log(SRV_LOG_ERROR, "no worker thread could be started");
@@ -355,6 +427,7 @@ int srv_main(int argc, char **argv) {
   s->threads = calloc(cfg->max_concurrent, sizeof *s->threads);
   s->max_threads = cfg->max_concurrent;
   if (!s->threads || pthread_mutex_init(&s->lock, NULL) != 0 || pthread_cond_init(&s->wake, NULL) != 0 ||
+      pthread_mutex_init(&s->conn_lock, NULL) != 0 ||
       !(s->svc = srv_service_new(cfg, s->metrics))) {
     fprintf(stderr, "geno serve: error: out of memory\n");
     return 1;
@@ -379,7 +452,8 @@ int srv_main(int argc, char **argv) {
       flags, (uint16_t)cfg->port, NULL, NULL, on_request, s, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
       MHD_OPTION_CONNECTION_LIMIT, (unsigned)cfg->max_connections, MHD_OPTION_CONNECTION_TIMEOUT,
       (unsigned)cfg->request_timeout, MHD_OPTION_CONNECTION_MEMORY_LIMIT, mem, MHD_OPTION_URI_LOG_CALLBACK, on_uri,
-      s, MHD_OPTION_NOTIFY_COMPLETED, on_completed, s, MHD_OPTION_LISTEN_BACKLOG_SIZE, 1024u, MHD_OPTION_END);
+      s, MHD_OPTION_NOTIFY_COMPLETED, on_completed, s, MHD_OPTION_NOTIFY_CONNECTION, on_connection, s,
+      MHD_OPTION_LISTEN_BACKLOG_SIZE, 1024u, MHD_OPTION_END);
   if (!d) {
     srv_log(SRV_LOG_ERROR, "cannot listen on %s:%d: %s", cfg->host, cfg->port, strerror(errno));
     return 1;
@@ -389,17 +463,22 @@ int srv_main(int argc, char **argv) {
   bool v6 = strchr(cfg->host, ':') && cfg->host[0] != '[';
   srv_log(SRV_LOG_INFO, "Serving Geno runtime on http://%s%s%s:%d", v6 ? "[" : "", cfg->host, v6 ? "]" : "",
           s->port);
-  int sig = 0;
-  while (sigwait(&stop, &sig) != 0) {
+  int sig;
+  for (;;) { /* wait for a signal, sweeping the read deadlines 4 times a second */
+    struct timespec tick = {0, 250 * 1000 * 1000};
+    sig = sigtimedwait(&stop, NULL, &tick);
+    if (sig > 0) break;
+    if (errno == EAGAIN) sweep_deadlines(s);
   }
   srv_log(SRV_LOG_INFO, "Received %s, shutting down gracefully", sig == SIGTERM ? "SIGTERM" : "SIGINT");
   atomic_store(&s->draining, true);
   MHD_socket listener = MHD_quiesce_daemon(d); /* no new connections; requests in flight go on */
   if (listener != MHD_INVALID_SOCKET) close(listener);
   double deadline = now_ms() + (cfg->max_wall + 5.0) * 1000.0;
-  while (atomic_load(&s->open_requests) > 0 && now_ms() < deadline) {
+  for (unsigned n = 0; atomic_load(&s->open_requests) > 0 && now_ms() < deadline; n++) {
     struct timespec t = {0, 10 * 1000 * 1000};
     nanosleep(&t, NULL);
+    if (n % 25 == 0) sweep_deadlines(s); /* a client still sending its request does not hold up the exit */
   }
   MHD_stop_daemon(d);
   pthread_mutex_lock(&s->lock);

@@ -333,20 +333,50 @@ static void handle_get(SrvService *s, SrvExchange *x) {
 
 /* ---- the two steps ---------------------------------------------------------- */
 
+/* The short HTML error page Python's http.server writes for a request it
+ * will not serve (the reference's answer to a method it lacks, a request
+ * line too long, headers over the budget). */
+static void respond_page(SrvService *s, SrvExchange *x, int status, const char *message) {
+  char page[256];
+  int n = snprintf(page, sizeof page,
+                   "<!DOCTYPE HTML>\n<html><head><title>Error response</title></head>\n"
+                   "<body><h1>Error response</h1><p>Error code: %d</p>\n"
+                   "<p>Message: %s.</p></body></html>\n",
+                   status, message);
+  char *b = strdup(page);
+  respond(s, x, status, b, b ? (size_t)n : 0, free, "text/html;charset=utf-8", H_SECURITY);
+}
+
+/* The request line and headers against their budgets, counted as sent
+ * (`METHOD TARGET HTTP/1.x`, each `Name: value`, the CRLFs): a request line
+ * over 65,536 bytes is 414 (http.server's fixed cap), request line and
+ * headers together over GENO_MAX_REQUEST_HEADER_BYTES 431. The transport's
+ * own buffer is a little larger than the budget, so this is the rule. */
+enum { REQUEST_LINE_MAX = 65536 };
+static bool within_header_budget(SrvService *s, SrvExchange *x) {
+  size_t line = strlen(x->method) + 1 + strlen(x->target) + 1 + strlen("HTTP/1.1") + 2;
+  if (line > REQUEST_LINE_MAX) {
+    respond_page(s, x, 414, "Request-URI Too Long");
+    return false;
+  }
+  size_t total = line + 2;
+  for (size_t i = 0; i < x->nheaders; i++) total += strlen(x->headers[i].name) + 2 + strlen(x->headers[i].value) + 2;
+  if (total > s->cfg.max_header) {
+    respond_page(s, x, 431, "Line too long");
+    return false;
+  }
+  return true;
+}
+
 void srv_service_begin(SrvService *s, SrvExchange *x) {
   x->start = now_ms();
+  if (!within_header_budget(s, x)) return;
   if (strcmp(x->method, "GET") == 0 || strcmp(x->method, "HEAD") == 0) return handle_get(s, x);
   if (strcmp(x->method, "OPTIONS") == 0) {
     if (!host_ok(s, x, false)) return respond_bad_host(s, x);
     return respond(s, x, 204, NULL, 0, free, NULL, H_CORS | H_SECURITY);
   }
-  if (strcmp(x->method, "POST") != 0) {
-    static const char page[] = "<!DOCTYPE HTML>\n<html><head><title>Error response</title></head>\n"
-                               "<body><h1>Error response</h1><p>Error code: 501</p>\n"
-                               "<p>Message: Unsupported method.</p></body></html>\n";
-    char *b = strdup(page);
-    return respond(s, x, 501, b, sizeof page - 1, free, "text/html;charset=utf-8", H_SECURITY);
-  }
+  if (strcmp(x->method, "POST") != 0) return respond_page(s, x, 501, "Unsupported method");
   post_first(s, x);
 }
 

@@ -690,6 +690,75 @@ def test_kill_under_load():
         s.stop()
 
 
+def test_request_budgets():
+    """GENO_REQUEST_TIMEOUT_SECONDS bounds a request's whole arrival, not only
+    idle time: a client trickling header or body bytes is cut off (the server
+    exits at once on SIGTERM meanwhile), while a run longer than it is still
+    answered. GENO_MAX_REQUEST_HEADER_BYTES is the exact budget of request
+    line and headers (431), a request line over 65,536 bytes is 414, and the
+    server keeps serving."""
+    s = Server({"GENO_RATE_LIMIT_REQUESTS": "0", "GENO_REQUEST_TIMEOUT_SECONDS": "2",
+                "GENO_MAX_REQUEST_HEADER_BYTES": "4096"})
+    try:
+        def trickle(first, more):
+            c = socket.create_connection(("127.0.0.1", s.port), timeout=10)
+            c.sendall(first)
+            c.settimeout(0.05)  # (a recv with MSG_DONTWAIT on a socket with a timeout still waits)
+            t0 = time.time()
+            while time.time() - t0 < 8:
+                try:
+                    c.sendall(more)
+                    if not c.recv(1):
+                        break
+                except socket.timeout:
+                    pass
+                except OSError:
+                    break
+                time.sleep(0.2)
+            c.close()
+            return time.time() - t0
+
+        cut = trickle(b"GET /healthz HTTP/1.1\r\nHost: %s\r\n" % s.host().encode(), b"X-Slow: 1\r\n")
+        check(1.5 <= cut <= 4, "a client trickling headers is cut off after the request timeout: %.1fs" % cut)
+        cut = trickle(b"POST /run HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\n"
+                      b"Content-Length: 100000\r\n\r\n" % s.host().encode(), b" ")
+        check(1.5 <= cut <= 4, "a client trickling its body is cut off after the request timeout: %.1fs" % cut)
+        st, h, b = s.post("/run", {"source": LOOP, "timeout": 2.5, "max_steps": 10000000})
+        check(st == 400 and b["diagnostics"][0]["code"] == "E501", "a run longer than the request timeout: %r" % st)
+        for name, head in (("one header", {"X-Big": "v" * 4100}),
+                           ("many headers", {"X-Big-%d" % i: "v" * 100 for i in range(40)})):
+            st, h, b = s.request("GET", "/healthz", headers=head)
+            check(st == 431, "%s over GENO_MAX_REQUEST_HEADER_BYTES: %r" % (name, st))
+        st, h, b = s.request("GET", "/healthz", headers={"X-Big": "v" * 3900})
+        check(st == 200, "headers within GENO_MAX_REQUEST_HEADER_BYTES: %r" % st)
+        st, h, b = s.request("GET", "/" + "a" * 5000)
+        check(st == 431, "a request line over GENO_MAX_REQUEST_HEADER_BYTES: %r" % st)
+        st, h, b = s.post("/run", {"source": OK42}, headers={"X-Big": "v" * 4100})
+        check(st == 431, "a POST with headers over the budget: %r" % st)
+        st, h, b = s.post("/run", {"source": OK42})
+        check(st == 200 and b["value"] == 42, "served after the refused requests: %r" % st)
+        # SIGTERM while a client trickles its request: the drain does not wait for it
+        slow = threading.Thread(target=trickle, args=(b"POST /run HTTP/1.1\r\nHost: %s\r\nContent-Type: "
+                                                      b"application/json\r\nContent-Length: 100000\r\n\r\n"
+                                                      % s.host().encode(), b" "))
+        slow.start()
+        time.sleep(0.3)
+        t0 = time.time()
+        check(s.stop() == 0, "stopped by SIGTERM while a request trickles in")
+        check(time.time() - t0 < 4, "SIGTERM drain not held up by a trickling request: %.1fs" % (time.time() - t0))
+        slow.join()
+    finally:
+        s.stop()
+    s = Server({"GENO_RATE_LIMIT_REQUESTS": "0"})
+    try:
+        st, h, b = s.request("GET", "/" + "a" * 70000)
+        check(st == 414, "a request line over 65,536 bytes: %r" % st)
+        st, h, b = s.request("GET", "/healthz", headers={"X-Big": "v" * 66000})
+        check(st == 431, "a header over the default 65,536-byte budget: %r" % st)
+    finally:
+        s.stop()
+
+
 def cpus_allowed(pid):
     """The CPUs a process may run on, as a set of numbers (None: gone)."""
     try:
@@ -861,6 +930,7 @@ def main():
     test_auth_and_rate()
     test_concurrency()
     test_kill_under_load()
+    test_request_budgets()
     test_spawners()
     test_startup_rules()
     print("%d checks, %d failures" % (CHECKS, len(FAILURES)))

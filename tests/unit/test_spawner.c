@@ -8,6 +8,7 @@
 #include "unit.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -286,6 +287,94 @@ static void a_bound_spawner_stays_on_its_cpu_and_reports_its_death(void **state)
   assert_true(only_the_spawner_left());
 }
 
+/* A field of /proc/PID/status ("" when absent). */
+static void status_field(pid_t pid, const char *name, char *out, size_t n) {
+  char path[64], line[256];
+  snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
+  out[0] = '\0';
+  FILE *f = fopen(path, "r");
+  if (!f) return;
+  size_t k = strlen(name);
+  while (fgets(line, sizeof line, f))
+    if (strncmp(line, name, k) == 0) {
+      const char *v = line + k;
+      while (*v == ' ' || *v == '\t') v++;
+      snprintf(out, n, "%.*s", (int)strcspn(v, "\n"), v);
+      break;
+    }
+  fclose(f);
+}
+
+typedef struct Watch {
+  pid_t spawner;
+  char uid[64], cap_eff[32], cap_bnd[32], nnp[8];
+  bool seen;
+} Watch;
+
+/* From outside: the first child of ours that is not the spawner, once it
+ * has run a moment (its set-up done). */
+static void *watch_child(void *arg) {
+  Watch *w = arg;
+  for (int tries = 0; tries < 1000 && !w->seen; tries++) {
+    char kids[512];
+    read_children(kids, sizeof kids);
+    for (char *tok = strtok(kids, " \n"); tok; tok = strtok(NULL, " \n")) {
+      pid_t pid = (pid_t)atoi(tok);
+      if (pid == w->spawner) continue;
+      struct timespec ms = {0, 200 * 1000 * 1000};
+      nanosleep(&ms, NULL);
+      status_field(pid, "Uid:", w->uid, sizeof w->uid);
+      status_field(pid, "CapEff:", w->cap_eff, sizeof w->cap_eff);
+      status_field(pid, "CapBnd:", w->cap_bnd, sizeof w->cap_bnd);
+      status_field(pid, "NoNewPrivs:", w->nnp, sizeof w->nnp);
+      w->seen = w->uid[0] != '\0';
+      break;
+    }
+    struct timespec ms = {0, 5 * 1000 * 1000};
+    nanosleep(&ms, NULL);
+  }
+  return NULL;
+}
+
+/* The spawner leaves itself without authority once (credentials, no
+ * capability, no_new_privs) and its children inherit that instead of
+ * doing it each: a child still runs as nobody (for a root host) with no
+ * capability and no_new_privs, and so does the spawner. */
+static void a_spawners_child_holds_no_authority(void **state) {
+  (void)state;
+  Watch w;
+  memset(&w, 0, sizeof w);
+  w.spawner = (pid_t)geno_spawner_pid(spawner);
+  pthread_t t;
+  assert_int_equal(pthread_create(&t, NULL, watch_child, &w), 0);
+  const char *loop = "func main() -> Int\n    var i = 0\n    while true do\n        i = i + 1\n"
+                     "    end while\n    return i\nend func\n";
+  geno_config c;
+  geno_config_init(&c);
+  c.timeout_s = 10;
+  c.max_steps = 0;
+  c.wall_clock_s = 1.0;
+  geno_result *r = run(loop, &c);
+  pthread_join(t, NULL);
+  assert_int_equal(geno_result_isolation(r), GENO_ISOLATION_DEADLINE);
+  geno_result_free(r);
+  assert_true(w.seen);
+  assert_string_equal(w.cap_eff, "0000000000000000");
+  assert_string_equal(w.nnp, "1");
+  char sp_cap[32], sp_nnp[8], sp_uid[64];
+  status_field(w.spawner, "CapEff:", sp_cap, sizeof sp_cap);
+  status_field(w.spawner, "NoNewPrivs:", sp_nnp, sizeof sp_nnp);
+  status_field(w.spawner, "Uid:", sp_uid, sizeof sp_uid);
+  assert_string_equal(sp_cap, "0000000000000000");
+  assert_string_equal(sp_nnp, "1");
+  if (geteuid() == 0) {
+    assert_string_equal(w.uid, "65534\t65534\t65534\t65534");
+    assert_string_equal(w.cap_bnd, "0000000000000000");
+    assert_string_equal(sp_uid, "65534\t65534\t65534\t65534");
+  }
+  assert_true(only_the_spawner_left());
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(same_result_as_a_fork),
@@ -297,6 +386,7 @@ int main(void) {
       cmocka_unit_test(check_isolated_never_runs_the_program),
       cmocka_unit_test(a_dead_spawner_falls_back_to_fork),
       cmocka_unit_test(a_bound_spawner_stays_on_its_cpu_and_reports_its_death),
+      cmocka_unit_test(a_spawners_child_holds_no_authority),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -40,7 +40,7 @@ function $b_to_string(v) {
       else if (x instanceof $T) { tok("("); x.a.forEach((y, i) => { if (i) tok(", "); walk(y, false); }); if (x.a.length === 1) tok(","); tok(")"); }
       else if (x instanceof $V) {
         tok(x.$n);
-        if (x.$f.length) { tok("("); x.$f.forEach((k, i) => { if (i) tok(", "); tok(k + ": "); walk(x[k], false); }); tok(")"); }
+        if (x.$f.length) { tok("("); x.$f.forEach((k, i) => { if (i) tok(", "); tok($fk(k) + ": "); walk(x[k], false); }); tok(")"); }
       } else if (x && x.constructor && x.constructor.name === "$GMap") { tok("{"); let i = 0; for (const e of x.m.values()) { if (i++) tok(", "); walk(e[0], false); tok(": "); walk(e[1], false); } tok("}"); }
       else if (typeof x === "function") { const r = $render(x, false); tok(r.slice(0, r.indexOf(" ") + 1)); tok(r.slice(r.indexOf(" ") + 1, -1)); tok(">"); }
       else if (x && x.constructor && (x.constructor.name === "$Arr" || x.constructor.name === "$Vec")) { tok(x.constructor.name === "$Arr" ? "Array([" : "Vec([");  x.a.forEach((y, i) => { if (i) tok(", "); walk(y, false); }); tok("])"); }

@@ -25,10 +25,13 @@ function $step() {
 }
 function $deep() { $D = 0; $fatal("E502", "Maximum recursion depth exceeded (" + $MD + ")"); }
 
-//@ $V $T $Some $None $Ok $Err
+//@ $V $T $Some $None $Ok $Err $fk
 // Constructor values: one class per variant, extending its type's class,
 // which extends $V. The prototype carries the variant name ($n) and its
-// field names ($f). Tuples are $T (items in `a`).
+// field names ($f). Tuples are $T (items in `a`). A field named __proto__
+// is kept as the property "__proto__$" (assigning "__proto__" would set
+// the prototype); $fk gives the name a program wrote, for display.
+function $fk(k) { return k === "__proto__$" ? "__proto__" : k; }
 class $V {}
 class $T { constructor(a) { this.a = a; } }
 class $Option extends $V {}
@@ -169,7 +172,7 @@ function $render(v, top) {
   if (v instanceof $V) {
     const f = v.$f;
     if (f.length === 0) return v.$n;
-    return v.$n + "(" + f.map((k) => k + ": " + $render(v[k], false)).join(", ") + ")";
+    return v.$n + "(" + f.map((k) => $fk(k) + ": " + $render(v[k], false)).join(", ") + ")";
   }
   if (v.$show) return v.$show();
   return String(v);
@@ -202,7 +205,7 @@ function $repr(v) {
   if (v instanceof $V) {
     const f = v.$f;
     if (f.length === 0) return v.$n;
-    return v.$n + "(" + f.map((k) => k + ": " + $repr(v[k])).join(", ") + ")";
+    return v.$n + "(" + f.map((k) => $fk(k) + ": " + $repr(v[k])).join(", ") + ")";
   }
   return $render(v, false);
 }

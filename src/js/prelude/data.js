@@ -290,7 +290,7 @@ function $jany(v, o, d) {
     if (v.$n === "Err") return "{\"error\":" + $jany(v.error, o, d + 1) + "}";
     const tag = v.$f.indexOf("_tag");
     let s = "{\"_tag\":" + (tag >= 0 ? $jany(v._tag, o, d + 1) : $jq(v.$n, true));
-    for (const k of v.$f) if (k !== "_tag") s += "," + $jq(k, true) + ":" + $jany(v[k], o, d + 1);
+    for (const k of v.$f) if (k !== "_tag") s += "," + $jq($fk(k), true) + ":" + $jany(v[k], o, d + 1);
     return s + "}";
   }
   if (v instanceof $GMap) {
@@ -319,7 +319,7 @@ function $jkey(k) {
       put(Array.isArray(x) ? "]" : a.length === 1 ? ",)" : ")");
     } else if (x instanceof $V) {
       put(x.$n);
-      if (x.$f.length) { put("("); x.$f.forEach((f, i) => { if (i) put(", "); put(f + ": "); walk(x[f]); }); put(")"); }
+      if (x.$f.length) { put("("); x.$f.forEach((f, i) => { if (i) put(", "); put($fk(f) + ": "); walk(x[f]); }); put(")"); }
     } else put($repr(x));
   };
   walk(k);
