@@ -4,7 +4,9 @@
 Every run-mode golden program (tests/lang/run and the other run tests under
 the given directories) is run twice: `geno run --unsafe` (the VM) and
 `geno compile --target js` followed by `node OUT`, with the same
-capabilities and limits. Their stdout (program output and the `=> value`
+capabilities, limits, arguments and environment (programs flagged `http`
+run against the local test server, tests/host_http_server.py, on
+127.0.0.1). Their stdout (program output and the `=> value`
 line) and the error code of a failed run must be equal (a program both
 refuse at check time with the same code counts as the same). Programs listed in
 tests/js_known_differences.txt (one `path: reason` per line, the reasons
@@ -23,6 +25,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 
 CONFIG_RE = re.compile(r"//\s*config:\s*(.*)$", re.M)
 CODE_RE = re.compile(r"error\[(E\d{3})\]")
@@ -50,9 +53,43 @@ def is_run_program(text, conf, flags):
         return False
     if "// expect error" in text or "target" in conf:
         return False
-    if flags & {"tmpdir", "http"} or "// args:" in text or "// stdin:" in text or "// env:" in text:
+    if "http" in flags:  # run against the local test server (args and env below)
+        return "func main" in text and "// stdin:" not in text and "tmpdir" not in flags
+    if "tmpdir" in flags or "// args:" in text or "// stdin:" in text or "// env:" in text:
         return False
     return "func main" in text
+
+
+HTTP_URL = None
+HTTP_LOCK = threading.Lock()
+
+
+def http_url():
+    """The local test server (tests/host_http_server.py, 127.0.0.1 on a
+    port the OS picks), started once per run; its base URL."""
+    global HTTP_URL
+    with HTTP_LOCK:
+        if HTTP_URL is None:
+            sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+            import host_http_server
+            HTTP_URL = "http://127.0.0.1:%d" % host_http_server.start()
+    return HTTP_URL
+
+
+def host_setup(text, flags):
+    """The program's arguments (after --) and environment: `// args:` and
+    `// env:` lines, {url} being the local test server."""
+    args, env = [], dict(os.environ)
+    if "http" not in flags:
+        return args, env
+    for m in re.finditer(r"//\s*(args|env):\s?(.*)$", text, re.M):
+        value = m.group(2).replace("{url}", http_url())
+        if m.group(1) == "args":
+            args += value.split()
+        else:
+            k, _, v = value.partition("=")
+            env[k.strip()] = v
+    return args, env
 
 
 def outcome(proc):
@@ -80,9 +117,11 @@ def check(path, geno, node, tmp):
     cap_flags = []
     for c in caps:
         cap_flags += ["--cap", c]
+    args, env = host_setup(text, flags)
+    tail = ["--"] + args if args else []
     try:
-        vm = subprocess.run([geno, "run"] + run_flags + (cap_flags or ["--cap", "none"]) + [path],
-                            capture_output=True, text=True, timeout=60, errors="replace")
+        vm = subprocess.run([geno, "run"] + run_flags + (cap_flags or ["--cap", "none"]) + [path] + tail,
+                            capture_output=True, text=True, timeout=60, errors="replace", env=env)
     except subprocess.TimeoutExpired:
         return None
     out_js = os.path.join(tmp, re.sub(r"[^A-Za-z0-9_]", "_", path) + ".js")
@@ -97,8 +136,8 @@ def check(path, geno, node, tmp):
             return (path, None)
         return (path, "does not compile: " + (comp.stderr.strip().splitlines() or ["?"])[-1])
     try:
-        js = subprocess.run([node, "--stack-size=4000", out_js] + cap_flags, capture_output=True, text=True,
-                            timeout=60, errors="replace")
+        js = subprocess.run([node, "--stack-size=4000", out_js] + cap_flags + tail, capture_output=True, text=True,
+                            timeout=60, errors="replace", env=env)
     except subprocess.TimeoutExpired:
         return (path, "node timed out")
     a, b = outcome(vm), outcome(js)

@@ -20,10 +20,10 @@ static bool lib_http_respond(VM *vm, Value *args, int nargs, Value *out) {
 }
 
 const BuiltinDef lib_http_builtins[] = {
-    {"http_fetch", "(url: String) -> String", GENO_CAP_HTTP, "http", BF_CALLBACK, NULL, NULL},
+    {"http_fetch", "(url: String) -> String", GENO_CAP_HTTP, "http", BF_CALLBACK, NULL, "$b_http_fetch"},
     {"http_listen", "(port: Int) -> Unit", GENO_CAP_SERVE, "http", BF_CALLBACK, NULL, NULL},
-    {"http_post", "(url: String, body: String) -> String", GENO_CAP_HTTP, "http", BF_CALLBACK, NULL, NULL},
-    {"http_request", "(method: String, url: String, headers: List[(String, String)], body: String) -> Result[HttpResponse, String]", GENO_CAP_HTTP, "http", BF_CALLBACK, NULL, NULL},
+    {"http_post", "(url: String, body: String) -> String", GENO_CAP_HTTP, "http", BF_CALLBACK, NULL, "$b_http_post"},
+    {"http_request", "(method: String, url: String, headers: List[(String, String)], body: String) -> Result[HttpResponse, String]", GENO_CAP_HTTP, "http", BF_CALLBACK, NULL, "$b_http_request"},
     {"http_respond", "(status: Int, headers: List[(String, String)], body: String) -> HttpResponse", GENO_CAP_SERVE, "http", 0, lib_http_respond, NULL},
     {"http_route", "(method: String, path: String, handler: (HttpRequest) -> HttpResponse with http) -> Unit", GENO_CAP_SERVE, "http", BF_CALLBACK|BF_HIGHER_ORDER, NULL, NULL},
 };
