@@ -60,6 +60,17 @@ if [ "$memory_only" = 0 ]; then
   set -- $("$tmp/fork_floor" 2000)
   echo "fork+exit+wait (1 MB process, dynamic): ${1} us wall, ${2} us CPU" \
     "(2 cores: $(awk "BEGIN{printf \"%.0f\", 2e6/$2}")/s)"
+  # two at once, each bound to a CPU of its own (as the server's per-CPU
+  # spawners fork): whether the floor holds when both CPUs fork
+  if [ "$(nproc)" -ge 2 ] && command -v taskset >/dev/null 2>&1; then
+    taskset -c 0 "$tmp/fork_floor" 2000 >"$tmp/ff0" &
+    ffpid=$!
+    taskset -c 1 "$tmp/fork_floor" 2000 >"$tmp/ff1"
+    wait "$ffpid"
+    set -- $(cat "$tmp/ff0") $(cat "$tmp/ff1")
+    echo "fork+exit+wait (1 MB process, dynamic), CPUs 0 and 1 at once: ${2} and ${4} us CPU" \
+      "(together: $(awk "BEGIN{printf \"%.0f\", 1e6/$2 + 1e6/$4}")/s)"
+  fi
   # the same linked statically: the fewest mappings a process can have
   if cc -O2 -static -o "$tmp/fork_floor_static" "$here/serve/fork_floor.c" 2>/dev/null; then
     set -- $("$tmp/fork_floor_static" 2000)
