@@ -7,10 +7,10 @@
 //@ $rt $S $M $D $MD $GErr $fail $fatal $step $deep
 // Steps: one per loop back-edge and per call. Depth: nested Geno calls.
 // $M is the next checkpoint, not the limit: $step checks the step limit
-// and the wall-clock deadline every 65536 steps at most.
+// and the wall-clock deadline every 1 to 65536 steps ($K, below).
 let $S = 0, $D = 0;
 const $LIM = typeof globalThis.__GENO_MAX_STEPS === "number" ? globalThis.__GENO_MAX_STEPS : $CFG.steps;
-let $M = Math.min($LIM, 65536);
+let $M = Math.min($LIM, 1);
 const $MD = $CFG.depth;
 let $T0 = Date.now();
 class $GErr extends Error {
@@ -18,10 +18,22 @@ class $GErr extends Error {
 }
 function $fail(code, msg) { throw new $GErr(code, msg, false); }
 function $fatal(code, msg) { throw new $GErr(code, msg, true); }
+// The interval between checkpoints adapts so the deadline is looked at
+// about every 10 ms: cheap steps (a tight loop) stretch it up to 65536,
+// steps that each run a costly builtin (a replace over megabytes) shrink it
+// down to 1, so such a loop still ends at its timeout.
+let $K = 1, $TK = Date.now();
 function $step() {
   if ($S > $LIM) $fatal("E503", "Step limit exceeded (" + $LIM + " steps)");
-  if ($CFG.timeout > 0 && Date.now() - $T0 > $CFG.timeout * 1000) $fatal("E501", "Execution timed out after " + $CFG.timeout + " seconds");
-  $M = Math.min($LIM, $S + 65536);
+  const now = Date.now();
+  if ($CFG.timeout > 0 && now - $T0 > $CFG.timeout * 1000) {
+    const t = $CFG.timeout;
+    $fatal("E501", "Execution timed out after " + (Number.isInteger(t) ? t.toFixed(1) : String(t)) + " seconds");
+  }
+  if (now - $TK > 20) $K = Math.max(1, $K >> 2);
+  else if (now - $TK < 5 && $K < 65536) $K *= 2;
+  $TK = now;
+  $M = Math.min($LIM, $S + $K);
 }
 function $deep() { $D = 0; $fatal("E502", "Maximum recursion depth exceeded (" + $MD + ")"); }
 
