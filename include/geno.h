@@ -662,6 +662,22 @@ GENO_API geno_result *geno_compile_html(const char *source, size_t len, const ch
                                         const geno_config *cfg, const char *title, int width, int height,
                                         bool script_only, char **html, size_t *html_len);
 
+/* [e] geno_compile_html with a source map: with GENO_JS_SOURCE_MAP in
+ * flags (the only flag it reads), out->source_map receives the script's
+ * Source Map V3 (as geno_compile_js_ex's; "file": js_name, NULL: "app.js").
+ * A whole page (script_only false) also carries the map inline, as a
+ * `//# sourceMappingURL=data:application/json;base64,...` line at the end
+ * of its script, counting lines from the start of the <script> element;
+ * with script_only the map is for the script as returned, and the caller
+ * writes it beside the script and appends the sourceMappingURL line
+ * (`geno build --source-map`). out->js receives the page or the script,
+ * out->dts is always NULL. Free the texts with geno_free. Returns NULL only
+ * when out of memory. Thread-safe. */
+GENO_API geno_result *geno_compile_html_ex(const char *source, size_t len, const char *filename,
+                                           const geno_config *cfg, const char *title, int width, int height,
+                                           bool script_only, unsigned flags, const char *js_name,
+                                           geno_js_output *out);
+
 /* [m] The HTML page of `geno build` that loads `app.js` from beside it:
  * title (escaped; NULL: "Geno App"), canvas width x height. Returns a
  * malloc'd NUL-terminated string, or NULL when out of memory. */

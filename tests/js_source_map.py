@@ -6,12 +6,16 @@ VLQ mappings and checks that the generated line of each function and
 statement maps to the module, line and column where it is written, that
 the prelude's lines map to nothing, that the map names the script and
 embeds the sources, and that the .d.ts declares every exported function
-with the runtime's types. Then runs the module under node (when present)
+with the runtime's types. The same mappings are checked for `geno build
+--source-map`: dist/app.js with app.js.map beside it, and one HTML file
+whose inline script carries the map as a data: URL (lines counted from
+the <script> element). Then runs the module under node (when present)
 and imports it from another module to call an exported function.
 
 Usage: js_source_map.py --geno PATH [--node node]
 """
 import argparse
+import base64
 import json
 import os
 import re
@@ -84,6 +88,75 @@ def decode(mappings):
     return out
 
 
+CHECKS = [
+    (r"function f_area\(", 0, "func area("),
+    (r"function \S*twice\(", 1, "func twice("),
+    (r"const v_m = ", 1, "let m = n * 2"),
+    (r"return \$None", 0, "return None"),
+    (r"\$b_print\(.*f_area", 0, "print(area(Circle(2.0)))"),
+    (r"\$b_print\(.*f_pair", 0, "print(pair(x, \"y\"))"),
+]
+
+
+def check_lines(js, smap, what):
+    """Each line of CHECKS in the generated lines js maps to its module,
+    line and column; the prelude maps to nothing."""
+    m = decode(smap["mappings"])
+    sources = [MAIN.split("\n"), GEOMETRY.split("\n")]
+    names = [os.path.basename(s) for s in smap["sources"]]
+    if names != ["main.geno", "Geometry.geno"] or smap["sourcesContent"] != [MAIN, GEOMETRY]:
+        fail("%s: sources: %r" % (what, names))
+
+    def where(pattern):
+        for i, line in enumerate(js):
+            if re.search(pattern, line):
+                return i
+        fail("%s: no generated line matches %r" % (what, pattern))
+
+    for pattern, src, text in CHECKS:
+        gen = where(pattern)
+        if gen not in m:
+            fail("%s: generated line %d (%r) has no mapping" % (what, gen + 1, js[gen]))
+        s, line, col = m[gen]
+        want_line = next(i for i, l in enumerate(sources[src]) if text in l)
+        want_col = sources[src][want_line].index(text)
+        if (s, line, col) != (src, want_line, want_col):
+            fail("%s: %r maps to %r, want %r" % (what, js[gen].strip(), (s, line, col), (src, want_line, want_col)))
+    if where(r"function \$fail\(") in m:
+        fail("%s: a prelude line is mapped" % what)
+    print("%s: source map, %d mapped lines checked" % (what, len(CHECKS)))
+
+
+def check_build(geno, tmp):
+    """`geno build --source-map`: app.js.map beside app.js, or the map
+    inline in the one page."""
+    dist = os.path.join(tmp, "dist")
+    p = subprocess.run([geno, "build", "--source-map", "-o", dist, os.path.join(tmp, "main.geno")],
+                       capture_output=True, text=True)
+    if p.returncode != 0 or "app.js.map" not in p.stdout:
+        fail("build --source-map: %r %r" % (p.stdout, p.stderr))
+    js = open(os.path.join(dist, "app.js"), encoding="utf-8").read().split("\n")
+    if js[-2] != "//# sourceMappingURL=app.js.map":
+        fail("build: no sourceMappingURL comment at the end of app.js: %r" % js[-2:])
+    smap = json.load(open(os.path.join(dist, "app.js.map"), encoding="utf-8"))
+    if smap["version"] != 3 or smap["file"] != "app.js":
+        fail("build: map header: %r" % {k: smap[k] for k in ("version", "file")})
+    check_lines(js, smap, "build (dist)")
+    page_path = os.path.join(tmp, "page.html")
+    p = subprocess.run([geno, "build", "--source-map", "-o", page_path, os.path.join(tmp, "main.geno")],
+                       capture_output=True, text=True)
+    if p.returncode != 0:
+        fail("build --single-file --source-map: %r" % p.stderr)
+    page = open(page_path, encoding="utf-8").read()
+    script = page[page.index("<script>") + len("<script>"):page.index("</script>")]
+    lines = script.split("\n")
+    prefix = "//# sourceMappingURL=data:application/json;charset=utf-8;base64,"
+    if not lines[-2].startswith(prefix):
+        fail("build page: no inline source map at the end of the script: %r" % lines[-2][:80])
+    smap = json.loads(base64.b64decode(lines[-2][len(prefix):]))
+    check_lines(lines, smap, "build (one page)")
+
+
 def fail(msg):
     print("FAIL: " + msg)
     sys.exit(1)
@@ -110,39 +183,7 @@ def main():
             fail("map header: %r" % {k: smap[k] for k in ("version", "file")})
         if not js[-2].startswith("//# sourceMappingURL=out.mjs.map"):
             fail("no sourceMappingURL comment at the end: %r" % js[-2:])
-        names = [os.path.basename(s) for s in smap["sources"]]
-        if names != ["main.geno", "Geometry.geno"] or smap["sourcesContent"] != [MAIN, GEOMETRY]:
-            fail("sources: %r" % names)
-        m = decode(smap["mappings"])
-        sources = [MAIN.split("\n"), GEOMETRY.split("\n")]
-
-        def where(pattern):
-            for i, line in enumerate(js):
-                if re.search(pattern, line):
-                    return i
-            fail("no generated line matches %r" % pattern)
-
-        checks = [
-            (r"function f_area\(", 0, "func area("),
-            (r"function \S*twice\(", 1, "func twice("),
-            (r"const v_m = ", 1, "let m = n * 2"),
-            (r"return \$None", 0, "return None"),
-            (r"\$b_print\(.*f_area", 0, "print(area(Circle(2.0)))"),
-            (r"\$b_print\(.*f_pair", 0, "print(pair(x, \"y\"))"),
-        ]
-        for pattern, src, text in checks:
-            gen = where(pattern)
-            if gen not in m:
-                fail("generated line %d (%r) has no mapping" % (gen + 1, js[gen]))
-            s, line, col = m[gen]
-            want_line = next(i for i, l in enumerate(sources[src]) if text in l)
-            want_col = sources[src][want_line].index(text)
-            if (s, line, col) != (src, want_line, want_col):
-                fail("%r maps to %r, want %r" % (js[gen].strip(), (s, line, col), (src, want_line, want_col)))
-        prelude_end = where(r"function \$fail\(")
-        if prelude_end in m:
-            fail("a prelude line is mapped")
-        print("source map: %d mapped lines checked" % len(checks))
+        check_lines(js, smap, "compile --esm")
 
         dts = open(os.path.join(tmp, "out.d.mts"), encoding="utf-8").read()
         for decl in ["export declare function area(s: Shape): number;",
@@ -155,6 +196,7 @@ def main():
             if decl not in dts:
                 fail(".d.ts lacks %r:\n%s" % (decl, dts))
         print(".d.ts: declarations checked")
+        check_build(args.geno, tmp)
 
         node = shutil.which(args.node)
         if not node:

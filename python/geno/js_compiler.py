@@ -109,9 +109,10 @@ def compile_to_html(source: str, filename: str = "<stdin>", typecheck: bool = Tr
     profile (``typecheck=False`` checks all the same, as in
     :func:`compile_to_js`).
 
-    *source_map* is accepted for the reference's signature, but the page
-    carries no inline source map (geno-c's maps are for Node scripts:
-    :func:`compile_to_js` with ``source_map=True``).
+    With *source_map*, the page's script ends with its Source Map V3 inline
+    (a ``//# sourceMappingURL=data:application/json;...;base64,`` line,
+    ``file`` "app.js", lines counted from the ``<script>`` element), as the
+    reference's page does.
 
     Raises :class:`JSCompileError` when the program does not compile,
     TypeError or ValueError for bad arguments.
@@ -126,7 +127,7 @@ def compile_to_html(source: str, filename: str = "<stdin>", typecheck: bool = Tr
         raise TypeError(f"title must be a str, not {type(title).__name__}")
     if not isinstance(source_map, bool):
         raise TypeError(f"source_map must be a bool, not {type(source_map).__name__}")
-    result, page = _geno.compile_html(source, filename, title, width, height)
+    result, page = _geno.compile_html(source, filename, title, width, height, source_map)
     _raise_on_failure(result)
     assert page is not None
     return page

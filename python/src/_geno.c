@@ -727,13 +727,14 @@ static PyObject *py_compile_js(PyObject *mod, PyObject *args) {
 }
 
 PyDoc_STRVAR(compile_html_doc,
-             "compile_html(source, filename, title, width, height) -> (Result, html)\n\n"
-             "geno_compile_html (a whole page) with the GIL released; html is a str or None.");
+             "compile_html(source, filename, title, width, height, source_map=False) -> (Result, html)\n\n"
+             "geno_compile_html_ex (a whole page, with the source map inline when asked) with the GIL\n"
+             "released; html is a str or None.");
 
 static PyObject *py_compile_html(PyObject *mod, PyObject *args) {
   PyObject *source, *filename, *title;
-  int width, height;
-  if (!PyArg_ParseTuple(args, "UUUii:compile_html", &source, &filename, &title, &width, &height)) return NULL;
+  int width, height, smap = 0;
+  if (!PyArg_ParseTuple(args, "UUUii|p:compile_html", &source, &filename, &title, &width, &height, &smap)) return NULL;
   Py_ssize_t slen, tlen;
   const char *fname;
   const char *src = source_and_name(source, filename, &slen, &fname);
@@ -743,14 +744,15 @@ static PyObject *py_compile_html(PyObject *mod, PyObject *args) {
     PyErr_SetString(PyExc_ValueError, "title must not contain NUL characters");
     return NULL;
   }
-  char *html = NULL;
-  size_t hlen = 0;
+  geno_js_output o;
   geno_result *r;
   Py_BEGIN_ALLOW_THREADS
-  r = geno_compile_html(src, (size_t)slen, fname, NULL, t, width, height, false, &html, &hlen);
+  r = geno_compile_html_ex(src, (size_t)slen, fname, NULL, t, width, height, false, smap ? GENO_JS_SOURCE_MAP : 0,
+                           "app.js", &o);
   Py_END_ALLOW_THREADS
   if (!r) return PyErr_NoMemory();
-  PyObject *res = wrap_result(r), *page = take_text(html, hlen);
+  geno_free(o.source_map);
+  PyObject *res = wrap_result(r), *page = take_text(o.js, o.js_len);
   PyObject *out = res && page ? PyTuple_Pack(2, res, page) : NULL;
   Py_XDECREF(res);
   Py_XDECREF(page);

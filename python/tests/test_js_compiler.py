@@ -1,6 +1,7 @@
 """geno.compile_to_js / geno.compile_to_html: the reference's signatures over
 geno_compile_js_ex / geno_compile_html. Scripts are run under node when it
 is installed."""
+import base64
 import inspect
 import json
 import shutil
@@ -161,6 +162,22 @@ def test_compile_to_html_makes_a_page():
     assert "<title>Demo</title>" in page
     assert "Content-Security-Policy" in page
     assert "$app(f_init, f_update, f_render" in page
+
+
+def test_compile_to_html_source_map_is_inline():
+    page = geno.compile_to_html(APP, filename="app.geno", source_map=True)
+    script = page[page.index("<script>") + len("<script>"):page.index("</script>")]
+    lines = script.split("\n")
+    prefix = "//# sourceMappingURL=data:application/json;charset=utf-8;base64,"
+    assert lines[-2].startswith(prefix)
+    m = json.loads(base64.b64decode(lines[-2][len(prefix):]))
+    assert m["version"] == 3 and m["file"] == "app.js" and m["sources"] == ["app.geno"]
+    # lines count from the <script> element: the render function's line maps
+    # to `func render` in the source
+    groups = m["mappings"].split(";")
+    gen = next(i for i, line in enumerate(lines) if line.startswith("function f_render("))
+    assert groups[gen].startswith("AA"), "the function's line is mapped at column 0"
+    assert "sourceMappingURL" not in geno.compile_to_html(APP)
 
 
 def test_compile_to_html_escapes_the_title():

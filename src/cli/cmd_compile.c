@@ -1,7 +1,7 @@
 /* `geno compile FILE --target js [--esm] [--source-map] [-o OUT]` and
  * `geno build FILE [--single-file] [--width W] [--height H] [--title T]
- * [-o OUT]`: the JavaScript back end (include/geno.h, geno_compile_js and
- * geno_compile_html). */
+ * [--source-map] [-o OUT]`: the JavaScript back end (include/geno.h,
+ * geno_compile_js_ex and geno_compile_html_ex). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,7 +44,7 @@ static const char compile_help[] =
     "exit status: 0 compiled, 1 check or write error, 2 usage error\n";
 
 static const char build_help[] =
-    "usage: geno build FILE|DIR [--single-file] [--width W] [--height H] [--title T] [-o OUT]\n"
+    "usage: geno build FILE|DIR [--single-file] [--width W] [--height H] [--title T] [--source-map] [-o OUT]\n"
     "\n"
     "Check FILE (or project DIR's entry module) for the browser target and\n"
     "build a web page: OUT/index.html and OUT/app.js (default OUT: dist), or\n"
@@ -59,6 +59,8 @@ static const char build_help[] =
     "  --width W            canvas width in pixels (default 800)\n"
     "  --height H           canvas height in pixels (default 600)\n"
     "  --title T            page title (default \"Geno App\"), escaped\n"
+    "  --source-map         also a source map: OUT/app.js.map, or inline in\n"
+    "                       the one HTML file\n"
     "  -o, --output OUT     output directory, or file with --single-file\n"
     "  -h, --help           show this help\n"
     "\n"
@@ -551,7 +553,7 @@ int cmd_compile(int argc, char **argv) {
 
 int cmd_build(int argc, char **argv) {
   CommonOpts c = {NULL, NULL, -1, -1, -1, -1, -1, 30, false};
-  bool single = false;
+  bool single = false, smap = false;
   long width = 800, height = 600;
   const char *title = "Geno App";
   for (int i = 0; i < argc; i++) {
@@ -561,6 +563,8 @@ int cmd_build(int argc, char **argv) {
       return EXIT_OK;
     } else if (strcmp(a, "--single-file") == 0) {
       single = true;
+    } else if (strcmp(a, "--source-map") == 0) {
+      smap = true;
     } else if (strcmp(a, "--width") == 0) {
       if (!parse_int_arg("build", a, i + 1 < argc ? argv[++i] : NULL, 1, 16384, &width)) return EXIT_USAGE;
     } else if (strcmp(a, "--height") == 0) {
@@ -597,10 +601,11 @@ int cmd_build(int argc, char **argv) {
    * step budget applies to each frame ($app resets the count). */
   cfg.timeout_s = 0;
   if (c.no_examples) cfg.check_examples = false;
-  char *text = NULL;
-  size_t text_len = 0;
-  geno_result *r =
-      geno_compile_html(prog.source, prog.length, prog.path, &cfg, title, (int)width, (int)height, !single, &text, &text_len);
+  geno_js_output o;
+  geno_result *r = geno_compile_html_ex(prog.source, prog.length, prog.path, &cfg, title, (int)width, (int)height,
+                                        !single, smap ? GENO_JS_SOURCE_MAP : 0, "app.js", &o);
+  char *text = r ? o.js : NULL;
+  size_t text_len = r ? o.js_len : 0;
   int status = EXIT_OK;
   char *path = NULL;
   if (!r) {
@@ -637,6 +642,16 @@ int cmd_build(int argc, char **argv) {
       if (ok) {
         snprintf(path, n, "%s/app.js", dir);
         ok = write_file(path, text, text_len);
+        /* the map beside app.js, named at its end as `compile` does */
+        static const char url[] = "//# sourceMappingURL=app.js.map\n";
+        if (ok && smap) {
+          FILE *f = fopen(path, "ab");
+          ok = f && fwrite(url, 1, sizeof url - 1, f) == sizeof url - 1;
+          if (f && fclose(f) != 0) ok = false;
+          if (!ok) cli_printf_clean(stderr, "Error: cannot write %s: %s\n", path, strerror(errno));
+          snprintf(path, n, "%s/app.js.map", dir);
+          ok = ok && write_file(path, o.source_map, o.source_map_len);
+        }
         snprintf(path, n, "%s/index.html", dir);
         ok = ok && write_file(path, page, strlen(page));
       }
@@ -644,11 +659,13 @@ int cmd_build(int argc, char **argv) {
       size_t dl = strlen(dir);
       const char *sep = dl && dir[dl - 1] == '/' ? "" : "/";
       if (ok) cli_printf_clean(stdout, "Built to %s%s\n  %s%sindex.html\n  %s%sapp.js\n", dir, sep, dir, sep, dir, sep);
+      if (ok && smap) cli_printf_clean(stdout, "  %s%sapp.js.map\n", dir, sep);
       status = ok ? EXIT_OK : EXIT_FAIL;
     }
   }
   free(path);
   free(text);
+  if (r) geno_free(o.source_map);
   geno_result_free(r);
   cli_close_program(&prog, &proj);
   return status;

@@ -103,18 +103,58 @@ geno_result *geno_compile_js(const char *source, size_t len, const char *filenam
   return r;
 }
 
-geno_result *geno_compile_html(const char *source, size_t len, const char *filename, const geno_config *cfg,
-                               const char *title, int width, int height, bool script_only, char **html,
-                               size_t *html_len) {
-  Buf script = BUF_INIT;
-  geno_result *r = compile(source, len, filename, cfg, CHK_TARGET_BROWSER, JS_BROWSER, &script, NULL, NULL, NULL);
+/* RFC 4648 base64 of n bytes, appended to out. */
+static void base64(Buf *out, const char *s, size_t n) {
+  static const char digits[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  for (size_t i = 0; i < n; i += 3) {
+    unsigned v = (unsigned char)s[i] << 16;
+    if (i + 1 < n) v |= (unsigned char)s[i + 1] << 8;
+    if (i + 2 < n) v |= (unsigned char)s[i + 2];
+    char q[4] = {digits[v >> 18], digits[(v >> 12) & 63], i + 1 < n ? digits[(v >> 6) & 63] : '=',
+                 i + 2 < n ? digits[v & 63] : '='};
+    buf_append(out, q, 4);
+  }
+}
+
+geno_result *geno_compile_html_ex(const char *source, size_t len, const char *filename, const geno_config *cfg,
+                                  const char *title, int width, int height, bool script_only, unsigned flags,
+                                  const char *js_name, geno_js_output *out) {
+  bool want_map = flags & GENO_JS_SOURCE_MAP;
+  Buf script = BUF_INIT, map = BUF_INIT;
+  /* In a page the script starts after "<script>\n": its first line is
+   * that empty one, which the map counts when it starts the script here
+   * (and the page is given the script without it). */
+  bool inline_map = want_map && !script_only;
+  if (inline_map) buf_putc(&script, '\n');
+  geno_result *r = compile(source, len, filename, cfg, CHK_TARGET_BROWSER, JS_BROWSER, &script, want_map ? &map : NULL,
+                           js_name ? js_name : "app.js", NULL);
   if (r && geno_result_ok(r) && !script_only) {
+    if (inline_map) {
+      buf_puts(&script, "//# sourceMappingURL=data:application/json;charset=utf-8;base64,");
+      base64(&script, map.data ? map.data : "", map.len);
+      buf_putc(&script, '\n');
+    }
     Buf page = BUF_INIT;
-    js_html_page(&page, title, width, height, script.data ? script.data : "", script.len);
+    size_t skip = inline_map ? 1 : 0;
+    js_html_page(&page, title, width, height, script.data ? script.data + skip : "", script.len - skip);
     buf_free(&script);
     script = page;
   }
-  hand_over(r, &script, html, html_len);
+  hand_over(r, &script, &out->js, &out->js_len);
+  out->source_map = out->dts = NULL;
+  out->source_map_len = out->dts_len = 0;
+  if (want_map) hand_over(r, &map, &out->source_map, &out->source_map_len);
+  buf_free(&map);
+  return r;
+}
+
+geno_result *geno_compile_html(const char *source, size_t len, const char *filename, const geno_config *cfg,
+                               const char *title, int width, int height, bool script_only, char **html,
+                               size_t *html_len) {
+  geno_js_output out;
+  geno_result *r = geno_compile_html_ex(source, len, filename, cfg, title, width, height, script_only, 0, NULL, &out);
+  *html = out.js;
+  if (html_len) *html_len = out.js_len;
   return r;
 }
 

@@ -137,6 +137,44 @@ static void extra_outputs(void **state) {
   geno_result_free(r);
 }
 
+/* geno_compile_html_ex: the map of app.js (script only), or inline in the
+ * page (base64, one line more: the empty first line of the <script>). */
+static void html_source_map(void **state) {
+  (void)state;
+  const char *src = "func main() -> Unit with io\n    print(\"hi\")\nend func\n";
+  geno_js_output s, p;
+  geno_result *r = geno_compile_html_ex(src, strlen(src), "t.geno", NULL, NULL, 320, 200, true, GENO_JS_SOURCE_MAP,
+                                        NULL, &s);
+  assert_true(geno_result_ok(r));
+  assert_non_null(strstr(s.source_map, "\"file\":\"app.js\""));
+  assert_null(strstr(s.js, "sourceMappingURL")); /* the caller names the map beside the script */
+  assert_null(s.dts);
+  geno_result_free(r);
+  r = geno_compile_html_ex(src, strlen(src), "t.geno", NULL, NULL, 320, 200, false, GENO_JS_SOURCE_MAP, "x.js", &p);
+  assert_true(geno_result_ok(r));
+  assert_non_null(strstr(p.js, "<!DOCTYPE html>"));
+  assert_non_null(strstr(p.js, "\n//# sourceMappingURL=data:application/json;charset=utf-8;base64,eyJ2ZXJzaW9uIjoz"));
+  assert_non_null(strstr(p.source_map, "\"file\":\"x.js\""));
+  const char *ms = strstr(s.source_map, "\"mappings\":\""), *mp = strstr(p.source_map, "\"mappings\":\"");
+  assert_non_null(ms);
+  assert_non_null(mp);
+  ms += 12;
+  mp += 12;
+  assert_int_equal(mp[0], ';');
+  assert_string_equal(mp + 1, ms);
+  geno_free(s.js);
+  geno_free(s.source_map);
+  geno_free(p.js);
+  geno_free(p.source_map);
+  geno_result_free(r);
+  /* without the flag: no map, and the page has no sourceMappingURL */
+  r = geno_compile_html_ex(src, strlen(src), "t.geno", NULL, NULL, 320, 200, false, 0, NULL, &p);
+  assert_null(p.source_map);
+  assert_null(strstr(p.js, "sourceMappingURL"));
+  geno_free(p.js);
+  geno_result_free(r);
+}
+
 static void check_errors_are_diagnostics(void **state) {
   (void)state;
   geno_result *r;
@@ -179,6 +217,7 @@ int main(void) {
       cmocka_unit_test(hello_world_is_small),
       cmocka_unit_test(thirty_builtins_are_small),
       cmocka_unit_test(extra_outputs),
+      cmocka_unit_test(html_source_map),
       cmocka_unit_test(check_errors_are_diagnostics),
       cmocka_unit_test(esm_exports_functions),
       cmocka_unit_test(page_title_is_escaped),
