@@ -766,8 +766,9 @@ GENO_API geno_spawner *geno_spawner_start_on(int cpu);
  * rather than a fork of the host: a small, statically linked program
  * holding only this library's core, so each child it forks copies a few
  * mappings instead of all the host's libraries. It learns nothing of the
- * host but what each run sends it as data (source, modules, limits,
- * capabilities), so it runs geno_run_isolated and geno_check_isolated
+ * host but its environment (as it is at this call: what a run granted
+ * the env capability reads) and what each run sends it as data (source,
+ * modules, limits, capabilities), so it runs geno_run_isolated and geno_check_isolated
  * bodies only; other runs given it fork from the caller. The executable
  * must be built from the same sources as this library (the request's
  * layout is not versioned). Waits up to 10 s for it to start. NULL with

@@ -387,7 +387,6 @@ geno_spawner *geno_spawner_exec(const char *path, int cpu) {
   snprintf(host_arg, sizeof host_arg, "%d", (int)getpid());
   snprintf(cpu_arg, sizeof cpu_arg, "%d", cpu);
   char *const argv[] = {(char *)"geno-spawner", host_arg, cpu_arg, NULL};
-  char *const envp[] = {NULL};
   pid_t pid = fork();
   if (pid == 0) {
     if (dup2(sv[1], 3) < 0) child_exit(1); /* dup2 clears close-on-exec */
@@ -397,7 +396,9 @@ geno_spawner *geno_spawner_exec(const char *path, int cpu) {
     int devnull = open("/dev/null", O_RDWR);
     if (devnull < 0 || dup2(devnull, 0) < 0 || dup2(devnull, 1) < 0 || dup2(devnull, 2) < 0) child_exit(1);
     if (devnull > 3) close(devnull);
-    execve(path, argv, envp);
+    /* the host's environment as it is now, as a forked spawner holds it
+     * (what a run granted the env capability may read) */
+    execve(path, argv, environ);
     child_exit(127);
   }
   close(sv[1]);
