@@ -241,7 +241,7 @@ def test_endless_runs_on_parallel_requests_end_at_their_limits():
     collector = geno.RuntimeMetricsCollector()
     mounted = Mounted(collector)
     try:
-        req = ("loop", "POST", "/run", JSON, body({"source": LOOP, "timeout": 0.05, "max_steps": 10000000}))
+        req = ("loop", "POST", "/run", JSON, body({"source": LOOP, "timeout": 0.5, "max_steps": 10000000}))
         results = []
         threads = [threading.Thread(target=lambda: results.append(answer_of(mounted.port, req))) for _ in range(3)]
         for t in threads:

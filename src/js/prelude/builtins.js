@@ -957,17 +957,74 @@ function $b_cli_args() {
   const i = process.argv.indexOf("--");
   return i < 0 ? [] : process.argv.slice(i + 1);
 }
+//@ $fsScope
+// The CLI's filesystem roots on Node (src/host/fs.c): the real paths of the
+// current directory, the script's directory and each program argument (after
+// `--`) that looks like a path (absolute or containing "/": that directory,
+// or the directory holding that file). A path is resolved one component at a
+// time, every link followed and `..` applied to the resolved parent, relative
+// paths against each root in turn; the result must lie inside a root, and is
+// what gets opened (its last component with O_NOFOLLOW).
+let $fsRootList;
+function $fsReal(p, depth) {
+  const fs = require("fs");
+  let cur = "/";
+  for (const name of p.split("/")) {
+    if (name === "" || name === ".") continue;
+    if (name === "..") { cur = cur.slice(0, cur.lastIndexOf("/")) || "/"; continue; }
+    const next = (cur === "/" ? "" : cur) + "/" + name;
+    try { cur = fs.realpathSync.native(next); } catch (e) {
+      // a dangling link leads where its target would be (as Python's realpath)
+      let t;
+      try { t = (depth || 0) < 40 ? fs.readlinkSync(next) : undefined; } catch (e2) { t = undefined; }
+      cur = t === undefined ? next : $fsReal(t.startsWith("/") ? t : cur + "/" + t, (depth || 0) + 1);
+    }
+  }
+  return cur;
+}
+function $fsScope(fn, p) {
+  if (p.includes("\0")) $fail("E499", "embedded null byte");
+  if (typeof require !== "function") $fail("E499", fn + " is not available in a browser");
+  const fs = require("fs");
+  if (!$fsRootList) {
+    const abs = (x) => x.startsWith("/") ? x : process.cwd() + "/" + x;
+    const dirOf = (x) => { try { if (fs.statSync(x).isDirectory()) return x; } catch (e) { /* a file or nothing */ } return x.slice(0, x.lastIndexOf("/")) || "/"; };
+    const roots = [$fsReal(process.cwd())];
+    if (process.argv[1]) roots.push(dirOf($fsReal(abs(process.argv[1]))));
+    const i = process.argv.indexOf("--");
+    if (i >= 0) for (const a of process.argv.slice(i + 1)) if (a.includes("/")) roots.push(dirOf($fsReal(abs(a))));
+    $fsRootList = roots;
+  }
+  const roots = $fsRootList;
+  const under = (x, r) => r === "/" || x === r || x.startsWith(r + "/");
+  const absolute = p.startsWith("/");
+  const n = absolute ? 1 : roots.length;
+  for (let i = 0; i < n; i++) {
+    const res = $fsReal(absolute ? p : roots[i] + "/" + p);
+    for (let k = 0; k < roots.length; k++) if ((absolute || k === i) && under(res, roots[k])) return res;
+  }
+  $fail("E499", fn + ": path escapes configured filesystem roots");
+}
 //@ $b_fs_read_text
 function $b_fs_read_text(p) {
   $cap("fs", "fs_read_text");
-  if (typeof require !== "function") $fail("E499", "fs_read_text is not available in a browser");
-  try { return require("fs").readFileSync(p, "utf8").replace(/\r\n?/g, "\n"); } catch (e) { $fail("E499", e.message); }
+  const path = $fsScope("fs_read_text", p), fs = require("fs");
+  let fd;
+  try {
+    fd = fs.openSync(path, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK);
+    return fs.readFileSync(fd, "utf8").replace(/\r\n?/g, "\n");
+  } catch (e) { $fail("E499", e.message); } finally { if (fd !== undefined) fs.closeSync(fd); }
 }
 //@ $b_fs_write_text
 function $b_fs_write_text(p, s) {
   $cap("fs", "fs_write_text");
-  if (typeof require !== "function") $fail("E499", "fs_write_text is not available in a browser");
-  try { require("fs").writeFileSync(p, s); } catch (e) { $fail("E499", e.message); }
+  if (typeof process !== "undefined" && /^\s*(1|true|yes|on)\s*$/i.test(process.env.GENO_FS_READ_ONLY || "")) $fail("E499", "fs_write_text: filesystem writes are not allowed");
+  const path = $fsScope("fs_write_text", p), fs = require("fs");
+  let fd;
+  try {
+    fd = fs.openSync(path, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_TRUNC | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK, 0o666);
+    fs.writeFileSync(fd, s);
+  } catch (e) { $fail("E499", e.message); } finally { if (fd !== undefined) fs.closeSync(fd); }
 }
 //@ $b_fs_exists
-function $b_fs_exists(p) { $cap("fs", "fs_exists"); return typeof require === "function" && require("fs").existsSync(p); }
+function $b_fs_exists(p) { $cap("fs", "fs_exists"); if (typeof require !== "function") return false; return require("fs").existsSync($fsScope("fs_exists", p)); }
