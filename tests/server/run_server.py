@@ -794,17 +794,14 @@ def test_spawner_executable():
         with open("/proc/%d/maps" % pid) as f:
             return sum(1 for _ in f)
 
+    counts = {}
     for env, want in (({}, "geno-spawner"), ({"GENO_SPAWNER_EXECUTABLE": ""}, os.path.basename(GENO)),
                       ({"GENO_SPAWNER_EXECUTABLE": "/bin/true"}, os.path.basename(GENO))):
         s = Server(dict(env, GENO_SPAWNERS="2"))
         try:
             got = exes(s)
             check(got == [want, want], "spawners with %r are %s: %r" % (env, want, got))
-            if want == "geno-spawner":
-                counts = [mappings(p) for p in s.base]
-                check(all(c < 40 for c in counts), "a separate spawner maps a few regions: %r" % counts)
-            else:
-                check(all(mappings(p) > 40 for p in s.base), "a forked spawner maps the server's libraries")
+            counts.setdefault(want, []).extend(mappings(p) for p in s.base)
             if env.get("GENO_SPAWNER_EXECUTABLE") == "/bin/true":
                 check("/bin/true did not start" in s.log(), "the failed executable is logged: %r" % s.log())
             for i in range(4):
@@ -812,6 +809,9 @@ def test_spawner_executable():
                 check(st == 200 and b["value"] == i, "a run with %r: %r %r" % (env, st, b))
         finally:
             s.stop()
+    # 12 against 126 in a release build (a sanitized build maps more in both)
+    check(max(counts["geno-spawner"]) < min(counts[os.path.basename(GENO)]),
+          "a separate spawner maps fewer regions than a forked one: %r" % counts)
 
 
 def test_spawners():
