@@ -761,6 +761,21 @@ GENO_API geno_spawner *geno_spawner_start(void);
  * geno_spawner_start). NULL with errno set on failure (EINVAL: no such
  * CPU, or not one this process may use). */
 GENO_API geno_spawner *geno_spawner_start_on(int cpu);
+/* [m] Like geno_spawner_start_on, but the spawner is a new process of the
+ * executable at `path` (geno-spawner, built and installed next to geno)
+ * rather than a fork of the host: a small, statically linked program
+ * holding only this library's core, so each child it forks copies a few
+ * mappings instead of all the host's libraries. It learns nothing of the
+ * host but its environment (as it is at this call: what a run granted
+ * the env capability reads) and what each run sends it as data (source,
+ * modules, limits, capabilities), so it runs geno_run_isolated and geno_check_isolated
+ * bodies only; other runs given it fork from the caller. The executable
+ * must be built from the same sources as this library (the request's
+ * layout is not versioned). Waits up to 10 s for it to start. NULL with
+ * errno set on failure (EINVAL: bad cpu or path; ENOEXEC: it did not
+ * start or could not set itself up); the caller may then fall back to
+ * geno_spawner_start_on. Call before starting threads. */
+GENO_API geno_spawner *geno_spawner_exec(const char *path, int cpu);
 /* [-] Whether the spawner is still running. A spawner that died (killed
  * from outside; it never exits on its own while the host holds it) is
  * reaped here; runs given it fork from the caller instead, so a host with

@@ -35,6 +35,7 @@ RANK = {
     "runtime": 6,
     "sandbox": 7,
     "host": 7,
+    "spawner": 8,
     "server": 8,
     "cli": 9,
 }

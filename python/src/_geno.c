@@ -1412,7 +1412,9 @@ static int core_init(ServerCoreObject *self, PyObject *args, PyObject *kw) {
    * Python process: a fork of the interpreter costs tens of milliseconds */
   char *warm = srv_warm_up();
   free(warm);
-  cfg.spawner_set = srv_spawners_start(0, false); /* Python's threads are left where they are */
+  /* Python's threads are left where they are; the package ships no
+   * geno-spawner, so the spawners are forks of this process */
+  cfg.spawner_set = srv_spawners_start(0, false, NULL);
   self->svc = srv_service_new(&cfg, ((MetricsObject *)metrics)->m);
   if (!self->svc) {
     srv_spawners_free(cfg.spawner_set);

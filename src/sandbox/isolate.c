@@ -674,6 +674,18 @@ static geno_result *child_check(const char *source, size_t len, const char *file
   return geno_check(source, len, filename, cfg);
 }
 
+/* The child bodies a spawner of its own executable can run, by number
+ * (its children cannot be handed a function address of the host). */
+static const SbxChildFn bodies[] = {NULL, child_run, child_check};
+
+unsigned sbx_child_body_id(SbxChildFn fn) {
+  for (unsigned i = 1; i < ARRAY_LEN(bodies); i++)
+    if (bodies[i] == fn) return i;
+  return 0;
+}
+
+SbxChildFn sbx_child_body(unsigned id) { return id < ARRAY_LEN(bodies) ? bodies[id] : NULL; }
+
 geno_isolation_end geno_result_isolation(const geno_result *r) { return r ? r->isolation : GENO_ISOLATION_FINISHED; }
 
 static geno_result *isolated(const char *source, size_t len, const char *filename, const geno_config *cfg,

@@ -59,6 +59,18 @@ typedef geno_result *(*SbxChildFn)(const char *source, size_t len, const char *f
 geno_result *sbx_run(const char *source, size_t len, const char *filename, const geno_config *cfg,
                      SbxChildFn fn, void *arg);
 
+/* The number of a child body a separate spawner executable knows
+ * (geno_run's and geno_check's), 0 for any other (which only a spawner
+ * forked from the host itself can run); and the body of a number (NULL
+ * when unknown). */
+unsigned sbx_child_body_id(SbxChildFn fn);
+SbxChildFn sbx_child_body(unsigned id);
+
+/* The main function of the separate spawner executable (geno-spawner):
+ * argv is {name, host pid, cpu or -1}; descriptor 3 is its control
+ * socket (geno_spawner_exec). Returns only on bad arguments (status 2). */
+int sbx_spawner_exec_main(int argc, char **argv);
+
 struct SbxOutput;
 
 /* Host side of the spawner (spawner.c): write the run into a new memfd

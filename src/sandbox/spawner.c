@@ -30,6 +30,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <malloc.h>
+#include <poll.h>
+#include <stdlib.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <signal.h>
@@ -52,6 +54,7 @@ struct geno_spawner {
   int ctl;          /* host's end of the control socket */
   pid_t pid;        /* the spawner process */
   atomic_bool dead; /* it died and was reaped (geno_spawner_alive) */
+  bool separate;    /* a process of its own executable (geno_spawner_exec) */
 };
 
 /* What the host sends with the two descriptors. */
@@ -74,9 +77,12 @@ static void put_str(Buf *b, const char *s, size_t n) {
 static bool encode_request(Buf *b, const char *source, size_t len, const char *filename, const geno_config *cfg,
                            SbxChildFn fn, void *arg) {
   buf_append(b, (const char *)cfg, sizeof *cfg);
+  put_u64(b, sbx_child_body_id(fn));
   buf_append(b, (const char *)&fn, sizeof fn);
   buf_append(b, (const char *)&arg, sizeof arg);
   put_str(b, source, len);
+  put_u64(b, cfg->test_filter ? 1 : 0);
+  if (cfg->test_filter) put_str(b, cfg->test_filter, strlen(cfg->test_filter));
   put_u64(b, filename ? 1 : 0);
   if (filename) put_str(b, filename, strlen(filename));
   put_u64(b, cfg->ncallbacks);
@@ -129,7 +135,7 @@ GENO_NORETURN static void child_exit(int status) {
 
 /* In the spawner's fresh child: say who it is, map the request, run. */
 GENO_NORETURN static void spawned_child(int chan, int memfd, const SpawnMsg *m, pid_t host, bool prepared,
-                                        uint64_t spawner_mapped) {
+                                        uint64_t spawner_mapped, bool separate) {
   uint32_t p32 = (uint32_t)getpid();
   if (!sbx_write_all(chan, &p32, sizeof p32)) child_exit(SBX_EXIT_CHANNEL);
   /* The memfd, like the spawner's control socket, stays open until the
@@ -141,14 +147,23 @@ GENO_NORETURN static void spawned_child(int chan, int memfd, const SpawnMsg *m, 
   static geno_config cfg;
   memcpy(&cfg, c.p, sizeof cfg);
   c.p += sizeof cfg;
+  unsigned body = (unsigned)get_u64(&c);
   SbxChildFn fn;
   void *arg;
   memcpy(&fn, c.p, sizeof fn);
   c.p += sizeof fn;
   memcpy(&arg, c.p, sizeof arg);
   c.p += sizeof arg;
+  /* A separate executable has its own addresses: only the numbered
+   * bodies, which take no argument (the host never sends it another). */
+  if (separate) {
+    fn = sbx_child_body(body);
+    arg = NULL;
+    if (!fn) child_exit(SBX_EXIT_SETUP);
+  }
   size_t len;
   const char *source = get_str(&c, &len);
+  cfg.test_filter = get_u64(&c) ? get_str(&c, NULL) : NULL;
   const char *filename = get_u64(&c) ? get_str(&c, NULL) : NULL;
   cfg.ncallbacks = (size_t)get_u64(&c);
   geno_callback *cbs = calloc(cfg.ncallbacks + 1, sizeof *cbs);
@@ -227,7 +242,7 @@ static void unregister_rseq(void) {
 }
 
 /* The spawner's loop: one message, one child. */
-GENO_NORETURN static void spawner_main(int ctl, pid_t host, int cpu) {
+GENO_NORETURN static void spawner_main(int ctl, pid_t host, int cpu, bool separate) {
   prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (getppid() != host) child_exit(0);
   /* Bound to its CPU first, so that all it touches from here on (and
@@ -251,6 +266,8 @@ GENO_NORETURN static void spawner_main(int ctl, pid_t host, int cpu) {
    * at its start is this plus its request's region (give or take the few
    * pages its small tables take), so it need not read /proc for it. */
   uint64_t mapped = sbx_mapped_bytes();
+  /* A separate spawner tells the host it is ready (geno_spawner_exec). */
+  if (separate && send(ctl, "r", 1, MSG_NOSIGNAL) != 1) child_exit(1);
   for (;;) {
     SpawnMsg m;
     struct iovec iov = {&m, sizeof m};
@@ -281,7 +298,7 @@ GENO_NORETURN static void spawner_main(int ctl, pid_t host, int cpu) {
     }
     pid_t pid = (pid_t)syscall(SYS_clone, (unsigned long)(CLONE_PARENT | SIGCHLD), 0, NULL, NULL, 0);
     if (pid == 0) {
-      spawned_child(fds[0], fds[1], &m, host, prepared, mapped);
+      spawned_child(fds[0], fds[1], &m, host, prepared, mapped, separate);
     }
     close(fds[0]);
     close(fds[1]);
@@ -331,7 +348,7 @@ geno_spawner *geno_spawner_start_on(int cpu) {
       dup2(0, 1);
       dup2(0, 2);
     }
-    spawner_main(keep, host, cpu);
+    spawner_main(keep, host, cpu, false);
   }
   close(sv[1]);
   if (pid < 0) {
@@ -342,6 +359,84 @@ geno_spawner *geno_spawner_start_on(int cpu) {
   s->ctl = sv[0];
   s->pid = pid;
   return s;
+}
+
+geno_spawner *geno_spawner_exec(const char *path, int cpu) {
+  if (!path || !*path || (cpu >= 0 && cpu >= CPU_SETSIZE)) {
+    errno = EINVAL;
+    return NULL;
+  }
+  if (cpu >= 0) {
+    cpu_set_t mine;
+    if (sched_getaffinity(0, sizeof mine, &mine) != 0 || !CPU_ISSET(cpu, &mine)) {
+      errno = EINVAL;
+      return NULL;
+    }
+  }
+  geno_spawner *s = calloc(1, sizeof *s);
+  if (!s) return NULL;
+  int sv[2];
+  if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0) {
+    free(s);
+    return NULL;
+  }
+  /* Everything the new process is given is prepared before the fork:
+   * between fork and exec a child of a threaded host may only make
+   * async-signal-safe calls. */
+  char host_arg[24], cpu_arg[24];
+  snprintf(host_arg, sizeof host_arg, "%d", (int)getpid());
+  snprintf(cpu_arg, sizeof cpu_arg, "%d", cpu);
+  char *const argv[] = {(char *)"geno-spawner", host_arg, cpu_arg, NULL};
+  pid_t pid = fork();
+  if (pid == 0) {
+    if (dup2(sv[1], 3) < 0) child_exit(1); /* dup2 clears close-on-exec */
+#ifdef SYS_close_range
+    syscall(SYS_close_range, 4, ~0U, 0);
+#endif
+    int devnull = open("/dev/null", O_RDWR);
+    if (devnull < 0 || dup2(devnull, 0) < 0 || dup2(devnull, 1) < 0 || dup2(devnull, 2) < 0) child_exit(1);
+    if (devnull > 3) close(devnull);
+    /* the host's environment as it is now, as a forked spawner holds it
+     * (what a run granted the env capability may read) */
+    execve(path, argv, environ);
+    child_exit(127);
+  }
+  close(sv[1]);
+  if (pid < 0) {
+    close(sv[0]);
+    free(s);
+    return NULL;
+  }
+  s->ctl = sv[0];
+  s->pid = pid;
+  s->separate = true;
+  /* It says "r" once set up; end of file (exec failed, or it could not
+   * set itself up) or silence for 10 s: no spawner. */
+  struct pollfd p = {sv[0], POLLIN, 0};
+  char ready = 0;
+  int n;
+  do n = poll(&p, 1, 10000);
+  while (n < 0 && errno == EINTR);
+  if (n != 1 || recv(sv[0], &ready, 1, 0) != 1 || ready != 'r') {
+    geno_spawner_free(s);
+    errno = ENOEXEC;
+    return NULL;
+  }
+  return s;
+}
+
+int sbx_spawner_exec_main(int argc, char **argv) {
+  if (argc != 3) return 2;
+  char *end;
+  long host = strtol(argv[1], &end, 10);
+  if (*end || host <= 0 || host != (pid_t)host) return 2;
+  long cpu = strtol(argv[2], &end, 10);
+  if (*end || cpu < -1 || cpu >= CPU_SETSIZE) return 2;
+  if (getppid() != (pid_t)host) return 2;
+  char err[160];
+  if (!sbx_filter_prepare(err, sizeof err)) return 1; /* compiled once, inherited */
+  vm_prepare_thread();
+  spawner_main(3, (pid_t)host, (int)cpu, true);
 }
 
 bool geno_spawner_alive(geno_spawner *s) {
@@ -371,6 +466,7 @@ void geno_spawner_free(geno_spawner *s) {
 int sbx_spawner_launch(const geno_spawner *sp, int chan_child_end, const char *source, size_t len,
                        const char *filename, const geno_config *cfg, SbxChildFn fn, void *arg, size_t out_cap,
                        int *region) {
+  if (sp->separate && !sbx_child_body_id(fn)) return -ENOTSUP; /* forked from the host instead */
   Buf req = BUF_INIT;
   if (!encode_request(&req, source, len, filename, cfg, fn, arg)) {
     buf_free(&req);

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <strings.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "server.h"
 
@@ -356,6 +357,27 @@ int srv_config_load(SrvConfig *cfg, int argc, char **argv) {
   if (env_bool("GENO_REQUIRE_AUTH_FOR_PLAYGROUND", 0, &b)) return 2;
   cfg->require_auth_playground = b == 1;
   if (env_bool("GENO_SPAWNER_BIND_THREADS", 1, &b)) return 2;
+  /* The separate spawner: by default geno-spawner next to this executable
+   * when there is one there; empty: spawners forked from the server. */
+  const char *exe = getenv("GENO_SPAWNER_EXECUTABLE");
+  cfg->spawner_exe[0] = 0;
+  if (exe && *exe) {
+    if (exe[0] != '/' || strlen(exe) >= sizeof cfg->spawner_exe || access(exe, X_OK) != 0)
+      return env_error("GENO_SPAWNER_EXECUTABLE must be the absolute path of an executable, got '%s'", exe);
+    strcpy(cfg->spawner_exe, exe);
+  } else if (!exe) {
+    char self[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n > 0) {
+      self[n] = 0;
+      char *slash = strrchr(self, '/');
+      if (slash && (size_t)(slash - self) + sizeof "/geno-spawner" <= sizeof cfg->spawner_exe) {
+        memcpy(cfg->spawner_exe, self, (size_t)(slash - self));
+        strcpy(cfg->spawner_exe + (slash - self), "/geno-spawner");
+        if (access(cfg->spawner_exe, X_OK) != 0) cfg->spawner_exe[0] = 0;
+      }
+    }
+  }
   cfg->bind_threads = b == 1;
   if (env_bool("GENO_SANDBOX_DEBUG", 0, &b)) return 2;
   cfg->sandbox_debug = b == 1;

@@ -20,6 +20,7 @@
 #ifndef GENO_SERVER_SERVER_H
 #define GENO_SERVER_SERVER_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -73,6 +74,7 @@ typedef struct SrvConfig {
   bool sandbox_debug;
   unsigned spawners;           /* GENO_SPAWNERS: how many (0 = one per CPU the server may use) */
   bool bind_threads;           /* GENO_SPAWNER_BIND_THREADS: a run's thread on its spawner's CPU */
+  char spawner_exe[PATH_MAX];  /* GENO_SPAWNER_EXECUTABLE: the separate spawner; "" = fork spawners from the server */
   /* runtime */
   struct SrvSpawners *spawner_set; /* children fork from these (NULL: from the server) */
 } SrvConfig;
@@ -193,7 +195,7 @@ typedef struct SrvSpawnerInfo {
  * Call from the main thread before any other starts. NULL with errno set
  * when none started (or out of memory); a spawner that fails is logged
  * and left out. */
-SrvSpawners *srv_spawners_start(unsigned count, bool bind_threads);
+SrvSpawners *srv_spawners_start(unsigned count, bool bind_threads, const char *exe);
 /* Stop and reap them all (NULL is fine); no run may still use them. */
 void srv_spawners_free(SrvSpawners *set);
 /* The spawner for the calling thread's next run: the live one with the

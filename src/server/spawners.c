@@ -41,7 +41,7 @@ struct SrvSpawners {
 /* The spawner the calling thread last used (its index + 1; 0: none yet). */
 static _Thread_local unsigned thread_home;
 
-SrvSpawners *srv_spawners_start(unsigned count, bool bind_threads) {
+SrvSpawners *srv_spawners_start(unsigned count, bool bind_threads, const char *exe) {
   cpu_set_t mine;
   int cpus[CPU_SETSIZE];
   unsigned ncpus = 0;
@@ -67,7 +67,14 @@ SrvSpawners *srv_spawners_start(unsigned count, bool bind_threads) {
   int err = 0;
   for (unsigned i = 0; i < count; i++) {
     int cpu = bind ? cpus[i % ncpus] : -1;
-    geno_spawner *sp = geno_spawner_start_on(cpu);
+    geno_spawner *sp = NULL;
+    if (exe && *exe) {
+      sp = geno_spawner_exec(exe, cpu);
+      if (!sp)
+        srv_log(SRV_LOG_WARNING, "spawner %u (CPU %d): %s did not start (%s): forked from the server instead", i,
+                cpu, exe, strerror(errno));
+    }
+    if (!sp) sp = geno_spawner_start_on(cpu);
     if (!sp) {
       err = errno;
       srv_log(SRV_LOG_WARNING, "spawner %u (CPU %d) did not start: %s", i, cpu, strerror(err));

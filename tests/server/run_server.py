@@ -781,6 +781,39 @@ def spawner_check(s):
     return health.get("status"), (checks[0] if checks else {})
 
 
+def test_spawner_executable():
+    """The spawners are the separate small executable next to geno
+    (geno-spawner) by default: a few mappings, not the server's hundred;
+    GENO_SPAWNER_EXECUTABLE="" forks them from the server instead; one that
+    does not start is replaced by a forked one (a warning in the log);
+    a relative or missing path is refused at start."""
+    def exes(s):
+        return sorted(os.path.basename(os.readlink("/proc/%d/exe" % p)) for p in s.base)
+
+    def mappings(pid):
+        with open("/proc/%d/maps" % pid) as f:
+            return sum(1 for _ in f)
+
+    counts = {}
+    for env, want in (({}, "geno-spawner"), ({"GENO_SPAWNER_EXECUTABLE": ""}, os.path.basename(GENO)),
+                      ({"GENO_SPAWNER_EXECUTABLE": "/bin/true"}, os.path.basename(GENO))):
+        s = Server(dict(env, GENO_SPAWNERS="2"))
+        try:
+            got = exes(s)
+            check(got == [want, want], "spawners with %r are %s: %r" % (env, want, got))
+            counts.setdefault(want, []).extend(mappings(p) for p in s.base)
+            if env.get("GENO_SPAWNER_EXECUTABLE") == "/bin/true":
+                check("/bin/true did not start" in s.log(), "the failed executable is logged: %r" % s.log())
+            for i in range(4):
+                st, h, b = s.post("/run", {"source": "func main() -> Int\n    return %d\nend func\n" % i})
+                check(st == 200 and b["value"] == i, "a run with %r: %r %r" % (env, st, b))
+        finally:
+            s.stop()
+    # 12 against 126 in a release build (a sanitized build maps more in both)
+    check(max(counts["geno-spawner"]) < min(counts[os.path.basename(GENO)]),
+          "a separate spawner maps fewer regions than a forked one: %r" % counts)
+
+
 def test_spawners():
     """One spawner per CPU (GENO_SPAWNERS=2 here): each bound to its own
     CPU when the machine has two, requests served by both (the /healthz
@@ -895,6 +928,10 @@ def test_startup_rules():
     check(rc == 2 and "GENO_SPAWNERS must be an integer" in err_text, "bad GENO_SPAWNERS: %r" % err_text)
     rc, err_text = run([], {"GENO_SPAWNERS": "5000"})
     check(rc == 2 and "GENO_SPAWNERS must be at most 1024" in err_text, "GENO_SPAWNERS too large: %r" % err_text)
+    for bad in ("geno-spawner", "/nonexistent/geno-spawner"):
+        rc, err_text = run([], {"GENO_SPAWNER_EXECUTABLE": bad})
+        check(rc == 2 and "GENO_SPAWNER_EXECUTABLE must be the absolute path of an executable" in err_text,
+              "bad GENO_SPAWNER_EXECUTABLE %r: %r" % (bad, err_text))
     rc, err_text = run(["--port", "x"])
     check(rc == 2, "bad port")
     # an empty --allow-capability list means no capability, not the defaults
@@ -932,6 +969,7 @@ def main():
     test_kill_under_load()
     test_request_budgets()
     test_spawners()
+    test_spawner_executable()
     test_startup_rules()
     print("%d checks, %d failures" % (CHECKS, len(FAILURES)))
     return 1 if FAILURES else 0

@@ -4,14 +4,18 @@
  * reaped: no zombie), host callbacks and modules cross over, and a dead
  * spawner falls back to forking from the caller. Also the isolation end
  * classification (geno_result_isolation) and geno_check_isolated; a
- * spawner bound to a CPU (geno_spawner_start_on) and geno_spawner_alive. */
+ * spawner bound to a CPU (geno_spawner_start_on) and geno_spawner_alive.
+ * Every test runs twice: with a spawner forked from this process and with
+ * the separate spawner executable (geno_spawner_exec, geno-spawner). */
 #include "unit.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 static geno_spawner *spawner;
@@ -19,6 +23,12 @@ static geno_spawner *spawner;
 static int setup(void **state) {
   (void)state;
   spawner = geno_spawner_start();
+  return spawner ? 0 : -1;
+}
+
+static int setup_exec(void **state) {
+  (void)state;
+  spawner = geno_spawner_exec(GENO_SPAWNER_EXE, -1);
   return spawner ? 0 : -1;
 }
 
@@ -375,6 +385,68 @@ static void a_spawners_child_holds_no_authority(void **state) {
   assert_true(only_the_spawner_left());
 }
 
+/* The separate spawner is the small program, not a copy of this one: its
+ * executable is geno-spawner and it maps a handful of regions (this test
+ * program maps many more), it was given no descriptor but its control
+ * socket and /dev/null, and a missing executable is refused cleanly. */
+static void a_separate_spawner_is_its_own_small_program(void **state) {
+  (void)state;
+  pid_t pid = (pid_t)geno_spawner_pid(spawner);
+  char path[64], exe[4096];
+  snprintf(path, sizeof path, "/proc/%d/exe", (int)pid);
+  ssize_t n = readlink(path, exe, sizeof exe - 1);
+  assert_true(n > 0);
+  exe[n] = '\0';
+  char want[4096];
+  assert_non_null(realpath(GENO_SPAWNER_EXE, want));
+  assert_string_equal(exe, want);
+  snprintf(path, sizeof path, "/proc/%d/fd", (int)pid);
+  DIR *d = opendir(path);
+  assert_non_null(d);
+  int count = 0;
+  for (struct dirent *e; (e = readdir(d));)
+    if (e->d_name[0] != '.') count++;
+  closedir(d);
+  assert_int_equal(count, 4); /* 0-2 on /dev/null, 3 the control socket */
+  snprintf(path, sizeof path, "/proc/%d/maps", (int)pid);
+  FILE *maps = fopen(path, "r");
+  assert_non_null(maps);
+  int regions = 0;
+  for (int ch; (ch = fgetc(maps)) != EOF;)
+    if (ch == '\n') regions++;
+  fclose(maps);
+  assert_true(regions > 0);
+#if !defined(__SANITIZE_ADDRESS__)
+  assert_true(regions < 40); /* static: about a dozen (a sanitized build links it dynamically) */
+#endif
+  errno = 0;
+  assert_null(geno_spawner_exec("/nonexistent/geno-spawner", -1));
+  assert_int_equal(errno, ENOEXEC);
+  errno = 0;
+  assert_null(geno_spawner_exec(GENO_SPAWNER_EXE, CPU_SETSIZE + 5));
+  assert_int_equal(errno, EINVAL);
+  assert_true(only_the_spawner_left());
+}
+
+/* Test mode with a filter: the filter reaches the child as data. */
+static void a_test_filter_crosses_over(void **state) {
+  (void)state;
+  const char *src = "func double(x: Int) -> Int\n    example 2 -> 4\n    return x * 2\nend func\n"
+                    "func triple(x: Int) -> Int\n    example 2 -> 6\n    return x * 3\nend func\n"
+                    "func main() -> Int\n    return 0\nend func\n";
+  geno_config c;
+  geno_config_init(&c);
+  c.run_tests = true;
+  c.test_filter = "tri*";
+  geno_result *r = run(src, &c);
+  assert_non_null(r);
+  const char *v = geno_result_value_json(r);
+  assert_non_null(v);
+  assert_non_null(strstr(v, "\"total\": 1"));
+  assert_non_null(strstr(v, "\"passed\": 1"));
+  geno_result_free(r);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(same_result_as_a_fork),
@@ -387,6 +459,13 @@ int main(void) {
       cmocka_unit_test(a_dead_spawner_falls_back_to_fork),
       cmocka_unit_test(a_bound_spawner_stays_on_its_cpu_and_reports_its_death),
       cmocka_unit_test(a_spawners_child_holds_no_authority),
+      cmocka_unit_test(a_test_filter_crosses_over),
   };
-  return cmocka_run_group_tests(tests, setup, teardown);
+  const struct CMUnitTest separate[] = {
+      cmocka_unit_test(a_separate_spawner_is_its_own_small_program),
+  };
+  int failed = cmocka_run_group_tests_name("forked spawner", tests, setup, teardown);
+  failed += cmocka_run_group_tests_name("separate spawner", tests, setup_exec, teardown);
+  failed += cmocka_run_group_tests_name("separate spawner only", separate, setup_exec, teardown);
+  return failed;
 }
