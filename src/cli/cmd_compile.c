@@ -44,15 +44,18 @@ static const char compile_help[] =
     "exit status: 0 compiled, 1 check or write error, 2 usage error\n";
 
 static const char build_help[] =
-    "usage: geno build FILE|DIR [--single-file] [--width W] [--height H] [--title T] [--source-map] [-o OUT]\n"
+    "usage: geno build FILE|DIR [--single-file] [--width W] [--height H] [--title T] [--source-map]\n"
+    "                  [--cap NAME]... [-o OUT]\n"
     "\n"
     "Check FILE (or project DIR's entry module) for the browser target and\n"
     "build a web page: OUT/index.html and OUT/app.js (default OUT: dist), or\n"
     "with --single-file, or an OUT ending in .html, one HTML file (default\n"
     "OUT: FILE's name with .html). An app (init, update and render\n"
     "without main) draws on the page's canvas every animation frame. The page\n"
-    "works from file:// and from any static server; it grants the\n"
-    "capabilities listed in globalThis.__GENO_CAPS, none by default.\n"
+    "works from file:// and from any static server. It grants the\n"
+    "capabilities named with --cap, none by default; a page that sets\n"
+    "globalThis.__GENO_CAPS (an array of names) before the script loads\n"
+    "grants exactly those instead.\n"
     "\n"
     "options:\n"
     "  --single-file        one HTML file with the script inline\n"
@@ -61,6 +64,9 @@ static const char build_help[] =
     "  --title T            page title (default \"Geno App\"), escaped\n"
     "  --source-map         also a source map: OUT/app.js.map, or inline in\n"
     "                       the one HTML file\n"
+    "  --cap NAME           grant a capability in the page (repeatable, or a\n"
+    "                       comma list: print, clock, random, regex ...;\n"
+    "                       fs, env, http and process fail in a browser anyway)\n"
     "  -o, --output OUT     output directory, or file with --single-file\n"
     "  -h, --help           show this help\n"
     "\n"
@@ -551,9 +557,68 @@ int cmd_compile(int argc, char **argv) {
   return status;
 }
 
+/* `geno build --cap LIST`: adds each name to *caps. `none` grants nothing;
+ * an unknown name is a usage error with the known names (as geno run). */
+static bool build_caps_add(const char *list, unsigned *caps) {
+  if (strspn(list, ",") == strlen(list)) {
+    cli_usage_error("build", "Capability names must not be empty.");
+    return false;
+  }
+  char *copy = strdup(list);
+  if (!copy) return false;
+  bool ok = true;
+  for (char *tok = strtok(copy, ","); tok && ok; tok = strtok(NULL, ",")) {
+    if (strcmp(tok, "none") == 0) continue;
+    unsigned bit = geno_capability_from_name(tok);
+    if (!bit) {
+      const char *sug = geno_capability_suggest(tok);
+      cli_usage_error("build",
+                      "Unknown capability '%s'. Valid capabilities: clock, env, fs, http, print, process, "
+                      "random, regex, serve, stdin.%s%s%s",
+                      tok, sug ? " Did you mean '" : "", sug ? sug : "", sug ? "'?" : "");
+      ok = false;
+    }
+    *caps |= bit;
+  }
+  free(copy);
+  return ok;
+}
+
+/* The page's grant: the script's first line, `"use strict";`, gains a
+ * statement that sets globalThis.__GENO_CAPS to the granted names unless the
+ * page set it first (so an embedding page keeps the last word). Kept on the
+ * same line, so a source map's line numbers stay right. The names come from
+ * geno_capability_name: plain lowercase words, nothing to escape. *text is
+ * the script (app.js) or the whole page, whose first `"use strict";` is the
+ * script's (the title before it is HTML-escaped: it holds no `"`). */
+static bool build_grant(char **text, size_t *len, unsigned caps) {
+  static const char strict[] = "\"use strict\";";
+  char *at = strstr(*text, strict);
+  if (!at) return true; /* no script directive: the compiler always writes one */
+  char grant[512];
+  size_t g = (size_t)snprintf(grant, sizeof grant, " if (!Array.isArray(globalThis.__GENO_CAPS)) globalThis.__GENO_CAPS = [");
+  bool first = true;
+  for (unsigned bit = 1; bit && g < sizeof grant - 64; bit <<= 1) {
+    const char *name = (caps & bit) ? geno_capability_name(bit) : NULL;
+    if (!name) continue;
+    g += (size_t)snprintf(grant + g, sizeof grant - g, "%s\"%s\"", first ? "" : ", ", name);
+    first = false;
+  }
+  g += (size_t)snprintf(grant + g, sizeof grant - g, "];");
+  size_t off = (size_t)(at - *text) + sizeof strict - 1;
+  char *grown = realloc(*text, *len + g + 1);
+  if (!grown) return false;
+  memmove(grown + off + g, grown + off, *len - off + 1);
+  memcpy(grown + off, grant, g);
+  *text = grown;
+  *len += g;
+  return true;
+}
+
 int cmd_build(int argc, char **argv) {
   CommonOpts c = {NULL, NULL, -1, -1, -1, -1, -1, 30, false};
   bool single = false, smap = false;
+  unsigned caps = 0;
   long width = 800, height = 600;
   const char *title = "Geno App";
   for (int i = 0; i < argc; i++) {
@@ -578,6 +643,10 @@ int cmd_build(int argc, char **argv) {
       if (cli_check_output_name("build", a, c.out) != EXIT_OK) return EXIT_USAGE;
     } else if (strcmp(a, "--no-check-examples") == 0) {
       c.no_examples = true;
+    } else if (strcmp(a, "--cap") == 0 || strncmp(a, "--cap=", 6) == 0) {
+      const char *v = a[5] == '=' ? a + 6 : i + 1 < argc ? argv[++i] : NULL;
+      if (!v) return cli_usage_error("build", "--cap needs a capability name");
+      if (!build_caps_add(v, &caps)) return EXIT_USAGE;
     } else if (a[0] == '-' && a[1]) {
       return cli_usage_error("build", "unrecognized option '%s'", a);
     } else if (c.file) {
@@ -606,6 +675,13 @@ int cmd_build(int argc, char **argv) {
                                         !single, smap ? GENO_JS_SOURCE_MAP : 0, "app.js", &o);
   char *text = r ? o.js : NULL;
   size_t text_len = r ? o.js_len : 0;
+  if (text && caps && !build_grant(&text, &text_len, caps)) {
+    free(text); /* the !r branch below says out of memory */
+    text = NULL;
+    geno_free(o.source_map);
+    geno_result_free(r);
+    r = NULL;
+  }
   int status = EXIT_OK;
   char *path = NULL;
   if (!r) {

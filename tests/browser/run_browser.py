@@ -7,6 +7,9 @@
    square's left edge has moved right.
 3. globalThis.__GENO_CAPS grants exactly what it lists: prints.geno's
    print is denied (E412) without "print" and runs with it.
+   A page built with `geno build --cap print` prints with no
+   __GENO_CAPS of its own; one that sets __GENO_CAPS first keeps the last
+   word (["clock"] denies print again).
 4. A hostile --title is escaped: the built page's title is the literal
    text and no script from it runs.
 
@@ -147,6 +150,32 @@ def main():
         r = results["print"]
         check("__GENO_CAPS [print] grants print", any("printed from geno" in m for m in r["logs"]) and not r["errors"],
               json.dumps(r))
+
+        # 3b: the grant of `geno build --cap`, and a page's own list over it
+        g = os.path.join(tmp, "granted")
+        build(args.geno, os.path.join(HERE, "prints.geno"), g, "--cap", "print")
+        granted = {}
+        for label, setup in (("built", ""), ("page clock", 'globalThis.__GENO_CAPS = ["clock"];')):
+            page = os.path.join(g, "caps_%s.html" % label.replace(" ", "_"))
+            with open(page, "w") as f:
+                f.write(CAPS_HARNESS % setup)
+            granted[label] = out_json(chromium_dom(browser, page))
+        r = granted["built"]
+        check("build --cap print grants print", any("printed from geno" in m for m in r["logs"]) and not r["errors"],
+              json.dumps(r))
+        r = granted["page clock"]
+        check("a page's __GENO_CAPS overrides build --cap",
+              not any("printed from geno" in m for m in r["logs"]) and any("E412" in m for m in r["errors"]),
+              json.dumps(r))
+        # the single page built with --cap carries the same grant in its one script
+        one = os.path.join(tmp, "granted.html")
+        subprocess.run([args.geno, "build", os.path.join(HERE, "prints.geno"), "--single-file", "-o", one,
+                        "--cap=print,clock"], check=True, capture_output=True)
+        with open(one) as f:
+            text = f.read()
+        check("single page built with --cap grants in its script",
+              '<script>\n"use strict"; if (!Array.isArray(globalThis.__GENO_CAPS)) globalThis.__GENO_CAPS = '
+              '["print", "clock"];' in text, text[:800])
 
         # 4: a hostile title
         hostile = '</title><script>document.title="pwned"</script><title>'
