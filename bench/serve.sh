@@ -162,7 +162,9 @@ fi
 # ---- workers killed at random under load ------------------------------------------
 if [ "$kill_seconds" -gt 0 ]; then
   kills=0
-  wrk_run small 16 -d "${kill_seconds}s" >"$tmp/kill.out" 2>&1 &
+  # fib(25): runs of several milliseconds, so that a worker is alive when
+  # the loop looks (the small program's live ~3 ms and were seldom caught)
+  wrk_run slow 16 -d "${kill_seconds}s" >"$tmp/kill.out" 2>&1 &
   wrkpid=$!
   while kill -0 "$wrkpid" 2>/dev/null; do
     # at a random moment, every worker alive then (one at a time is too

@@ -5,6 +5,9 @@
 -- client's, a repeated one, or garbage) counts as mismatched.
 --   WORKLOAD=small  main returns ID                 (value must be ID)
 --   WORKLOAD=fib    main returns fib(20) + ID       (value must be 6765 + ID)
+--   WORKLOAD=slow   main returns fib(25) + ID       (value must be 75025 + ID;
+--                   a run of several milliseconds, so the kill test finds
+--                   workers alive to kill)
 -- A non-200 answer, or a value that is not the one asked for, is counted;
 -- done() prints the totals as `checked=N mismatched=N non200=N`.
 local workload = os.getenv("WORKLOAD") or "small"
@@ -22,11 +25,14 @@ function init(args)
   counter = id * 100000000
 end
 
+local fib_of = {fib = {20, 6765, 1000000}, slow = {25, 75025, 10000000}}
+
 local function body_for(n)
-  if workload == "fib" then
-    return '{"max_steps":1000000,"source":"func fib(n: Int) -> Int\\n    example 10 -> 55\\n' ..
+  local f = fib_of[workload]
+  if f then
+    return '{"max_steps":' .. f[3] .. ',"source":"func fib(n: Int) -> Int\\n    example 10 -> 55\\n' ..
       '    if n < 2 then\\n        return n\\n    end if\\n    return fib(n - 1) + fib(n - 2)\\nend func\\n\\n' ..
-      'func main() -> Int\\n    return fib(20) + ' .. n .. '\\nend func\\n"}'
+      'func main() -> Int\\n    return fib(' .. f[1] .. ') + ' .. n .. '\\nend func\\n"}'
   end
   return '{"source":"func main() -> Int\\n    return ' .. n .. '\\nend func\\n"}'
 end
@@ -45,7 +51,7 @@ function response(status, headers, body)
   end
   local got = tonumber(string.match(body, '"value":(%-?%d+)'))
   local n = got
-  if n and workload == "fib" then n = n - 6765 end
+  if n and fib_of[workload] then n = n - fib_of[workload][2] end
   if n and pending[n] then
     pending[n] = nil
   else
