@@ -63,8 +63,10 @@ static bool nested_too_deeply(const char *s, size_t n, uint64_t max) {
  * - an infinite real becomes [[]]: like inf it is not a number, not a
  *   string, not a list of strings, not an object, not a boolean, so every
  *   field rejects it with the message it gives inf;
- * - an unpaired surrogate escape becomes U+FFFD (a geno-c string is UTF-8
- *   and cannot hold a surrogate; json_parse does the same).
+ * - an unpaired surrogate escape sets *unpaired (the caller refuses the
+ *   body with 400: a geno-c string is UTF-8 and cannot hold a surrogate,
+ *   and quietly changing a program's text is worse than saying so; the
+ *   reference accepts it and then fails on it) and becomes U+FFFD in the copy.
  * Returns the copy (its length in *out_len), or NULL with *bad set when the
  * body is invalid for the reference too (an integer of more than 4,300
  * digits), or NULL for out of memory. Text that is not JSON is copied as
@@ -85,8 +87,9 @@ static bool hex4(const char *s, const char *end, unsigned *v) {
   return true;
 }
 
-static char *json_portable(const char *s, size_t n, size_t *out_len, bool *bad) {
+static char *json_portable(const char *s, size_t n, size_t *out_len, bool *bad, bool *unpaired) {
   *bad = false;
+  *unpaired = false;
   /* Never longer than the input: a rewritten integer has at least 19
    * digits, an infinite real at least 5 characters (1e309), and U+FFFD's
    * escape is as long as the one it replaces. */
@@ -112,6 +115,7 @@ static char *json_portable(const char *s, size_t n, size_t *out_len, bool *bad) 
             k += 12;
             p += 12;
           } else {
+            *unpaired = true;
             memcpy(o + k, "\\ufffd", 6);
             k += 6;
             p += 6;
@@ -220,10 +224,14 @@ const char *srv_request_parse(const SrvConfig *cfg, SrvEndpoint endpoint, const 
   req->endpoint = endpoint;
   *owned = false;
   if (nested_too_deeply(body, len, cfg->max_depth)) return "request body JSON is nested too deeply";
-  bool too_long;
+  bool too_long, unpaired;
   size_t plen = 0;
-  char *portable = json_portable(body, len, &plen, &too_long);
+  char *portable = json_portable(body, len, &plen, &too_long, &unpaired);
   if (!portable) return too_long ? "request body must be valid JSON" : oom(owned);
+  if (unpaired) {
+    free(portable);
+    return "request body contains an unpaired surrogate escape (\\uD800-\\uDFFF without its pair)";
+  }
   json_error_t jerr;
   json_t *root = json_loadb(portable, plen, JSON_DECODE_ANY | JSON_ALLOW_NUL, &jerr);
   free(portable);

@@ -335,18 +335,29 @@ def test_json_numbers_and_surrogates(s):
     check(st == 400 and json.loads(b) == {"error": "'source' must be a string"}, "infinite source: %r" % b)
     st, h, b = s.request("POST", "/run", "1" * 40, {"Content-Type": "application/json"})
     check(st == 400 and json.loads(b) == {"error": "request body must be a JSON object"}, "huge top level: %r" % b)
-    # ignored fields may hold what the reference's reader accepts
-    for extra in [',"x":1e400', ',"x":-' + "9" * 100, ',"x":"\\ud800"', ',"\\udc00":1', ',"x":"\\udbff\\u0041"']:
+    # ignored fields may hold the numbers the reference's reader accepts
+    for extra in [',"x":1e400', ',"x":-' + "9" * 100]:
         st, b = post(extra)
         check(st == 200 and b.get("value") == 1, "ignored field %r: %r %r" % (extra, st, b))
-    # an unpaired surrogate escape in text the server uses reads as U+FFFD
-    st, b = post(',"filename":"a\\ud800.geno"')
-    check(st == 200 and b.get("value") == 1, "surrogate in the file name: %r" % b)
+    # an unpaired surrogate escape anywhere is refused (400): a program's
+    # text is never changed quietly (the reference runs or crashes on it)
+    surrogate_msg = "request body contains an unpaired surrogate escape (\\uD800-\\uDFFF without its pair)"
+    for extra in [',"x":"\\ud800"', ',"\\udc00":1', ',"x":"\\udbff\\u0041"', ',"filename":"a\\ud800.geno"',
+                  ',"modules":{"A":"\\udfff"}']:
+        st, b = post(extra)
+        check(st == 400 and b.get("error") == surrogate_msg, "unpaired surrogate %r: %r %r" % (extra, st, b))
     st, h, b = s.request("POST", "/run",
-                         '{"source":"func main() -> String\\n    return \\"\\ud800|\\udc00|\\ud83d\\ude00\\"\\nend func\\n"}',
+                         '{"source":"func main() -> String\\n    return \\"\\ud800|\\udc00\\"\\nend func\\n"}',
                          {"Content-Type": "application/json"})
     b = json.loads(b)
-    check(st == 200 and b.get("value") == "\ufffd|\ufffd|\U0001F600", "surrogates in a string literal: %r" % b)
+    check(st == 400 and b.get("error") == surrogate_msg, "surrogates in a string literal: %r" % b)
+    # a valid pair, and an escaped backslash before "ud800" (a comment's
+    # text here), are fine
+    st, h, b = s.request("POST", "/run",
+                         '{"source":"func main() -> String\\n    // \\\\ud800\\n    return \\"\\ud83d\\ude00\\"\\nend func\\n"}',
+                         {"Content-Type": "application/json"})
+    b = json.loads(b)
+    check(st == 200 and b.get("value") == "\U0001F600", "a surrogate pair and an escaped backslash: %r" % b)
 
 
 def test_ascii_only_json(s):
