@@ -264,6 +264,13 @@ GENO_NORETURN static void spawner_main(int ctl, pid_t host, int cpu, bool separa
   if (getppid() != host) child_exit(0);
   plug_heap_holes();
   unregister_rseq();
+  /* Read the clocks once: the vDSO's data pages (the kernel's clock data,
+   * the paravirtual clock's page) are then mapped here, and fork copies
+   * such entries (they map no ordinary memory), so a child reading the
+   * time does not fault them in. */
+  struct timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  clock_gettime(CLOCK_REALTIME, &now);
   /* The spawner maps nothing more from here on: a child's address space
    * at its start is this plus its request's region (give or take the few
    * pages its small tables take), so it need not read /proc for it. */

@@ -8,5 +8,11 @@
  * instead of the server's 126. Not meant to be run by hand: descriptor 3
  * must be its control socket and argv its host's pid and its CPU. */
 #include "../sandbox/sandbox.h"
+#include "hugetext.h"
 
-int main(int argc, char **argv) { return sbx_spawner_exec_main(argc, argv); }
+int main(int argc, char **argv) {
+  /* first, while nothing else runs: code and constants in huge pages, so
+   * that each child finds them mapped instead of faulting them in */
+  (void)spawner_huge_text();
+  return sbx_spawner_exec_main(argc, argv);
+}
