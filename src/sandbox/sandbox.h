@@ -71,6 +71,12 @@ SbxChildFn sbx_child_body(unsigned id);
  * socket (geno_spawner_exec). Returns only on bad arguments (status 2). */
 int sbx_spawner_exec_main(int argc, char **argv);
 
+/* Whether this process may have transparent huge pages for memory it
+ * advises MADV_HUGEPAGE: the kernel has them, the system's setting is not
+ * "never" and they are not disabled for the process (PR_SET_THP_DISABLE).
+ * Says nothing of whether one is free. Thread-safe. */
+bool sbx_thp_allowed(void);
+
 struct SbxOutput;
 
 /* Host side of the spawner (spawner.c): write the run into a new memfd

@@ -18,6 +18,8 @@
  * check that fails leaves the segment as it was. */
 #include "hugetext.h"
 
+#include "../sandbox/sandbox.h"
+
 #include <link.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -68,17 +70,6 @@ static int collect(struct dl_phdr_info *info, size_t size, void *data) {
     s->headers = ph->p_offset == 0 && !(ph->p_flags & PF_X);
   }
   return 1; /* the executable only */
-}
-
-/* Transparent huge pages may be used for memory advised MADV_HUGEPAGE:
- * the kernel has them and the system's setting is not "never". */
-static bool thp_allowed(void) {
-  FILE *f = fopen("/sys/kernel/mm/transparent_hugepage/enabled", "re");
-  if (!f) return false;
-  char line[128];
-  bool ok = fgets(line, sizeof line, f) && !strstr(line, "[never]");
-  fclose(f);
-  return ok;
 }
 
 /* Bytes of the mapping that starts at `start` backed by huge pages, from
@@ -156,7 +147,7 @@ fail_gap:
 }
 
 size_t spawner_huge_text(void) {
-  if (sysconf(_SC_PAGESIZE) != (long)SMALL_PAGE || !thp_allowed()) return 0;
+  if (sysconf(_SC_PAGESIZE) != (long)SMALL_PAGE || !sbx_thp_allowed()) return 0;
   Segments all = {0};
   dl_iterate_phdr(collect, &all);
   size_t moved = 0;
