@@ -42,13 +42,13 @@
 
 #include "server.h"
 
-/* Each window of fork loops: long enough for a few dozen forks at this
- * machine's ~0.5-2.5 ms each, short enough that three rounds of two
+/* Each window of fork loops: long enough for several forks at this
+ * machine's ~0.5-2.5 ms each, short enough that five rounds of two
  * windows stay near 150 ms. */
-#define PLACE_WINDOW_US 20000u
-/* Alternating rounds (alone, then all at once): sums over them smooth out
- * a round another process disturbed. */
-#define PLACE_ROUNDS 3
+#define PLACE_WINDOW_US 15000u
+/* Alternating rounds (alone, then all at once), each giving a ratio; the
+ * median decides, so a round another process disturbed does not. */
+#define PLACE_ROUNDS 5
 /* The whole calibration, helpers' start and reaping included, never takes
  * longer than this: on a loaded machine start-up does not wait for it. */
 #define PLACE_BUDGET_MS 300
@@ -229,6 +229,17 @@ static bool collect(int res, unsigned want, uint64_t deadline, uint32_t *forks, 
   return true;
 }
 
+static int by_value(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* The median of v[0..n) (n > 0; sorts v). */
+static double median(double *v, unsigned n) {
+  qsort(v, n, sizeof *v, by_value);
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
 bool srv_fork_scaling(const int *cpus, unsigned n, SrvForkScaling *out) {
   memset(out, 0, sizeof *out);
   if (n > PLACE_MAX_HELPERS) n = PLACE_MAX_HELPERS;
@@ -240,8 +251,6 @@ bool srv_fork_scaling(const int *cpus, unsigned n, SrvForkScaling *out) {
   uint64_t start = mono_ns(), deadline = start + (uint64_t)PLACE_BUDGET_MS * 1000000u;
   pid_t helpers[PLACE_MAX_HELPERS];
   int cmd[PLACE_MAX_HELPERS];
-  uint32_t forks[PLACE_MAX_HELPERS] = {0}, alone_forks = 0;
-  uint64_t cpu[PLACE_MAX_HELPERS] = {0}, alone_cpu = 0;
   unsigned started = 0, rounds = 0;
   bool ok = true;
   int res[2];
@@ -276,7 +285,8 @@ bool srv_fork_scaling(const int *cpus, unsigned n, SrvForkScaling *out) {
     ok = false;
   }
   uint32_t window = PLACE_WINDOW_US;
-  for (; ok && rounds < PLACE_ROUNDS; rounds++) {
+  double alone[PLACE_ROUNDS], together[PLACE_ROUNDS], scale[PLACE_ROUNDS]; /* rates per round */
+  for (; ok && rounds < PLACE_ROUNDS;) {
     /* a round is two windows; none starts that could not end in time */
     if (mono_ns() + 2u * (uint64_t)window * 1000u >= deadline) break;
     uint32_t f[PLACE_MAX_HELPERS] = {0}, fa[PLACE_MAX_HELPERS] = {0};
@@ -289,9 +299,18 @@ bool srv_fork_scaling(const int *cpus, unsigned n, SrvForkScaling *out) {
       snprintf(out->why_not, sizeof out->why_not, "not done within %d ms", PLACE_BUDGET_MS);
       break;
     }
-    alone_forks += fa[n - 1];
-    alone_cpu += ca[n - 1];
-    for (unsigned i = 0; i < n; i++) forks[i] += f[i], cpu[i] += c[i];
+    /* forks per CPU-second: one CPU alone, all CPUs at once summed */
+    bool counted = fa[n - 1] >= 2 && ca[n - 1] > 0;
+    double sum = 0;
+    for (unsigned i = 0; counted && i < n; i++) {
+      counted = f[i] > 0 && c[i] > 0;
+      if (counted) sum += f[i] * 1e9 / (double)c[i];
+    }
+    if (!counted) continue; /* a window too disturbed to count: the next */
+    alone[rounds] = fa[n - 1] * 1e9 / (double)ca[n - 1];
+    together[rounds] = sum;
+    scale[rounds] = sum / alone[rounds];
+    rounds++;
   }
   /* stop them: EOF on their command pipes ends them; at the deadline, a kill */
   for (unsigned i = 0; i < started; i++) close(cmd[i]);
@@ -311,25 +330,15 @@ bool srv_fork_scaling(const int *cpus, unsigned n, SrvForkScaling *out) {
   }
   out->rounds = rounds;
   out->elapsed_ms = (double)(mono_ns() - start) / 1e6;
-  if (!ok && out->rounds == 0) return false;
-  if (alone_forks < 3) {
-    snprintf(out->why_not, sizeof out->why_not, "too few forks measured (%u alone)", alone_forks);
+  if (rounds == 0) {
+    if (ok) snprintf(out->why_not, sizeof out->why_not, "no round measured");
     return false;
   }
-  out->alone_us = (double)alone_cpu / alone_forks / 1e3;
-  out->alone_rate = 1e6 / out->alone_us;
-  double together_us = 0;
-  for (unsigned i = 0; i < n; i++) {
-    if (forks[i] == 0) {
-      snprintf(out->why_not, sizeof out->why_not, "CPU %d forked nothing when all did", cpus[i]);
-      return false;
-    }
-    double us = (double)cpu[i] / forks[i] / 1e3;
-    together_us += us / n;
-    out->together_rate += 1e6 / us;
-  }
-  out->together_us = together_us;
-  out->scale = out->together_rate / out->alone_rate;
+  /* medians: a round another process disturbed (its forks slowed in one
+   * window and not the other) does not decide */
+  out->alone_rate = median(alone, rounds);
+  out->together_rate = median(together, rounds);
+  out->scale = median(scale, rounds);
   out->why_not[0] = '\0';
   return true;
 }

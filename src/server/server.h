@@ -236,11 +236,9 @@ int srv_cpu_list_parse(const char *text, int *cpus, unsigned cap, unsigned *n, c
 typedef struct SrvForkScaling {
   unsigned cpus;          /* CPUs that forked at once */
   unsigned rounds;        /* alternating rounds measured */
-  double alone_us;        /* CPU microseconds per fork, the last CPU forking alone */
-  double together_us;     /* the same, mean over the CPUs, all forking at once */
-  double alone_rate;      /* forks per CPU-second, one CPU alone */
-  double together_rate;   /* forks per CPU-second summed over the CPUs forking at once */
-  double scale;           /* together_rate / alone_rate */
+  double alone_rate;      /* forks per CPU-second, the last CPU forking alone (median of the rounds) */
+  double together_rate;   /* forks per CPU-second summed over the CPUs forking at once (median) */
+  double scale;           /* the median of the rounds' together / alone */
   double elapsed_ms;      /* wall time of the whole calibration */
   char why_not[128];      /* why nothing was measured, when false */
 } SrvForkScaling;
