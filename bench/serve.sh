@@ -51,7 +51,10 @@ cleanup() {
   [ -n "$refpid" ] && kill "$refpid" 2>/dev/null || true
   rm -rf "$tmp"
 }
-trap cleanup EXIT INT TERM
+trap cleanup EXIT
+# a signal (^C, a closed pipe to `head`, a hang-up) ends the script through
+# its EXIT trap, so the server is never left running
+trap 'exit 1' INT TERM HUP PIPE
 
 echo "# bench/serve.sh  $(date -u +%Y-%m-%dT%H:%M:%SZ)  $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 

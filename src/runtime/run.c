@@ -380,11 +380,13 @@ static void vm_host_from(VmHost *h, const geno_config *cfg, const VmOutput *outp
 }
 
 geno_result *geno_run(const char *source, size_t len, const char *filename, const geno_config *cfg) {
-  return rt_run(source, len, filename, cfg, NULL);
+  return rt_run(source, len, filename, cfg, NULL, false);
 }
 
+void rt_prepare_fork(void) { (void)lib_builtin_table(); }
+
 geno_result *rt_run(const char *source, size_t len, const char *filename, const geno_config *cfg,
-                    const VmOutput *output) {
+                    const VmOutput *output, bool exiting) {
   double t0 = rt_now_ms();
   geno_result *r = rt_result_new();
   if (!r) return NULL;
@@ -488,10 +490,12 @@ geno_result *rt_run(const char *source, size_t len, const char *filename, const 
      * beyond the limit, and steps_used never exceeds max_steps. */
     r->steps = vm->max_steps && vm->steps > vm->max_steps ? vm->max_steps : vm->steps;
   }
-  diag_free(&cdiags);
   rt_host_links_end(vm);
-  vm_free(vm);
-  rt_frontend_free(&fe);
+  if (!exiting) {
+    diag_free(&cdiags);
+    vm_free(vm);
+    rt_frontend_free(&fe);
+  }
   double t3 = rt_now_ms();
   r->timing.run_ms = t3 - t2;
   r->timing.total_ms = t3 - t0;

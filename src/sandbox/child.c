@@ -23,6 +23,7 @@
 
 #include "../runtime/hostvalue.h"
 #include "../runtime/result.h"
+#include "../runtime/run.h"
 #include "../vm/vm.h"
 #include "wire.h"
 
@@ -289,6 +290,7 @@ bool sbx_prepare_spawner(void) {
   reset_signals();
   tzset();
   vm_prepare_thread();
+  rt_prepare_fork();
   return drop_authority(err, sizeof err);
 }
 
@@ -313,8 +315,9 @@ void sbx_child_main(const SbxChildCtx *ctx) {
   if (!ctx->prepared && !drop_authority(err, sizeof err)) setup_failed(fd, err);
   /* Prepare everything that needs the host's configuration before the
    * filter goes on (the forwarders allocate, which stays allowed). */
-  static SbxForward chan; /* lives as long as the child */
-  chan.fd = fd;
+  /* Lives as long as the child: this function never returns. (A static
+   * would cost a copy-on-write fault of a data page in every child.) */
+  SbxForward chan = {fd, NULL};
   geno_config cfg = *ctx->cfg;
   cfg.monitor = NULL; /* the host's monitor runs in the parent, once */
   cfg.monitor_userdata = NULL;

@@ -594,6 +594,7 @@ geno_result *sbx_run(const char *source, size_t len, const char *filename, const
     /* The child inherits this thread's stack bounds (it cannot read /proc
      * for them once its descriptors are closed and its filter is on). */
     vm_prepare_thread();
+    rt_prepare_fork();
     char ferr[160];
     (void)sbx_filter_prepare(ferr, sizeof ferr); /* a failure shows in the child's setup */
     s.pid = fork();
@@ -666,7 +667,7 @@ geno_result *sbx_run(const char *source, size_t len, const char *filename, const
 
 static geno_result *child_run(const char *source, size_t len, const char *filename, const geno_config *cfg,
                               const VmOutput *output, void *arg) {
-  return rt_run(source, len, filename, cfg, output);
+  return rt_run(source, len, filename, cfg, output, true); /* the child exits after sending it */
 }
 
 static geno_result *child_check(const char *source, size_t len, const char *filename, const geno_config *cfg,

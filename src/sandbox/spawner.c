@@ -144,7 +144,9 @@ GENO_NORETURN static void spawned_child(int chan, int memfd, const SpawnMsg *m, 
   char *base = mmap(NULL, (size_t)m->map_len, PROT_READ | PROT_WRITE, MAP_SHARED, memfd, 0);
   if (base == MAP_FAILED) child_exit(SBX_EXIT_SETUP);
   Cursor c = {base + m->req_off, base + m->req_off + m->req_len};
-  static geno_config cfg;
+  /* On the stack, which the child writes anyway (a static would cost a
+   * copy-on-write fault of a data page); sbx_child_main never returns. */
+  geno_config cfg;
   memcpy(&cfg, c.p, sizeof cfg);
   c.p += sizeof cfg;
   unsigned body = (unsigned)get_u64(&c);
