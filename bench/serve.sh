@@ -12,8 +12,9 @@
 # each drive their share of the connections with epoll, and on a 2-core
 # machine more threads than cores only add contention with the server),
 # WRK_CPU unset (a CPU number: wrk runs bound to it with taskset, the
-# server and its children stay where the scheduler and GENO_SPAWNERS put
-# them; the server's own variables, GENO_SPAWNERS included, pass through),
+# server and its children stay where the scheduler and the spawner
+# placement put them; the server's own variables, GENO_SPAWNERS and
+# GENO_SPAWNER_CPUS included, pass through),
 # KILL_SECONDS=10 (0 skips the kill test), REF_RUNS=5 requests against the
 # reference (0 skips; needs GENO_REF, default /work/ref); with --memory,
 # MEM_REQUESTS=100000 requests at 16 connections (RSS sampled every 10 s).
@@ -131,6 +132,7 @@ run_wrk() {
 echo "server pid $pid on $url, RSS $(rss) kB, $(grep -o '[0-9]* spawners started' "$tmp/server.log" || echo 'no spawner')" \
   "(bound to CPUs:$(for s in $spawners; do printf ' %s' "$(awk '/Cpus_allowed_list/{print $2}' /proc/$s/status)"; done));" \
   "wrk: $wrk_threads threads${wrk_cpu:+, bound to CPU $wrk_cpu}"
+sed -n 's/.*geno.server: \(Spawner placement.*\)/\1/p' "$tmp/server.log"
 wrk_run small 2 -d 2s >/dev/null 2>&1 || true # warm-up
 if [ "$memory_only" = 0 ]; then
   for w in small fib; do

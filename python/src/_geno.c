@@ -1414,7 +1414,14 @@ static int core_init(ServerCoreObject *self, PyObject *args, PyObject *kw) {
   free(warm);
   /* Python's threads are left where they are; the package ships no
    * geno-spawner, so the spawners are forks of this process */
-  cfg.spawner_set = srv_spawners_start(0, false, NULL);
+  SrvLayout layout;
+  if (srv_spawner_layout(&cfg, false, &layout) != 0) {
+    srv_config_free(&cfg);
+    PyErr_NoMemory();
+    return -1;
+  }
+  cfg.spawner_set = srv_spawners_start(layout.count, layout.cpus, layout.ncpus, false, NULL);
+  srv_layout_free(&layout);
   self->svc = srv_service_new(&cfg, ((MetricsObject *)metrics)->m);
   if (!self->svc) {
     srv_spawners_free(cfg.spawner_set);

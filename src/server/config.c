@@ -2,6 +2,7 @@
  * reference's server, each validated once at start. A bad value is a
  * clear message and exit status 2, never a crash or a silent default. */
 #include <ctype.h>
+#include <sched.h>
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -241,6 +242,25 @@ static char *dup_env(const char *key, const char *def) {
   return strdup(v);
 }
 
+/* GENO_SPAWNER_CPUS: unset or auto, the layout chosen at start
+ * (placement.c); else the CPUs the spawners are bound to, checked now
+ * against the CPUs this process may use. */
+static int load_spawner_cpus(SrvConfig *cfg) {
+  const char *v = getenv("GENO_SPAWNER_CPUS");
+  cfg->spawner_cpus = NULL;
+  cfg->nspawner_cpus = 0;
+  if (!v) return 0;
+  const char *t = v + strspn(v, " \t");
+  if (strncasecmp(t, "auto", 4) == 0 && t[4 + strspn(t + 4, " \t")] == '\0') return 0;
+  cfg->spawner_cpus = malloc(CPU_SETSIZE * sizeof *cfg->spawner_cpus);
+  if (!cfg->spawner_cpus) return env_error("out of memory");
+  char err[512];
+  if (srv_cpu_list_parse(v, cfg->spawner_cpus, CPU_SETSIZE, &cfg->nspawner_cpus, err, sizeof err) != 0)
+    return env_error("%s", err);
+  if (cfg->nspawner_cpus == 0) return env_error("GENO_SPAWNER_CPUS: this process may use no CPU it can name");
+  return 0;
+}
+
 int srv_config_load(SrvConfig *cfg, int argc, char **argv) {
   memset(cfg, 0, sizeof *cfg);
   cfg->host = strdup("127.0.0.1");
@@ -343,6 +363,8 @@ int srv_config_load(SrvConfig *cfg, int argc, char **argv) {
   INT("GENO_MAX_CONNECTIONS", 1024, 1, max_connections);
   INT("GENO_SPAWNERS", 0, 0, spawners);
   if (i64 > 1024) return env_error("GENO_SPAWNERS must be at most 1024");
+  cfg->spawners_given = getenv("GENO_SPAWNERS") != NULL;
+  if (load_spawner_cpus(cfg)) return 2;
   INT("GENO_REQUEST_TIMEOUT_SECONDS", 30, 1, request_timeout);
   INT("GENO_RATE_LIMIT_REQUESTS", 60, 0, rate_limit);
   FLT("GENO_RATE_LIMIT_WINDOW_SECONDS", 60.0, 0, true, rate_window);
@@ -356,7 +378,8 @@ int srv_config_load(SrvConfig *cfg, int argc, char **argv) {
   cfg->require_auth_metrics = b;
   if (env_bool("GENO_REQUIRE_AUTH_FOR_PLAYGROUND", 0, &b)) return 2;
   cfg->require_auth_playground = b == 1;
-  if (env_bool("GENO_SPAWNER_BIND_THREADS", 1, &b)) return 2;
+  if (env_bool("GENO_SPAWNER_BIND_THREADS", -1, &b)) return 2;
+  cfg->bind_threads = b;
   /* The separate spawner: by default geno-spawner next to this executable
    * when there is one there; empty: spawners forked from the server. */
   const char *exe = getenv("GENO_SPAWNER_EXECUTABLE");
@@ -378,7 +401,6 @@ int srv_config_load(SrvConfig *cfg, int argc, char **argv) {
       }
     }
   }
-  cfg->bind_threads = b == 1;
   if (env_bool("GENO_SANDBOX_DEBUG", 0, &b)) return 2;
   cfg->sandbox_debug = b == 1;
   const char *skip = getenv("GENO_SKIP_STARTUP_CHECKS");
@@ -406,6 +428,7 @@ int srv_config_load(SrvConfig *cfg, int argc, char **argv) {
 }
 
 void srv_config_free(SrvConfig *cfg) {
+  free(cfg->spawner_cpus);
   free(cfg->host);
   free(cfg->service);
   free(cfg->revision);

@@ -382,7 +382,14 @@ int srv_main(int argc, char **argv) {
   char *fail = srv_warm_up();
   /* Children fork from a spawner started now, single-threaded and warm,
    * rather than from this process once its connection threads run. */
-  cfg->spawner_set = srv_spawners_start(cfg->spawners, cfg->bind_threads, cfg->spawner_exe);
+  SrvLayout layout;
+  if (srv_spawner_layout(cfg, true, &layout) != 0) {
+    fprintf(stderr, "geno serve: error: out of memory\n");
+    return 1;
+  }
+  srv_log(SRV_LOG_INFO, "%s", layout.text);
+  cfg->spawner_set = srv_spawners_start(layout.count, layout.cpus, layout.ncpus, layout.bind_threads, cfg->spawner_exe);
+  srv_layout_free(&layout);
   if (!cfg->spawner_set)
     srv_log(SRV_LOG_WARNING, "spawner unavailable (%s): workers fork from the server", strerror(errno));
   else srv_log(SRV_LOG_INFO, "%u spawners started", srv_spawners_count(cfg->spawner_set));

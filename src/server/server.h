@@ -72,8 +72,11 @@ typedef struct SrvConfig {
   bool skip_startup_checks;
   int log_level;
   bool sandbox_debug;
-  unsigned spawners;           /* GENO_SPAWNERS: how many (0 = one per CPU the server may use) */
-  bool bind_threads;           /* GENO_SPAWNER_BIND_THREADS: a run's thread on its spawner's CPU */
+  unsigned spawners;           /* GENO_SPAWNERS: how many (0 = one per CPU: listed, or the server may use) */
+  bool spawners_given;         /* GENO_SPAWNERS set: no calibration */
+  int *spawner_cpus;           /* GENO_SPAWNER_CPUS: the CPUs listed (malloc'd; NULL with auto) */
+  unsigned nspawner_cpus;      /* 0: auto (or GENO_SPAWNERS alone) */
+  int bind_threads;            /* GENO_SPAWNER_BIND_THREADS: -1 unset (follows the layout), 0, 1 */
   char spawner_exe[PATH_MAX];  /* GENO_SPAWNER_EXECUTABLE: the separate spawner; "" = fork spawners from the server */
   /* runtime */
   struct SrvSpawners *spawner_set; /* children fork from these (NULL: from the server) */
@@ -188,14 +191,14 @@ typedef struct SrvSpawnerInfo {
   unsigned busy;             /* runs in flight on it */
 } SrvSpawnerInfo;
 
-/* Start `count` spawners (0: one per CPU in this process's affinity
- * mask), spawner i bound to the i-th such CPU (modulo their number) when
- * there are several CPUs and several spawners, none bound otherwise. With
- * bind_threads, a thread that acquires a spawner is bound to its CPU too.
- * Call from the main thread before any other starts. NULL with errno set
- * when none started (or out of memory); a spawner that fails is logged
- * and left out. */
-SrvSpawners *srv_spawners_start(unsigned count, bool bind_threads, const char *exe);
+/* Start `count` spawners (at least 1), spawner i bound to CPU
+ * cpus[i % ncpus] (ncpus 0 or cpus NULL: none bound). With bind_threads,
+ * a thread that acquires a spawner is bound to its CPU too. `exe` is the
+ * separate spawner program ("" or NULL: spawners forked from the server,
+ * also the fallback for one that does not start). Call from the main
+ * thread before any other starts. NULL with errno set when none started
+ * (or out of memory); a spawner that fails is logged and left out. */
+SrvSpawners *srv_spawners_start(unsigned count, const int *cpus, unsigned ncpus, bool bind_threads, const char *exe);
 /* Stop and reap them all (NULL is fine); no run may still use them. */
 void srv_spawners_free(SrvSpawners *set);
 /* The spawner for the calling thread's next run: the live one with the
@@ -212,6 +215,58 @@ bool srv_spawners_info(SrvSpawners *set, unsigned i, SrvSpawnerInfo *info);
 /* The /healthz check: "pass" (all alive), "warn" (some died, or none was
  * started), "fail" (all died), with a description of each in detail. */
 const char *srv_spawners_health(SrvSpawners *set, char *detail, size_t n);
+
+/* ---- placement.c ---- */
+/* Where the spawners go (see placement.c): GENO_SPAWNER_CPUS and
+ * GENO_SPAWNERS as given, else `auto`, which measures whether forking
+ * scales across this machine's CPUs. Not thread-safe: call from the main
+ * thread at start, before other threads (the calibration forks). */
+
+/* The CPUs this process may use (its affinity mask), ascending, at most
+ * cap of them, into cpus; returns how many (0 when unknown). */
+int srv_cpus_allowed(int *cpus, unsigned cap);
+/* Parse a CPU list (GENO_SPAWNER_CPUS's value: "1", "0,2", "0-3",
+ * "0-1,4", or "all" for every CPU this process may use) into cpus (at
+ * most cap) and *n, in the order given. Every CPU must be one this
+ * process may use, and none listed twice. 0, or -1 with a message naming
+ * the variable in err. */
+int srv_cpu_list_parse(const char *text, int *cpus, unsigned cap, unsigned *n, char *err, size_t errlen);
+
+/* What the calibration measured. */
+typedef struct SrvForkScaling {
+  unsigned cpus;          /* CPUs that forked at once */
+  unsigned rounds;        /* alternating rounds measured */
+  double alone_rate;      /* forks per CPU-second, the last CPU forking alone (median of the rounds) */
+  double together_rate;   /* forks per CPU-second summed over the CPUs forking at once (median) */
+  double scale;           /* the median of the rounds' together / alone */
+  double elapsed_ms;      /* wall time of the whole calibration */
+  char why_not[128];      /* why nothing was measured, when false */
+} SrvForkScaling;
+/* Measure, in at most 300 ms of wall time, whether fork + exit + wait
+ * scales across the CPUs cpus[0..n) (one helper process forked from this
+ * one and bound to each; the last one alone, then all at once, in
+ * alternating rounds). False (why_not set) when it could not measure: one
+ * CPU, a helper that did not start, the time cap reached before a round. */
+bool srv_fork_scaling(const int *cpus, unsigned n, SrvForkScaling *out);
+
+/* A layout of spawners, for srv_spawners_start. */
+typedef struct SrvLayout {
+  unsigned count;       /* spawners to start */
+  int *cpus;            /* spawner i bound to cpus[i % ncpus] (malloc'd; NULL: none bound) */
+  unsigned ncpus;
+  bool bind_threads;    /* a run's thread follows its spawner's CPU */
+  char text[1024];      /* the choice and its figures, for the start-up log */
+} SrvLayout;
+/* Choose the layout from cfg: GENO_SPAWNER_CPUS (those CPUs, one spawner
+ * each, or GENO_SPAWNERS of them in turn), else GENO_SPAWNERS over every
+ * CPU (one: the last CPU), else auto: with calibrate, srv_fork_scaling
+ * decides between one spawner per CPU (forking scales at least 1.3x) and
+ * one spawner on the last CPU; without, one per CPU. One CPU: one
+ * spawner, not bound. GENO_SPAWNER_BIND_THREADS unset: threads follow
+ * their spawner when the spawners are on several CPUs. 0, or -1 out of
+ * memory. Free with srv_layout_free. */
+int srv_spawner_layout(const SrvConfig *cfg, bool calibrate, SrvLayout *out);
+void srv_layout_free(SrvLayout *layout);
 
 /* ---- pipeline.c ---- */
 /* The request pipeline of `geno serve` on any transport: a server (http.c

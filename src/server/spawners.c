@@ -1,6 +1,8 @@
 /* The spawners a server's children fork from: one per CPU the process may
  * use, each bound to its CPU together with every child it forks, and the
- * worker thread that supervises a run bound to the same CPU while it does.
+ * worker thread that supervises a run bound to the same CPU while it does;
+ * or, where forking does not scale across CPUs, one spawner bound to one
+ * CPU (placement.c chooses).
  *
  * Why: a child's life (the fork, its page faults, the TLB flushes of its
  * copy-on-write pages, its exit) costs about twice the CPU when the
@@ -41,14 +43,9 @@ struct SrvSpawners {
 /* The spawner the calling thread last used (its index + 1; 0: none yet). */
 static _Thread_local unsigned thread_home;
 
-SrvSpawners *srv_spawners_start(unsigned count, bool bind_threads, const char *exe) {
-  cpu_set_t mine;
-  int cpus[CPU_SETSIZE];
-  unsigned ncpus = 0;
-  if (sched_getaffinity(0, sizeof mine, &mine) == 0)
-    for (int c = 0; c < CPU_SETSIZE; c++)
-      if (CPU_ISSET(c, &mine)) cpus[ncpus++] = c;
-  if (count == 0) count = ncpus ? ncpus : 1;
+SrvSpawners *srv_spawners_start(unsigned count, const int *cpus, unsigned ncpus, bool bind_threads, const char *exe) {
+  if (count == 0) count = 1;
+  if (!cpus) ncpus = 0;
   SrvSpawners *set = calloc(1, sizeof *set);
   if (!set) return NULL;
   set->s = calloc(count, sizeof *set->s);
@@ -60,13 +57,10 @@ SrvSpawners *srv_spawners_start(unsigned count, bool bind_threads, const char *e
     errno = ENOMEM;
     return NULL;
   }
-  /* Bound only when there is a choice of CPU to make: one spawner for
-   * several CPUs is left to the scheduler. */
-  bool bind = ncpus > 1 && count > 1;
-  set->bind_threads = bind && bind_threads;
+  set->bind_threads = ncpus > 0 && bind_threads;
   int err = 0;
   for (unsigned i = 0; i < count; i++) {
-    int cpu = bind ? cpus[i % ncpus] : -1;
+    int cpu = ncpus ? cpus[i % ncpus] : -1;
     geno_spawner *sp = NULL;
     if (exe && *exe) {
       sp = geno_spawner_exec(exe, cpu);

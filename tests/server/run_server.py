@@ -772,8 +772,12 @@ def test_request_budgets():
 
 def cpus_allowed(pid):
     """The CPUs a process may run on, as a set of numbers (None: gone)."""
+    return cpus_allowed_path("/proc/%d/status" % pid)
+
+
+def cpus_allowed_path(path):
     try:
-        with open("/proc/%d/status" % pid) as f:
+        with open(path) as f:
             text = f.read()
     except OSError:
         return None
@@ -783,6 +787,115 @@ def cpus_allowed(pid):
         a, _, b = part.partition("-")
         cpus.update(range(int(a), int(b or a) + 1))
     return cpus
+
+
+def thread_cpus(pid):
+    """The CPU sets of a process's threads."""
+    out = []
+    for task in os.listdir("/proc/%d/task" % pid):
+        got = cpus_allowed_path("/proc/%d/task/%s/status" % (pid, task))
+        if got is not None:
+            out.append(got)
+    return out
+
+
+def start_fails(env):
+    e = {k: v for k, v in os.environ.items() if not k.startswith("GENO_")}
+    e.update(env)
+    p = subprocess.run([GENO, "serve", "--port", "0"], env=e, capture_output=True, text=True, timeout=30)
+    return p.returncode, p.stderr
+
+
+def test_spawner_placement():
+    """GENO_SPAWNER_CPUS: checked at start (exit 2 with a message naming
+    the variable); a single spawner bound to the CPU named, the worker
+    threads left unbound by default and moved to it when
+    GENO_SPAWNER_BIND_THREADS says so; auto (the default) measures forking
+    and picks a valid layout, which it logs and which the spawners really
+    have; GENO_SPAWNERS or GENO_SPAWNER_CPUS skip the measurement."""
+    mine = sorted(os.sched_getaffinity(0))
+    outside = next(c for c in range(4096) if c not in mine)
+    for value, want in (("x", "GENO_SPAWNER_CPUS must be auto, all, or a list of CPU numbers"),
+                        ("", "GENO_SPAWNER_CPUS must be auto, all, or a list"),
+                        ("0-", "GENO_SPAWNER_CPUS must be auto, all, or a list"),
+                        ("1-0", "GENO_SPAWNER_CPUS must be auto, all, or a list"),
+                        ("%d," % mine[0], "GENO_SPAWNER_CPUS must be auto, all, or a list"),
+                        (str(outside), "GENO_SPAWNER_CPUS names CPU %d, which this process may not use" % outside),
+                        ("%d-%d" % (mine[0], outside), "names CPU %d, which this process may not use" % outside),
+                        ("99999999999", "which this process may not use"),
+                        ("%d,%d" % (mine[0], mine[0]), "GENO_SPAWNER_CPUS names CPU %d twice" % mine[0])):
+        rc, text = start_fails({"GENO_SPAWNER_CPUS": value})
+        check(rc == 2 and want in text, "GENO_SPAWNER_CPUS=%r refused: %r %r" % (value, rc, text))
+    rc, text = start_fails({"GENO_SPAWNER_BIND_THREADS": "sometimes", "GENO_SPAWNER_CPUS": str(mine[0])})
+    check(rc == 2 and "GENO_SPAWNER_BIND_THREADS must be a boolean" in text, "bad GENO_SPAWNER_BIND_THREADS: %r" % text)
+
+    def spawner_cpus(s):
+        return [cpus_allowed(p) for p in sorted(s.base)]
+
+    def serve_some(s, what):
+        for i in range(8):
+            st, h, b = s.post("/run", {"source": "func main() -> Int\n    return %d\nend func\n" % i})
+            check(st == 200 and b["value"] == i, "a run with %s: %r %r" % (what, st, b))
+
+    # a single spawner on the CPU named (the last one: not the default's
+    # first), threads unbound by default, then bound when asked
+    last = mine[-1]
+    for bind, env in ((False, {}), (True, {"GENO_SPAWNER_BIND_THREADS": "1"})):
+        s = Server(dict(env, GENO_SPAWNER_CPUS=str(last), GENO_RATE_LIMIT_REQUESTS="0"))
+        try:
+            check(spawner_cpus(s) == [{last}], "one spawner bound to CPU %d: %r" % (last, spawner_cpus(s)))
+            log = s.log()
+            check("Spawner placement (GENO_SPAWNER_CPUS): 1 spawner bound to CPU %d;" % last in log and
+                  "auto" not in log, "the log names the layout given, no calibration: %r" % log)
+            status, c = spawner_check(s)
+            check(c.get("status") == "pass" and c.get("detail", "").startswith("spawner 0 (cpu %d): running" % last),
+                  "healthz names the spawner's CPU: %r" % c)
+            serve_some(s, env)
+            pinned = [t for t in thread_cpus(s.proc.pid) if t == {last}]
+            if len(mine) > 1:
+                check(bool(pinned) == bind, "worker threads bound to CPU %d only when asked (%r): %r" %
+                      (last, env, thread_cpus(s.proc.pid)))
+        finally:
+            check(s.stop() == 0, "a server with one spawner stops")
+
+    # auto: a valid layout, logged, the spawners bound as logged
+    s = Server({"GENO_RATE_LIMIT_REQUESTS": "0"})
+    try:
+        log = s.log()
+        m = re.search(r"Spawner placement \((auto[^\n]*|one CPU)\): (\d+) spawners? (?:bound to CPUs? (\S+)|not bound);"
+                      r" worker threads (follow their spawner's CPU|not bound) \(default\)", log)
+        check(m is not None, "auto placement logged: %r" % log)
+        if m:
+            how, count, listed, threads = m.group(1), int(m.group(2)), m.group(3), m.group(4)
+            got = spawner_cpus(s)
+            if len(mine) == 1:
+                check(how == "one CPU" and count == 1, "one CPU, one spawner: %r" % log)
+            elif count == 1:
+                check(re.search(r"\(\d+\.\d\dx: under 1\.3x; \d rounds in \d+ ms\)", how) and got == [{last}] and
+                      threads == "not bound", "auto chose one spawner: bound to the last CPU: %r %r" % (how, got))
+            else:
+                check(count == len(mine) and sorted(min(g) for g in got) == mine and all(len(g) == 1 for g in got)
+                      and threads == "follow their spawner's CPU",
+                      "auto chose one spawner per CPU, each bound to its own: %r %r" % (how, got))
+            ms = re.search(r"in (\d+) ms|after (\d+) ms", how)
+            if ms:
+                check(int(ms.group(1) or ms.group(2)) < 1000, "the calibration is capped in time: %r" % how)
+        serve_some(s, "auto")
+    finally:
+        check(s.stop() == 0, "a server with the auto layout stops")
+
+    # explicit settings skip it
+    for env, want in (({"GENO_SPAWNERS": "2"}, "Spawner placement (GENO_SPAWNERS=2): 2 spawners"),
+                      ({"GENO_SPAWNER_CPUS": "all"}, "Spawner placement (GENO_SPAWNER_CPUS): %d spawner" % len(mine)),
+                      ({"GENO_SPAWNER_CPUS": "auto", "GENO_SPAWNERS": "1"}, "Spawner placement (GENO_SPAWNERS=1): 1 spawner")):
+        s = Server(env)
+        try:
+            check(want in s.log() and "auto" not in s.log(), "%r is obeyed without calibration: %r" % (env, s.log()))
+            got = spawner_cpus(s)
+            if len(mine) > 1:
+                check(all(g is not None and len(g) == 1 for g in got), "%r: every spawner bound: %r" % (env, got))
+        finally:
+            s.stop()
 
 
 def spawner_check(s):
@@ -980,6 +1093,7 @@ def main():
     test_kill_under_load()
     test_request_budgets()
     test_spawners()
+    test_spawner_placement()
     test_spawner_executable()
     test_startup_rules()
     print("%d checks, %d failures" % (CHECKS, len(FAILURES)))
