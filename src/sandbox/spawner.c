@@ -287,6 +287,20 @@ static void huge_heap_top(void) {
   char *plug = malloc((size_t)(start - 16 - top) - 8);
   if ((uintptr_t)plug != top + 16 || (uintptr_t)sbrk(0) != end || mallinfo2().keepcost != end - (start - 16))
     return; /* not where expected: leave the heap as it is (the chunk stays taken) */
+  /* The stretch may hold pages, or page tables, from the spawner's start
+   * (the heap reached there, then shrank), and a 2 MiB range with a page
+   * table gets small pages only. Only zeros lie there (the inside of the
+   * free top chunk), so it is replaced by fresh memory: no page, no table. */
+  void *fresh = mmap((void *)start, (size_t)(stop - start), PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+  if (fresh == MAP_FAILED) {
+    /* the kernel keeps the old stretch when it can; when it did not, the
+     * top chunk has a hole and this spawner must not fork anything (the
+     * host then forks runs itself) */
+    unsigned char page;
+    if (mincore((void *)start, 4096, &page) != 0 && errno == ENOMEM) child_exit(1);
+    return;
+  }
   madvise((void *)start, (size_t)(stop - start), MADV_HUGEPAGE);
 #endif
 }
