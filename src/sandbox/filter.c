@@ -187,12 +187,22 @@ bool sbx_filter_install(char *err, size_t errlen) {
     snprintf(err, errlen, "seccomp: the filter was not prepared before the fork");
     return false;
   }
-  /* This copy is the child's own (copy-on-write), so the patch is private. */
+  /* The pid is patched into a copy on the stack, which the child writes
+   * anyway (patched in place, the heap page holding the program would be
+   * one more copy-on-write fault in every child); a program too long for
+   * it is patched in place, in the child's own copy-on-write page. The
+   * kernel copies the program when it loads it. */
+  struct sock_filter local[256]; /* the program is about 90 instructions */
+  struct sock_filter *prog_insns = compiled;
+  if (compiled_len <= ARRAY_LEN(local)) {
+    memcpy(local, compiled, compiled_len * sizeof *local);
+    prog_insns = local;
+  }
   unsigned pid = (unsigned)getpid();
   for (unsigned i = 0; i < compiled_len; i++)
-    if (compiled[i].code == (BPF_JMP | BPF_JEQ | BPF_K) && compiled[i].k == PID_PLACEHOLDER)
-      compiled[i].k = pid;
-  struct sock_fprog prog = {compiled_len, compiled};
+    if (prog_insns[i].code == (BPF_JMP | BPF_JEQ | BPF_K) && prog_insns[i].k == PID_PLACEHOLDER)
+      prog_insns[i].k = pid;
+  struct sock_fprog prog = {compiled_len, prog_insns};
   /* No new privileges (required for an unprivileged filter) was set by the
    * caller; without it the kernel refuses the filter (EACCES), so the
    * child fails closed. */

@@ -278,8 +278,10 @@ static void huge_heap_top(void) {
   uintptr_t end = (uintptr_t)sbrk(0);
   uintptr_t top = end - mallinfo2().keepcost;
   uintptr_t start = (top + 64 + SBX_HUGE_PAGE - 1) / SBX_HUGE_PAGE * SBX_HUGE_PAGE;
-  uintptr_t stop = end / SBX_HUGE_PAGE * SBX_HUGE_PAGE;
-  if (top % 16 || stop < start + SBX_HUGE_PAGE) return;
+  /* to the end of the heap, not the last 2 MiB boundary: one mapping
+   * fewer for each fork to copy (the last, partial 2 MiB gets small pages) */
+  uintptr_t stop = end;
+  if (top % 16 || end % 4096 || stop < start + SBX_HUGE_PAGE) return;
   /* a chunk from `top` to 16 bytes before `start` (its size is the
    * request plus 8, rounded to 16): the top chunk's header then sits in
    * the last 16 bytes below the boundary, and a child's first allocation

@@ -631,10 +631,14 @@ static void without_huge_pages_the_spawner_works_as_before(void **state) {
   char file[1024], want[4096];
   assert_non_null(realpath(GENO_SPAWNER_EXE, want));
   pid_t pid = (pid_t)geno_spawner_pid(plain);
-  assert_int_equal(huge_kb_at(pid, code.vaddr, file, sizeof file), 0);
-  assert_string_equal(file, want);
-  assert_int_equal(huge_kb_at(pid, constants.vaddr, file, sizeof file), 0);
-  assert_string_equal(file, want);
+  /* at those addresses when linked as a fixed-address executable (the
+   * sanitized build links a position-independent one, moved nowhere) */
+  if (code.align >= HUGE_2M) {
+    assert_int_equal(huge_kb_at(pid, code.vaddr, file, sizeof file), 0);
+    assert_string_equal(file, want);
+    assert_int_equal(huge_kb_at(pid, constants.vaddr, file, sizeof file), 0);
+    assert_string_equal(file, want);
+  }
   const char *src = "func main() -> Int\n    return 6 * 7\nend func\n";
   geno_config c;
   geno_config_init(&c);
