@@ -106,8 +106,8 @@ wrk_run() {
 }
 rss() { awk '/VmRSS/{print $2}' "/proc/$pid/status"; }
 children() { cat /proc/"$pid"/task/*/children 2>/dev/null | tr ' ' '\n' | grep . || true; }
-# the spawners the workers fork from (one per CPU unless GENO_SPAWNERS
-# says otherwise): the server's children from the start
+# the spawners the workers fork from (as the placement chose: one per
+# CPU, or one): the server's children from the start
 spawners=$(children | tr '\n' ' ')
 # CPU of the server, its reaped workers and the spawners (which fork them
 # and are reaped only at the end)

@@ -188,6 +188,7 @@ static bool fork_once(void) {
 static _Noreturn void helper_main(uint32_t index, int cpu, pid_t server, int cmd, int res) {
   prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (getppid() != server) _exit(0);
+  signal(SIGCHLD, SIG_DFL); /* reaped here, whatever the server inherited */
   cpu_set_t one;
   CPU_ZERO(&one);
   CPU_SET(cpu, &one);
