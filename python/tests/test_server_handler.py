@@ -167,9 +167,13 @@ class Mounted:
 
 
 @pytest.fixture
-def pair(request):
+def pair(request, monkeypatch):
     """(geno serve's port, the mounted handler's port, its collector) with the same options."""
     options = getattr(request, "param", {})
+    # the same spawner layout in both (/healthz names each spawner and its
+    # CPU): geno serve's default is measured at its start, create_handler's
+    # is one per CPU
+    monkeypatch.setenv("GENO_SPAWNERS", "1")
     real = geno.server.create_server("127.0.0.1", 0, service="geno-api", **options)
     collector = geno.RuntimeMetricsCollector(service="geno-api")
     mounted = Mounted(collector, **options)
