@@ -72,9 +72,10 @@ SbxChildFn sbx_child_body(unsigned id);
 int sbx_spawner_exec_main(int argc, char **argv);
 
 /* Whether this process may have transparent huge pages for memory it
- * advises MADV_HUGEPAGE: the kernel has them, the system's setting is not
- * "never" and they are not disabled for the process (PR_SET_THP_DISABLE).
- * Says nothing of whether one is free. Thread-safe. */
+ * advises MADV_HUGEPAGE: not disabled for the process (PR_SET_THP_DISABLE)
+ * and the system's setting not "never" (true when the setting cannot be
+ * read: the caller's madvise then tells). Says nothing of whether one is
+ * free. Thread-safe. */
 bool sbx_thp_allowed(void);
 
 struct SbxOutput;
