@@ -426,7 +426,12 @@ typedef struct geno_config {
                                     (the bytes of the program's live values
                                     as the GC counts them, collected first;
                                     the interpreter's own fixed structures
-                                    are not counted). Isolated runs also:
+                                    are not counted; a heap still within
+                                    1/16 of the budget after a collection
+                                    the budget forced counts as full, so a
+                                    run at its limit ends promptly instead
+                                    of collecting again and again). Isolated
+                                    runs also:
                                     the address space the child may add to
                                     what it inherits at fork (RLIMIT_AS =
                                     inherited + 64 MiB for the interpreter's

@@ -12,18 +12,24 @@ static bool over_limit(const VM *vm, size_t extra) {
 }
 
 /* Make room for `size` more bytes: collect when the heap has grown past
- * next_gc, or would pass the limit. A heap still within 1/16 of its limit
- * after a full collection counts as exhausted, so a program living at the
- * limit fails promptly instead of collecting before every allocation. */
+ * next_gc, or would pass the limit. A collection the limit forces (next_gc
+ * is capped at the limit once the heap passes half of it) that leaves the
+ * heap within 1/16 of the limit counts as exhausted, so a program living at
+ * the limit fails promptly instead of collecting again after every little
+ * garbage it frees: each such collection marks the whole heap, and without
+ * this a builtin filling the budget while freeing a few percent per pass
+ * converged on the limit in a dozen or more full passes. */
 static bool make_room(VM *vm, size_t size) {
 #ifdef GENO_GC_STRESS
   if (!vm->gc_running) gc_collect(vm);
 #endif
   if ((vm->alloc_since_poll += size) > VM_ALLOC_POLL_BYTES && !vm_alloc_poll(vm)) return false;
-  if (vm->bytes + size > vm->next_gc) gc_collect(vm);
-  if (over_limit(vm, size)) {
+  bool forced = over_limit(vm, size) || (vm->heap_limit && vm->next_gc >= vm->heap_limit && vm->bytes + size > vm->next_gc);
+  if (forced) {
     gc_collect(vm);
     if (vm->bytes + size > vm->heap_limit - vm->heap_limit / 16) return vm_raise_oom_need(vm, size);
+  } else if (vm->bytes + size > vm->next_gc) {
+    gc_collect(vm);
   }
   return true;
 }
@@ -312,6 +318,7 @@ static void free_object(VM *vm, Obj *o) {
 void gc_collect(VM *vm) {
   if (vm->gc_running) return;
   vm->gc_running = true;
+  vm->collections++;
   vm->gray_overflow = false;
   gc_mark_roots(vm);
   while (vm->ngray > 0) blacken(vm, vm->gray[--vm->ngray]);

@@ -152,6 +152,7 @@ typedef struct VM {
   size_t bytes;          /* bytes of live + not yet collected objects */
   size_t next_gc;        /* collect when bytes exceeds this */
   size_t heap_limit;     /* E504 when live bytes exceed it (0 = none) */
+  size_t collections;    /* full collections so far (tests read it) */
   Obj **gray;            /* mark stack */
   size_t ngray, graycap;
   bool gray_overflow;    /* the mark stack could not grow: rescan (gc.c) */
