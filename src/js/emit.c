@@ -625,7 +625,10 @@ static void binary(Js *J, Buf *b, Expr *e) {
       if (nums || (lk == rk && (lk == TY_STRING || lk == TY_BOOL || lk == TY_UNIT))) {
         buf_putc(b, '(');
         paren_expr(J, b, l);
-        buf_puts(b, op == OP_EQ ? (floats ? " == " : " === ") : (floats ? " != " : " !== "));
+        /* Int == Int is loose too: an Int-typed value may be a Float at
+         * run time (Int ** negative Int), and 1.0 == 1 as in the VM */
+        bool loose = floats || (lk == TY_INT && rk == TY_INT);
+        buf_puts(b, op == OP_EQ ? (loose ? " == " : " === ") : (loose ? " != " : " !== "));
         paren_expr(J, b, r);
         buf_putc(b, ')');
       } else {
@@ -664,14 +667,16 @@ static void binary(Js *J, Buf *b, Expr *e) {
   if (ints) {
     const char *fn = NULL, *o = NULL;
     switch (op) {
-      case OP_ADD: o = " + "; break;
-      case OP_SUB: o = " - "; break;
-      case OP_MUL: fn = "$bits"; o = " * "; break;
+      /* Checked against max_integer_bits; an Int-typed operand may be a
+       * Float at run time (Int ** negative Int), which these handle. */
+      case OP_ADD: fn = "$add"; break;
+      case OP_SUB: fn = "$sub"; break;
+      case OP_MUL: fn = "$mul"; break;
       case OP_DIV: fn = "$div"; break;
       case OP_MOD: fn = "$mod"; break;
       case OP_POW: fn = "$pow"; break;
-      case OP_BAND: o = " & "; break;
-      case OP_BXOR: o = " ^ "; break;
+      case OP_BAND: fn = "$band"; break;
+      case OP_BXOR: fn = "$bxor"; break;
       case OP_SHL: fn = "$shl"; break;
       case OP_SHR: fn = "$shr"; break;
       default: break;
@@ -1286,8 +1291,9 @@ static void expr(Js *J, Buf *b, Expr *e) {
         paren_expr(J, b, e->u.un.e);
         buf_putc(b, ')');
       } else if (e->u.un.op == OP_BNOT) {
-        buf_puts(b, "(~");
-        paren_expr(J, b, e->u.un.e);
+        need(J, "$bnot");
+        buf_puts(b, "$bnot(");
+        expr(J, b, e->u.un.e);
         buf_putc(b, ')');
       } else {
         buf_puts(b, "(-");

@@ -369,23 +369,58 @@ function $scmp(a, b) {
   return a.length < b.length ? -1 : a.length > b.length ? 1 : 0;
 }
 
-//@ $bits
+//@ $bits $big
 // Int results are bounded by max_integer_bits (E504, like the VM).
 // Both bounds are constants: negating the huge limit inside $bits made a
-// new BigInt of max_integer_bits bits on every Int operation.
-const $BITLIM = 1n << BigInt($CFG.bits), $NBITLIM = -$BITLIM;
-function $bits(v) {
+// new BigInt of max_integer_bits bits on every Int operation. A result
+// that fits 64 bits (when the limit is at least 64) is let through by
+// BigInt.asIntN, which V8 compiles to a machine-word test.
+const $BITLIM = 1n << BigInt($CFG.bits), $NBITLIM = -$BITLIM, $B64 = $CFG.bits >= 64;
+function $big(v) {
   if (v >= $BITLIM || v <= $NBITLIM) $fatal("E504", "Integer exceeds maximum size (" + v.toString(2).replace("-", "").length + " bits)");
   return v;
+}
+function $bits(v) { return $B64 && BigInt.asIntN(64, v) === v ? v : $big(v); }
+
+//@ $add
+// Int + Int, - and *: exact and bounded by max_integer_bits. An Int-typed
+// value can be a Float at run time (Int ** negative Int is one), so other
+// operands get the VM's Float arithmetic.
+function $add(a, b) {
+  if (typeof a === "bigint" && typeof b === "bigint") { const r = a + b; return $B64 && BigInt.asIntN(64, r) === r ? r : $big(r); }
+  return $fadd(a, b);
+}
+//@ $sub
+function $sub(a, b) {
+  if (typeof a === "bigint" && typeof b === "bigint") { const r = a - b; return $B64 && BigInt.asIntN(64, r) === r ? r : $big(r); }
+  return $fsub(a, b);
+}
+//@ $mul
+function $mul(a, b) {
+  if (typeof a === "bigint" && typeof b === "bigint") return $bits(a * b);
+  return $fmul(a, b);
+}
+//@ $band $bxor $bnot $pyty $badop
+// Int & Int and Int ^ Int; a Float operand (Int ** negative Int) is the
+// VM's type error.
+function $pyty(v) { return typeof v === "bigint" ? "int" : typeof v === "number" ? "float" : typeof v === "string" ? "str" : typeof v === "boolean" ? "bool" : "object"; }
+function $badop(op, a, b) { $fail("E410", "unsupported operand type(s) for " + op + ": '" + $pyty(a) + "' and '" + $pyty(b) + "'"); }
+function $band(a, b) { if (typeof a !== "bigint" || typeof b !== "bigint") $badop("&", a, b); return a & b; }
+function $bxor(a, b) { if (typeof a !== "bigint" || typeof b !== "bigint") $badop("^", a, b); return a ^ b; }
+function $bnot(a) {
+  if (typeof a !== "bigint") $fail("E410", "bad operand type for unary ~: '" + $pyty(a) + "'");
+  return $bits(~a);
 }
 
 //@ $div
 function $div(a, b) {
+  if (typeof a !== "bigint" || typeof b !== "bigint") return $fdiv(a, b);
   if (b === 0n) $fail("E400", "Division by zero: cannot compute " + a + " / 0");
   return a / b;
 }
 //@ $mod
 function $mod(a, b) {
+  if (typeof a !== "bigint" || typeof b !== "bigint") return $fmod(a, b);
   if (b === 0n) $fail("E400", "Division by zero: cannot compute " + a + " % 0");
   return a % b;
 }
@@ -401,9 +436,9 @@ function $nf(x) {
 //@ $fadd
 // Arithmetic where a static type is Float: the values decide (a Float
 // parameter may hold an Int), Int op Int stays an exact Int.
-function $fadd(a, b) { return typeof a === "bigint" && typeof b === "bigint" ? a + b : $nf(a) + $nf(b); }
+function $fadd(a, b) { return typeof a === "bigint" && typeof b === "bigint" ? $bits(a + b) : $nf(a) + $nf(b); }
 //@ $fsub
-function $fsub(a, b) { return typeof a === "bigint" && typeof b === "bigint" ? a - b : $nf(a) - $nf(b); }
+function $fsub(a, b) { return typeof a === "bigint" && typeof b === "bigint" ? $bits(a - b) : $nf(a) - $nf(b); }
 //@ $fmul
 function $fmul(a, b) { return typeof a === "bigint" && typeof b === "bigint" ? $bits(a * b) : $nf(a) * $nf(b); }
 //@ $fdiv
@@ -422,9 +457,12 @@ function $fmod(a, b) {
 //@ $pow
 // Int ** Int: exact when the exponent is >= 0, else a Float.
 function $pow(a, b) {
+  if (typeof a !== "bigint" || typeof b !== "bigint") return $fpow(a, b);
   if (b < 0n) {
     if (a === 0n) $fail("E400", "Division by zero: cannot compute 0 ** " + b);
-    return Math.pow($nf(a), $nf(b));
+    const x = Number(a), y = Number(b);
+    if (!isFinite(x) || !isFinite(y)) $fail("E499", "Exponentiation result too large");
+    return $fpow(x, y);
   }
   // 0, 1 and -1 to any power are one bit; other bases are refused before
   // computing when bits(base) * exponent exceeds the limit.
@@ -436,21 +474,38 @@ function $pow(a, b) {
   return $bits(a ** b);
 }
 //@ $fpow
+// Float ** with the VM's rules (C's pow, Python's errors): an overflowing
+// finite power and a negative base with a fractional exponent are errors,
+// 0.0 ** negative divides by zero; inf and NaN operands propagate.
 function $fpow(a, b) {
   if (typeof a === "bigint" && typeof b === "bigint") return $pow(a, b);
-  const r = Math.pow($nf(a), $nf(b));
-  if (r !== r && a === a && b === b) $fail("E499", "Exponentiation result is not a real number");
+  let x, y;
+  try { x = $nf(a); y = $nf(b); } catch (e) { $fail("E499", "Exponentiation result too large"); }
+  if (y === 0 || x === 1) return 1.0;
+  if (x === 0 && y < 0) $fail("E400", "Division by zero: cannot compute " + $render(a, false) + " ** " + $render(b, false));
+  if (x < 0 && isFinite(x) && isFinite(y) && y !== Math.floor(y)) {
+    if (!isFinite(Math.pow(-x, y))) $fail("E499", "Exponentiation result too large");
+    $fail("E499", "Exponentiation result is not a real number");
+  }
+  if (x === -1 && (y === Infinity || y === -Infinity)) return 1.0;
+  const r = Math.pow(x, y);
+  if ((r === Infinity || r === -Infinity) && isFinite(x) && isFinite(y)) $fail("E499", "Exponentiation result too large");
   return r;
 }
-//@ $shl
-function $shl(a, b) {
+//@ $shl $shr
+// The count is checked first, then the shifted value, as in the VM.
+function $shcount(op, a, b) {
+  if (typeof b !== "bigint") $badop(op, a, b);
   if (b < 0n) $fail("E499", "Negative shift count");
-  if (b > BigInt($CFG.bits)) $fatal("E504", "Left shift amount too large (" + b + " bits)");
+  if (b > BigInt($CFG.bits)) $fatal("E504", (op === "<<" ? "Left" : "Right") + " shift amount too large (" + b + " bits)");
+  if (typeof a !== "bigint") $badop(op, a, b);
+}
+function $shl(a, b) {
+  $shcount("<<", a, b);
   return $bits(a << b);
 }
-//@ $shr
 function $shr(a, b) {
-  if (b < 0n) $fail("E499", "Negative shift count");
+  $shcount(">>", a, b);
   return a >> b;
 }
 
@@ -535,6 +590,9 @@ function $len(v) {
 //@ $idx
 // xs[i] for a List, String, Array, Vec (negative i counts from the end), Map.
 function $idx(t, i) {
+  // an Int-typed index can be a Float at run time (Int ** negative Int)
+  if (typeof i !== "bigint" && !(t instanceof $GMap || t instanceof $MMap || t instanceof $T))
+    $fail("E410", (Array.isArray(t) ? "List" : typeof t === "string" ? "String" : t instanceof $Arr ? "Array" : "Vec") + " index must be integer");
   if (Array.isArray(t)) {
     let k = Number(i);
     if (k < 0) k += t.length;
