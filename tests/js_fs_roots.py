@@ -132,6 +132,69 @@ def main():
             want = ("secret\n" if argv else "fs_read_text: %s\n" % ESCAPE) + "fs_read_text: %s\n" % ESCAPE
             if vm.stdout != want or nd.stdout != want:
                 failures.append("arguments %r: vm %r, node %r" % (argv, vm.stdout, nd.stdout))
+        # fs_list_dir, fs_metadata, fs_symlink_metadata and fs_canonicalize
+        # under the same roots, with the CLI's results and error texts
+        m = os.path.join(tmp, "m")
+        os.mkdir(m)
+        os.mkdir(os.path.join(m, "sub"))
+        for name, text in (("a.txt", "hi\n"), ("b.txt", ""), ("\u00e9.txt", "x"), ("Z.txt", "zz")):
+            with open(os.path.join(m, name), "w", encoding="utf-8") as f:
+                f.write(text)
+        os.symlink("a.txt", os.path.join(m, "link"))
+        os.symlink("/etc", os.path.join(m, "etclink"))
+        os.symlink("missing", os.path.join(m, "dangle"))
+        os.symlink(outside, os.path.join(m, "secret"))
+        meta_cases = [("list", p) for p in ("m", "m/", "m/a.txt", "missing", "m/link", "m/etclink", "..", "/etc",
+                                            "m/sub/..", "")]
+        meta_cases += [("meta", p) for p in ("m/a.txt", "m/sub", "m/link", "m/dangle", "m/etclink", "m/secret",
+                                             "missing", "../outside.txt", "/dev/null")]
+        meta_cases += [("lmeta", p) for p in ("m/link", "m/dangle", "m/etclink", "m/secret", "m/sub/..", "m/.",
+                                              "m/missing", "up")]
+        meta_cases += [("canon", p) for p in ("m/link", "m/./sub/../a.txt", "m/dangle", "m/etclink", "missing",
+                                              "/etc", "", "up/work/m")]
+        calls = {"list": "to_string(fs_list_dir(\"%s\"))", "meta": "show(fs_metadata(\"%s\"))",
+                 "lmeta": "show(fs_symlink_metadata(\"%s\"))", "canon": "to_string(fs_canonicalize(\"%s\"))"}
+        show = ('func show(r: Result[FileMetadata, String]) -> String\n    example Err("x") -> "Err x"\n'
+                '    match r with\n    | Ok(md) -> return f"{md.kind} {md.size} {md.modified_ms > 1000000000000}"\n'
+                '    | Err(e) -> return "Err " + e\n    end match\nend func\n\n')
+        body = "\n".join("    print(%s)" % (calls[k] % p) for k, p in meta_cases)
+        body += "\n    print(show(fs_metadata(\"m\" + from_char_code(0))))\n    print(fs_list_dir(\"a\" + from_char_code(0)))"
+        with open(src, "w") as f:
+            f.write(show + "func main() -> Unit with io, fs\n%s\nend func\n" % body)
+        p = subprocess.run([geno, "compile", "--target", "js", "-o", js, src], capture_output=True, text=True)
+        if p.returncode != 0:
+            failures.append("compile of the fs_list_dir/fs_metadata program: " + p.stderr)
+        else:
+            vm = subprocess.run([geno, "run", "--unsafe", "--cap", "fs,print", src], cwd=tmp, capture_output=True,
+                                text=True, timeout=60)
+            nd = subprocess.run([node, js, "--cap", "fs,print"], cwd=tmp, capture_output=True, text=True,
+                                timeout=60)
+            vl, nl = vm.stdout.splitlines(), nd.stdout.splitlines()
+            if len(vl) != len(meta_cases) + 1 or vm.returncode != 1 or nd.returncode != 1:
+                failures.append("fs metadata program: vm rc %d, %d lines (%s); node rc %d, %d lines (%s)" % (
+                    vm.returncode, len(vl), vm.stderr.strip()[-200:], nd.returncode, len(nl), nd.stderr.strip()[-200:]))
+            if "embedded null byte" not in nd.stderr:
+                failures.append("fs_list_dir of a path with NUL under node: %r" % nd.stderr)
+            for i in range(max(len(vl), len(nl))):
+                v = vl[i] if i < len(vl) else "<none>"
+                n = nl[i] if i < len(nl) else "<none>"
+                case = meta_cases[i] if i < len(meta_cases) else ("nul", "")
+                if v != n:
+                    failures.append("%s %r: vm %r, node %r" % (case[0], case[1], v, n))
+                if case[1] in ("..", "/etc", "m/etclink", "m/secret", "../outside.txt", "/dev/null", "up") \
+                        and case[0] != "lmeta" and ESCAPE not in n:
+                    failures.append("%s %r is not refused under node: %r" % (case[0], case[1], n))
+            if nl[:1] != ['Ok(value: ["Z.txt", "a.txt", "b.txt", "dangle", "etclink", "link", "secret", "sub", '
+                          '"\u00e9.txt"])']:
+                failures.append("fs_list_dir(\"m\") under node: %r" % nl[:1])
+        # a directory with more entries than max_collection_size ends the run (E504)
+        with open(src, "w") as f:
+            f.write('func main() -> Unit with io, fs\n    print(fs_list_dir("m"))\nend func\n')
+        subprocess.run([geno, "compile", "--target", "js", "--max-collection-size", "5", "-o", js, src],
+                       capture_output=True, check=True)
+        nd = subprocess.run([node, js, "--cap", "fs,print"], cwd=tmp, capture_output=True, text=True, timeout=60)
+        if nd.returncode != 1 or "error[E504]: List size exceeds limit (9 > 5)" not in nd.stderr:
+            failures.append("fs_list_dir over max_collection_size under node: %r %r" % (nd.returncode, nd.stderr))
         # GENO_FS_READ_ONLY refuses writes on node as in the CLI
         with open(src, "w") as f:
             f.write('func main() -> Unit with fs\n    fs_write_text("ro.txt", "x")\nend func\n')
@@ -141,6 +204,8 @@ def main():
         if (nd.returncode != 1 or "fs_write_text: filesystem writes are not allowed" not in nd.stderr
                 or os.path.exists(os.path.join(tmp, "ro.txt"))):
             failures.append("GENO_FS_READ_ONLY under node: %r %r" % (nd.returncode, nd.stderr))
+    if os.environ.get("JS_FS_ROOTS_VERBOSE"):
+        print("\n".join(nl))
     for f in failures:
         print("FAIL: " + f)
     print("%d failed" % len(failures))

@@ -957,7 +957,7 @@ function $b_cli_args() {
   const i = process.argv.indexOf("--");
   return i < 0 ? [] : process.argv.slice(i + 1);
 }
-//@ $fsScope
+//@ $fsScope $fsFind $fsCheck $fsOsErr $fsErrno $fsReal $fsRootList
 // The CLI's filesystem roots on Node (src/host/fs.c): the real paths of the
 // current directory, the script's directory and each program argument (after
 // `--`) that looks like a path (absolute or containing "/": that directory,
@@ -982,9 +982,10 @@ function $fsReal(p, depth) {
   }
   return cur;
 }
-function $fsScope(fn, p) {
-  if (p.includes("\0")) $fail("E499", "embedded null byte");
-  if (typeof require !== "function") $fail("E499", fn + " is not available in a browser");
+// The resolved path inside a root, or undefined when it escapes. With
+// keepLast (fs_symlink_metadata) the parents are resolved and the last name
+// kept, so a final link is looked at, not followed.
+function $fsFind(p, keepLast) {
   const fs = require("fs");
   if (!$fsRootList) {
     const abs = (x) => x.startsWith("/") ? x : process.cwd() + "/" + x;
@@ -1000,10 +1001,45 @@ function $fsScope(fn, p) {
   const absolute = p.startsWith("/");
   const n = absolute ? 1 : roots.length;
   for (let i = 0; i < n; i++) {
-    const res = $fsReal(absolute ? p : roots[i] + "/" + p);
+    const cand = absolute ? p : roots[i] + (p === "" ? "" : "/" + p);
+    let res;
+    const cut = cand.lastIndexOf("/") + 1, name = cand.slice(cut);
+    if (!keepLast || name === "") res = $fsReal(cand);
+    else {
+      res = $fsReal(cand.slice(0, cut));
+      if (name === "..") res = res.slice(0, res.lastIndexOf("/")) || "/";
+      else if (name !== ".") res = (res === "/" ? "" : res) + "/" + name;
+    }
     for (let k = 0; k < roots.length; k++) if ((absolute || k === i) && under(res, roots[k])) return res;
   }
-  $fail("E499", fn + ": path escapes configured filesystem roots");
+  return undefined;
+}
+function $fsScope(fn, p) {
+  if (p.includes("\0")) $fail("E499", "embedded null byte");
+  if (typeof require !== "function") $fail("E499", fn + " is not available in a browser");
+  const res = $fsFind(p, false);
+  if (res === undefined) $fail("E499", fn + ": path escapes configured filesystem roots");
+  return res;
+}
+// The same check for the builtins that return Err: the resolved path, or
+// an $Err with the CLI's reason.
+function $fsCheck(fn, p, keepLast) {
+  if (p.includes("\0")) return new $Err("embedded null byte");
+  if (typeof require !== "function") $fail("E499", fn + " is not available in a browser");
+  const res = $fsFind(p, keepLast);
+  return res === undefined ? new $Err(fn + ": path escapes configured filesystem roots") : res;
+}
+// A Node fs error in the CLI's words (Python's OSError text) for the
+// common errno values; others keep Node's message.
+const $fsErrno = {
+  EPERM: [1, "Operation not permitted"], ENOENT: [2, "No such file or directory"], EIO: [5, "Input/output error"],
+  ENXIO: [6, "No such device or address"], EACCES: [13, "Permission denied"], EBUSY: [16, "Device or resource busy"],
+  ENOTDIR: [20, "Not a directory"], EISDIR: [21, "Is a directory"], EMFILE: [24, "Too many open files"],
+  ENAMETOOLONG: [36, "File name too long"], ELOOP: [40, "Too many levels of symbolic links"],
+};
+function $fsOsErr(e, path) {
+  const t = $fsErrno[e && e.code];
+  return t ? "[Errno " + t[0] + "] " + t[1] + ": " + $repr(path) : String(e && e.message);
 }
 //@ $b_fs_read_text
 function $b_fs_read_text(p) {
@@ -1028,3 +1064,50 @@ function $b_fs_write_text(p, s) {
 }
 //@ $b_fs_exists
 function $b_fs_exists(p) { $cap("fs", "fs_exists"); if (typeof require !== "function") return false; return require("fs").existsSync($fsScope("fs_exists", p)); }
+//@ $b_fs_list_dir
+// The names in a directory (not . and ..), in code-point order. The
+// directory is opened without following a final link and read through
+// the open descriptor (/proc/self/fd) where Linux offers it.
+function $b_fs_list_dir(p) {
+  $cap("fs", "fs_list_dir");
+  if (p.includes("\0")) $fail("E499", "embedded null byte");
+  const path = $fsCheck("fs_list_dir", p, false);
+  if (path instanceof $Err) return path;
+  const fs = require("fs"), c = fs.constants;
+  let fd, names;
+  try {
+    fd = fs.openSync(path, c.O_RDONLY | c.O_DIRECTORY | c.O_NOFOLLOW | c.O_NONBLOCK);
+    try { names = fs.readdirSync("/proc/self/fd/" + fd); } catch (e) { names = fs.readdirSync(path); }
+  } catch (e) { return new $Err($fsOsErr(e, path)); } finally { if (fd !== undefined) fs.closeSync(fd); }
+  if (names.length > $CFG.coll) $fatal("E504", "List size exceeds limit (" + names.length + " > " + $CFG.coll + ")");
+  return new $Ok(names.sort($scmp));
+}
+//@ $fsMeta $b_fs_metadata $b_fs_symlink_metadata
+// Ok(FileMetadata(kind, size, modified_ms)); fs_symlink_metadata reports a
+// final link itself.
+function $fsMeta(fn, p, follow) {
+  $cap("fs", fn);
+  const path = $fsCheck(fn, p, !follow);
+  if (path instanceof $Err) return path;
+  let st;
+  try { st = require("fs").lstatSync(path, { bigint: true }); } catch (e) { return new $Err($fsOsErr(e, path)); }
+  const kind = st.isFile() ? C_FileKindFile : st.isDirectory() ? C_FileKindDirectory : st.isSymbolicLink() ? C_FileKindSymlink : C_FileKindOther;
+  const ns = st.mtimeNs;
+  let ms = ns / 1000000n;
+  if (ns < 0n && ms * 1000000n !== ns) ms -= 1n;
+  const safe = 9007199254740991n;
+  if (st.size > safe) $fail("E499", fn + " size exceeds JavaScript safe integer range");
+  if (ms > safe || ms < -safe) $fail("E499", fn + " modified_ms exceeds JavaScript safe integer range");
+  return new $Ok(new C_FileMetadata(kind, st.size, ms));
+}
+function $b_fs_metadata(p) { return $fsMeta("fs_metadata", p, true); }
+function $b_fs_symlink_metadata(p) { return $fsMeta("fs_symlink_metadata", p, false); }
+//@ $b_fs_canonicalize
+// The path with every link resolved, when it exists inside a root.
+function $b_fs_canonicalize(p) {
+  $cap("fs", "fs_canonicalize");
+  const path = $fsCheck("fs_canonicalize", p, false);
+  if (path instanceof $Err) return path;
+  try { require("fs").lstatSync(path); } catch (e) { return new $Err("fs_canonicalize: path does not exist: " + p); }
+  return new $Ok(path);
+}
