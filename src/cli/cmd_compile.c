@@ -493,6 +493,34 @@ int cmd_compile(int argc, char **argv) {
     cli_close_program(&prog, &proj);
     return st;
   }
+  /* --target js is node-cli output: a project whose geno.toml declares
+   * browser but not node-cli is a page, built by `geno build` (as the
+   * reference refuses it); other lists compile for node-cli. */
+  char **declared = NULL, *manifest = NULL, *merr = NULL;
+  size_t ndeclared = 0;
+  if (!cli_manifest_targets(prog.path, &declared, &ndeclared, &manifest, &merr)) {
+    cli_printf_clean(stderr, "error[E204]: %s\n", merr ? merr : "cannot read geno.toml");
+    free(merr);
+    cli_close_program(&prog, &proj);
+    return EXIT_FAIL;
+  }
+  bool browser = false, node = false;
+  for (size_t i = 0; i < ndeclared; i++) {
+    browser |= strcmp(declared[i], "browser") == 0;
+    node |= strcmp(declared[i], "node-cli") == 0;
+    free(declared[i]);
+  }
+  free(declared);
+  if (browser && !node) {
+    cli_printf_clean(stderr,
+                     "error[E204]: %s declares the browser target but not node-cli: build the page with "
+                     "'geno build', or add \"node-cli\" to its targets for --target js\n",
+                     manifest ? manifest : "geno.toml");
+    free(manifest);
+    cli_close_program(&prog, &proj);
+    return EXIT_FAIL;
+  }
+  free(manifest);
   geno_config cfg;
   geno_config_init(&cfg);
   cfg.module_loader = cli_module_loader;

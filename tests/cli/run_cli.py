@@ -86,6 +86,11 @@ PROGRAMS = {
     "proj/Extra.geno": ("func triple(x: Int) -> Int\n    example 1 -> 3\n    return x * 3\nend func\n\n"
                         'test "triple"\n    assert triple(2) == 6\nend test\n'),
     "proj/notes.geno.txt": "not a module\n",
+    # projects for the browser only, and for both: --target js is node-cli output
+    "webproj/geno.toml": 'name = "webproj"\nentrypoint = "Main"\ntargets = ["browser"]\n',
+    "webproj/Main.geno": 'func main() -> Int\n    return 7\nend func\n',
+    "bothproj/geno.toml": 'name = "bothproj"\nentrypoint = "Main"\ntargets = ["browser", "node-cli"]\n',
+    "bothproj/Main.geno": 'func main() -> Int\n    return 7\nend func\n',
     # without an entrypoint the module that comes last in import order runs
     "proj2/geno.toml": 'name = "proj2"\n',
     "proj2/Zeta.geno": "export func z() -> Int\n    example () -> 26\n    return 26\nend func\n",
@@ -585,6 +590,15 @@ CASES = [
     Case("compile DIR: the project's entry with its imports", ["compile", "{d}/proj", "--target", "js", "-o", "{d}/proj.js"], 0,
          out=["Compiled to {d}/proj.js\n"]),
     Case("compile: a type error", ["compile", "{d}/mods/badmod.geno", "--target", "js"], 1, err=["error[E300]"]),
+    Case("compile --target js: a project that declares browser but not node-cli is refused",
+         ["compile", "{d}/webproj", "--target", "js", "-o", "{d}/webproj.js"], 1,
+         err=["error[E204]: ", "declares the browser target but not node-cli", "geno build"], no_out=["Compiled"]),
+    Case("compile --target js: its entry file is refused too", ["compile", "{d}/webproj/Main.geno", "--target", "js"],
+         1, err=["declares the browser target but not node-cli"], no_out=["use strict"]),
+    Case("compile --target js: browser and node-cli declared", ["compile", "{d}/bothproj", "--target", "js",
+         "-o", "{d}/bothproj.js"], 0, out=["Compiled to {d}/bothproj.js\n"]),
+    Case("build: a browser-only project builds", ["build", "{d}/webproj", "-o", "{d}/webproj.html"], 0,
+         out=["Built to {d}/webproj.html"]),
     Case("compile: no --target and no -o: the Python launcher on stdout (the reference's default target)",
          ["compile", "{d}/value.geno"], 0, out=["#!/usr/bin/env python3\n", 'ENTRYPOINT = "value"\n',
                                                '    "value": (\n        "func main() -> Int\\n"\n']),
