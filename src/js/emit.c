@@ -2312,6 +2312,12 @@ bool js_compile(Program *prog, const JsOptions *o, Buf *out, DiagList *diags) {
     if (o->flavor == JS_ESM)
       buf_puts(&code, "if (typeof process !== \"undefined\" && process.argv[1] && import.meta.url === "
                       "require(\"url\").pathToFileURL(require(\"fs\").realpathSync(process.argv[1])).href)\n  ");
+    /* a depth past what node's default stack holds: rerun with a larger
+     * --stack-size ($restack, in node only) */
+    if (o->max_recursion_depth > 2000) {
+      need(&J, "$restack");
+      buf_puts(&code, "if (!$restack()) ");
+    }
     int required = 0;
     for (int k = 0; k < main_fn->nparams; k++) required += main_fn->params[k].def == NULL;
     if (required > 0) {

@@ -750,6 +750,36 @@ function $report(e) {
   }
 }
 
+//@ $restack
+// Node's default stack (984 KB) holds some thousands of Geno calls. When
+// the program was compiled for a deeper max_recursion_depth, the script
+// started as node's entry runs itself again in a child node whose
+// --stack-size fits that depth (bounded by the stack rlimit, less 1 MB),
+// and ends with the child's status. A node started with its own
+// --stack-size (the child, or a user's choice) runs the program itself.
+// The emitter calls it only for a depth above 2000.
+function $restack() {
+  if ( typeof process === "undefined" || !Array.isArray(process.execArgv) || !process.argv[1] ||
+      typeof require !== "function" || process.execArgv.some((a) => a.startsWith("--stack-size"))) return false;
+  try {
+    const fs = require("fs");
+    // a CommonJS script loaded by another (require) is not the entry
+    if (typeof __filename === "string" && fs.realpathSync(process.argv[1]) !== fs.realpathSync(__filename)) return false;
+    let lim = 8192;
+    const m = /^Max stack size\s+(\d+|unlimited)/m.exec(fs.readFileSync("/proc/self/limits", "utf8"));
+    if (m) lim = m[1] === "unlimited" ? 1 << 20 : Math.floor(Number(m[1]) / 1024);
+    const kb = Math.min(1024 + Math.ceil($MD * 0.6), lim - 1024, 1 << 20);
+    if (kb <= 984) return false;
+    const r = require("child_process").spawnSync(process.execPath,
+      [...process.execArgv, "--stack-size=" + kb, ...process.argv.slice(1)], { stdio: "inherit" });
+    if (r.error) return false;
+    if (r.signal) process.kill(process.pid, r.signal);
+    process.exitCode = r.status === null ? 1 : r.status;
+    return true;
+  } catch (e) {
+    return false;
+  }
+}
 //@ $main
 // Runs main (sync or async), then shows its value as `=> value`.
 function $main(f, show) {
