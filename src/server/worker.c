@@ -195,7 +195,8 @@ void srv_execute(const SrvConfig *cfg, geno_metrics *metrics, const SrvRequest *
       srv_error_reply(out, 500, "internal_error", "internal server error");
     } else if (strlen(json) > cfg->max_response) {
       geno_free(json);
-      srv_log(SRV_LOG_WARNING, "Response exceeded configured limit path=/constrain");
+      srv_log(SRV_LOG_WARNING, "Response exceeded configured limit request_id=%s path=/constrain",
+              req->request_id ? req->request_id : "");
       srv_error_reply(out, 413, "response_too_large", "response too large");
     } else {
       size_t n;
@@ -266,9 +267,8 @@ void srv_execute(const SrvConfig *cfg, geno_metrics *metrics, const SrvRequest *
   }
   geno_isolation_end end = geno_result_isolation(r);
   if (end == GENO_ISOLATION_DEADLINE) {
-    char t[40], msg[80];
-    srv_float_repr(t, sizeof t, wall);
-    snprintf(msg, sizeof msg, "Wall-clock timeout (%ss)", t);
+    char msg[80]; /* the budget with one decimal, as the reference prints it: (15.0s), (0.0s) */
+    snprintf(msg, sizeof msg, "Wall-clock timeout (%.1fs)", wall);
     srv_error_reply(out, 504, "wall_timeout", msg);
   } else if (end == GENO_ISOLATION_CRASHED || end == GENO_ISOLATION_SETUP_FAILED) {
     if (cfg->sandbox_debug || srv_log_level <= SRV_LOG_DEBUG) {
@@ -291,7 +291,8 @@ void srv_execute(const SrvConfig *cfg, geno_metrics *metrics, const SrvRequest *
         srv_error_reply(out, 500, "internal_error", "internal server error");
       } else if (n > cfg->max_response) {
         free(json);
-        srv_log(SRV_LOG_WARNING, "Response exceeded configured limit path=%s", endpoint_path(req->endpoint));
+        srv_log(SRV_LOG_WARNING, "Response exceeded configured limit request_id=%s path=%s",
+                req->request_id ? req->request_id : "", endpoint_path(req->endpoint));
         srv_error_reply(out, 413, "response_too_large", "response too large");
       } else {
         out->status = geno_result_ok(r) ? 200 : 400;
