@@ -125,7 +125,7 @@ size_t srv_json_compact(char *json) {
 char *srv_json_ascii(const char *json, size_t n, size_t *out_len) {
   size_t extra = 0;
   for (size_t i = 0; i < n; i++)
-    if ((unsigned char)json[i] >= 0x80) extra += 12; /* at most 12 bytes out per byte in */
+    if ((unsigned char)json[i] >= 0x7f) extra += 12; /* at most 12 bytes out per byte in */
   char *o = malloc(n + extra + 1);
   if (!o) return NULL;
   size_t k = 0;
@@ -133,7 +133,11 @@ char *srv_json_ascii(const char *json, size_t n, size_t *out_len) {
     unsigned char c = (unsigned char)json[i];
     size_t len;
     long cp;
-    if (c >= 0x80 && (cp = utf8_point((const unsigned char *)json + i, &len)) >= 0) {
+    if (c == 0x7f) { /* DEL: escaped as the reference's JSON writer escapes it (only in a string) */
+      memcpy(o + k, "\\u007f", 6);
+      k += 6;
+      i++;
+    } else if (c >= 0x80 && (cp = utf8_point((const unsigned char *)json + i, &len)) >= 0) {
       char tmp[32];
       size_t m = escape_point(tmp, cp);
       memcpy(o + k, tmp, m);

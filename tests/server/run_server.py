@@ -432,6 +432,9 @@ def test_ascii_only_json(s):
           "ASCII-only error message, one escape per character: %r" % raw[:80])
     st, h, raw = s.request("POST", "/constrain", {"prefix": 'func main() -> String\n    return "\u00e9'})
     check(st == 200 and raw.isascii(), "ASCII-only /constrain: %r" % raw[:120])
+    st, h, raw = s.request("POST", "/run", {"source": 'func main() -> String\n    return "a\x7fb"\nend func\n'})
+    check(st == 200 and b"\x7f" not in raw and b'"value":"a\\u007fb"' in raw,
+          "U+007F escaped as \\u007f, as the reference's JSON writer does: %r" % raw[:80])
 
 
 def test_malformed_content_length(s):
