@@ -839,6 +839,22 @@ def test_connection_cap():
     s = Server({"GENO_RATE_LIMIT_REQUESTS": "0", "GENO_MAX_CONNECTIONS": "20"})
     held = []
     try:
+        # connections of every ending first (answered, refused by libmicrohttpd, cut short, refused
+        # early), more than the cap: each one closed must leave the count
+        host = s.host().encode()
+        for _ in range(3):
+            s.request("GET", "/healthz")
+            s.post("/run", {"source": OK42})
+            s.post("/nope", {"source": OK42})
+            s.raw(b"POST /run HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\n"
+                  b"Content-Length: 5x\r\n\r\n{}" % host)
+            s.raw(b"POST /run HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\n"
+                  b"Content-Length: 99999999999999999999999\r\n\r\n{}" % host)
+            s.raw(b"POST /run HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\n"
+                  b"Content-Length: 50\r\n\r\n{" % host)
+            s.raw(b"GET /healthz HTTP/1.1\r\nHost: %s\r\n\r\n" % host)
+            socket.create_connection(("127.0.0.1", s.port), timeout=5).close()
+        time.sleep(0.3)
         for _ in range(20):
             held.append(socket.create_connection(("127.0.0.1", s.port), timeout=5))
         time.sleep(0.3)
@@ -857,6 +873,14 @@ def test_connection_cap():
             if got == b"" and time.time() - t0 < 2:
                 closed += 1
         check(closed == 5, "connections over GENO_MAX_CONNECTIONS=20 closed at once: %d of 5" % closed)
+        answered = 0
+        for c in held:  # the 20 within the cap are all served
+            try:
+                c.sendall(b"GET /healthz HTTP/1.1\r\nHost: %s\r\n\r\n" % host)
+                answered += c.recv(12).startswith(b"HTTP/1.1 200")
+            except OSError:
+                pass
+        check(answered == 20, "the 20 connections within the cap are served: %d" % answered)
         for c in held[:5]:
             c.close()
         del held[:5]
