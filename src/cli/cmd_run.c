@@ -330,6 +330,7 @@ static bool setup_host(const char *cmd, RunOpts *o, const char *path, Host *host
       .args = o->prog_args,
       .nargs = (size_t)o->nprog_args,
   };
+  host_policy_from_env(&ho);
   char *err = NULL;
   if (!host_init(host, &ho, &err)) {
     cli_printf_clean(stderr, "geno %s: error: %s\n", cmd, err ? err : "out of memory");

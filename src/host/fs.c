@@ -466,7 +466,7 @@ static geno_value *fs_write_text(const char *name, const geno_value *const *args
   const char *p = host_arg_str(args, nargs, 0, &plen);
   const char *content = host_arg_str(args, nargs, 1, &clen);
   if (!p || !content) return host_fail(error, "fs_write_text: path and content must be String");
-  if (host_env_truthy("GENO_FS_READ_ONLY"))
+  if (h->fs_read_only)
     return host_fail(error, "fs_write_text: filesystem writes are not allowed");
   if (h->max_file_bytes && clen > h->max_file_bytes) {
     return host_fail(error, "fs_write_text: %zu bytes exceed the file size limit of %llu bytes (--max-file-size-bytes)",
@@ -709,7 +709,49 @@ static bool add_parent_root(Host *h, const char *abs_path) {
   return ok;
 }
 
+/* The roots of an explicit list (HostOptions.fs_roots). */
+static bool add_listed_roots(Host *h, const char *list, char **err) {
+  for (const char *p = list;;) {
+    const char *end = strchr(p, ':');
+    size_t len = end ? (size_t)(end - p) : strlen(p);
+    if (len) {
+      char *dir = strndup(p, len);
+      if (!dir) return false;
+      if (!add_root(h, dir)) {
+        HostStr m = {0};
+        host_str_printf(&m, "fs root '%s' cannot be resolved", dir);
+        *err = host_str_take(&m);
+        free(dir);
+        return false;
+      }
+      free(dir);
+    }
+    if (!end) break;
+    p = end + 1;
+  }
+  if (h->nroots == 0) {
+    *err = strdup("no fs root is configured");
+    return false;
+  }
+  return true;
+}
+
+static bool install_fs_callbacks(Host *h) {
+  static const struct {
+    const char *name;
+    geno_callback_fn fn;
+  } fns[] = {
+      {"fs_read_text", fs_read_text},       {"fs_write_text", fs_write_text}, {"fs_list_dir", fs_list_dir},
+      {"fs_exists", fs_exists},             {"fs_metadata", fs_metadata},     {"fs_symlink_metadata", fs_symlink_metadata},
+      {"fs_canonicalize", fs_canonicalize},
+  };
+  bool ok = true;
+  for (size_t i = 0; ok && i < sizeof fns / sizeof *fns; i++) ok = host_add(h, fns[i].name, fns[i].fn);
+  return ok;
+}
+
 bool host_fs_install(Host *h, const HostOptions *o, char **err) {
+  if (o->fs_roots) return add_listed_roots(h, o->fs_roots, err) && install_fs_callbacks(h);
   char *cwd = getcwd(NULL, 0);
   if (!cwd) {
     *err = strdup("cannot determine the current directory for the fs roots");
@@ -744,16 +786,7 @@ bool host_fs_install(Host *h, const HostOptions *o, char **err) {
     free(abs);
   }
   free(cwd);
-  static const struct {
-    const char *name;
-    geno_callback_fn fn;
-  } fns[] = {
-      {"fs_read_text", fs_read_text},       {"fs_write_text", fs_write_text}, {"fs_list_dir", fs_list_dir},
-      {"fs_exists", fs_exists},             {"fs_metadata", fs_metadata},     {"fs_symlink_metadata", fs_symlink_metadata},
-      {"fs_canonicalize", fs_canonicalize},
-  };
-  for (size_t i = 0; ok && i < sizeof fns / sizeof *fns; i++) ok = host_add(h, fns[i].name, fns[i].fn);
-  return ok;
+  return ok && install_fs_callbacks(h);
 }
 
 void host_fs_free(Host *h) {

@@ -314,6 +314,13 @@ bool host_add(Host *h, const char *name, geno_callback_fn fn) {
   return true;
 }
 
+void host_policy_from_env(HostOptions *o) {
+  o->fs_read_only = host_env_truthy("GENO_FS_READ_ONLY");
+  o->http_allow_private = host_env_truthy("GENO_HTTP_ALLOW_PRIVATE");
+  o->process_path_search = host_env_truthy("GENO_PROCESS_ALLOW_PATH_SEARCH");
+  o->process_executables = getenv("GENO_PROCESS_EXECUTABLES");
+}
+
 bool host_init(Host *h, const HostOptions *o, char **err) {
   memset(h, 0, sizeof *h);
   *err = NULL;
@@ -324,10 +331,11 @@ bool host_init(Host *h, const HostOptions *o, char **err) {
   h->limit_processes = o->limit_processes;
   h->max_processes = o->max_processes;
   h->processes_started = 0;
+  h->fs_read_only = o->fs_read_only;
   bool ok = true;
   if (ok && (o->caps & GENO_CAP_FS)) ok = host_fs_install(h, o, err);
-  if (ok && (o->caps & GENO_CAP_HTTP)) ok = host_http_install(h, err);
-  if (ok && (o->caps & GENO_CAP_PROCESS)) ok = host_process_install(h, err);
+  if (ok && (o->caps & GENO_CAP_HTTP)) ok = host_http_install(h, o, err);
+  if (ok && (o->caps & GENO_CAP_PROCESS)) ok = host_process_install(h, o, err);
   if (ok && (o->caps & GENO_CAP_STDIN)) ok = host_stdin_install(h, err);
   if (ok && (o->caps & GENO_CAP_CLOCK)) ok = host_clock_install(h, err);
   if (ok && (o->caps & GENO_CAP_SERVE)) ok = host_serve_install(h, err);

@@ -53,8 +53,23 @@ typedef struct HostOptions {
   bool limit_processes;        /* max_processes applies */
   uint64_t max_processes;      /* processes exec may start in one run */
   const char *program_path;    /* the entry file, for the fs roots */
+  /* A ':'-separated list of directories that are then the only fs roots
+   * (the server's GENO_FS_ROOTS); NULL: the CLI's roots (the current
+   * directory, the program's, the project's, path-like arguments). An
+   * entry that cannot be resolved fails host_init. */
+  const char *fs_roots;
   const char *const *args;     /* program arguments, for the fs roots */
   size_t nargs;
+  /* The operator's policy switches. The host layer never reads the
+   * environment for them (the server empties its environment at start);
+   * the CLI fills them with host_policy_from_env. */
+  bool fs_read_only;              /* GENO_FS_READ_ONLY: every fs write refused */
+  bool http_allow_private;        /* GENO_HTTP_ALLOW_PRIVATE: loopback/private targets allowed */
+  bool process_path_search;       /* GENO_PROCESS_ALLOW_PATH_SEARCH: a bare name is looked up in PATH */
+  /* GENO_PROCESS_EXECUTABLES: ':'-separated paths; exec and spawn run only
+   * these (by real path). NULL or no entry: any absolute path (the CLI's
+   * default, as the reference's; the server refuses `process` then). */
+  const char *process_executables;
 } HostOptions;
 
 typedef struct Host {
@@ -72,6 +87,7 @@ typedef struct Host {
   /* http */
   bool http_allow_private;    /* GENO_HTTP_ALLOW_PRIVATE=1 */
   bool http_ready;            /* the http family is installed (libcurl loads on first use) */
+  bool fs_read_only;          /* HostOptions.fs_read_only */
   /* process */
   bool inherit_env;           /* env granted too: children get our environment */
   bool path_search;           /* GENO_PROCESS_ALLOW_PATH_SEARCH=1 */
@@ -92,6 +108,10 @@ typedef struct Host {
  * http_listen: serve.c). On failure returns false
  * with a malloc'd *err (nothing to free). */
 bool host_init(Host *h, const HostOptions *o, char **err);
+/* Fill o's policy switches and process_executables from the GENO_*
+ * variables of the environment (the CLI's way). process_executables
+ * points into the environment: valid until it changes. */
+void host_policy_from_env(HostOptions *o);
 void host_free(Host *h);
 /* Start the deadline clock: call right before geno_run. */
 void host_start_clock(Host *h);
@@ -178,8 +198,8 @@ bool host_env_truthy(const char *name);
 /* The families. Each adds its callbacks to h->callbacks; false with *err
  * on failure. */
 bool host_fs_install(Host *h, const HostOptions *o, char **err);
-bool host_http_install(Host *h, char **err);
-bool host_process_install(Host *h, char **err);
+bool host_http_install(Host *h, const HostOptions *o, char **err);
+bool host_process_install(Host *h, const HostOptions *o, char **err);
 bool host_stdin_install(Host *h, char **err);
 bool host_clock_install(Host *h, char **err);
 bool host_serve_install(Host *h, char **err);

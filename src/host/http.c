@@ -768,8 +768,8 @@ static geno_value *http_request(const char *name, const geno_value *const *args,
   return result;
 }
 
-bool host_http_install(Host *h, char **err) {
-  h->http_allow_private = host_env_truthy("GENO_HTTP_ALLOW_PRIVATE");
+bool host_http_install(Host *h, const HostOptions *o, char **err) {
+  h->http_allow_private = o->http_allow_private;
   h->http_ready = true; /* libcurl itself is loaded by the first request (host_curl.h) */
   return host_add(h, "http_fetch", http_fetch) && host_add(h, "http_post", http_post) &&
          host_add(h, "http_request", http_request);

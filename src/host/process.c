@@ -725,10 +725,11 @@ static geno_value *spawn_with_input_cb(const char *name, const geno_value *const
   return spawn_common(ud, args, nargs, true, error);
 }
 
-bool host_process_install(Host *h, char **err) {
+bool host_process_install(Host *h, const HostOptions *o, char **err) {
+  (void)err;
   h->inherit_env = (h->caps & GENO_CAP_ENV) != 0;
-  h->path_search = host_env_truthy("GENO_PROCESS_ALLOW_PATH_SEARCH");
-  const char *list = getenv("GENO_PROCESS_EXECUTABLES");
+  h->path_search = o->process_path_search;
+  const char *list = o->process_executables;
   if (list && *list) { /* real paths of the allowed executables */
     h->exe_allow = calloc(1, sizeof *h->exe_allow);
     if (!h->exe_allow) return false;

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -52,7 +53,9 @@ static const char serve_help[] =
     "  --allow-capability CAP\n"
     "                        capability requests may ask for (repeatable,\n"
     "                        comma-separated). Default: print, clock, random.\n"
-    "                        Requests get none unless they list them.\n"
+    "                        Requests get none unless they list them; fs and\n"
+    "                        process also need GENO_FS_ROOTS and\n"
+    "                        GENO_PROCESS_EXECUTABLES.\n"
     "  --allow-insecure      allow a non-loopback bind without GENO_API_KEY and\n"
     "                        GENO_ALLOWED_HOSTS\n"
     "  --workers N           requests executed at once (default\n"
@@ -81,6 +84,59 @@ static int env_error(const char *fmt, ...) {
   va_end(ap);
   fputc('\n', stderr);
   return 2;
+}
+
+/* GENO_FS_ROOTS and GENO_PROCESS_EXECUTABLES: ':'-separated absolute
+ * paths of existing directories / executables, checked at start so that a
+ * typo is an exit 2 and not a refusal at every request. Empty entries are
+ * skipped; a variable with no entry counts as unset. */
+static int env_bool(const char *key, int def, int *out);
+static int load_host_lists(SrvConfig *cfg) {
+  static const struct {
+    const char *name;
+    bool dirs;
+  } vars[] = {{"GENO_FS_ROOTS", true}, {"GENO_PROCESS_EXECUTABLES", false}};
+  for (size_t v = 0; v < 2; v++) {
+    const char *list = getenv(vars[v].name);
+    size_t entries = 0;
+    for (const char *p = list ? list : ""; *p;) {
+      const char *end = strchr(p, ':');
+      size_t len = end ? (size_t)(end - p) : strlen(p);
+      if (len) {
+        char path[PATH_MAX];
+        struct stat st;
+        if (len >= sizeof path) return env_error("%s has an entry longer than %d bytes", vars[v].name, PATH_MAX - 1);
+        memcpy(path, p, len);
+        path[len] = 0;
+        if (path[0] != '/') return env_error("%s entries must be absolute paths, got '%s'", vars[v].name, path);
+        if (stat(path, &st) != 0) return env_error("%s names '%s', which does not exist", vars[v].name, path);
+        if (vars[v].dirs && !S_ISDIR(st.st_mode))
+          return env_error("%s names '%s', which is not a directory", vars[v].name, path);
+        if (!vars[v].dirs && (!S_ISREG(st.st_mode) || access(path, X_OK) != 0))
+          return env_error("%s names '%s', which is not an executable file", vars[v].name, path);
+        entries++;
+      }
+      if (!end) break;
+      p = end + 1;
+    }
+    if (vars[v].dirs && entries) {
+      cfg->fs_roots = strdup(list);
+      if (!cfg->fs_roots) return env_error("out of memory");
+    }
+    if (!vars[v].dirs && entries) {
+      cfg->process_allow_list = true;
+      cfg->process_executables = strdup(list);
+      if (!cfg->process_executables) return env_error("out of memory");
+    }
+  }
+  int b;
+  if (env_bool("GENO_FS_READ_ONLY", 0, &b)) return 2;
+  cfg->fs_read_only = b == 1;
+  if (env_bool("GENO_HTTP_ALLOW_PRIVATE", 0, &b)) return 2;
+  cfg->http_allow_private = b == 1;
+  if (env_bool("GENO_PROCESS_ALLOW_PATH_SEARCH", 0, &b)) return 2;
+  cfg->process_path_search = b == 1;
+  return 0;
 }
 
 /* Python's int(): optional sign, digits, surrounding whitespace, single
@@ -423,6 +479,7 @@ int srv_config_load(SrvConfig *cfg, int argc, char **argv) {
       !env_csv("GENO_ALLOWED_ENV_NAMES", &cfg->env_names) || !env_csv("GENO_ALLOWED_ENV_PREFIXES", &cfg->env_prefixes))
     return env_error("out of memory");
   if (load_allowed_hosts(cfg)) return 2;
+  if (load_host_lists(cfg)) return 2;
   if (!cfg->host || !cfg->service) return env_error("out of memory");
   return 0;
 }
@@ -434,6 +491,8 @@ void srv_config_free(SrvConfig *cfg) {
   free(cfg->revision);
   free(cfg->api_key);
   free(cfg->trusted_proxy);
+  free(cfg->fs_roots);
+  free(cfg->process_executables);
   for (size_t i = 0; i < cfg->nallowed_hosts; i++) free(cfg->allowed_hosts[i].host);
   free(cfg->allowed_hosts);
   strings_free(&cfg->cors_origins);

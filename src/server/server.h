@@ -58,6 +58,16 @@ typedef struct SrvConfig {
   bool require_auth_playground;
   char *trusted_proxy;         /* NULL: X-Forwarded-* ignored */
   SrvStrings env_names, env_prefixes;
+  /* Effects on the machine need their allow-lists (a request granting fs
+   * or process without one is refused, 400): GENO_FS_ROOTS, the only
+   * directories fs may reach (':'-separated, as given; NULL: unset), and
+   * whether GENO_PROCESS_EXECUTABLES lists at least one executable. */
+  char *fs_roots;
+  bool process_allow_list;
+  char *process_executables;   /* GENO_PROCESS_EXECUTABLES as given (NULL: unset) */
+  /* GENO_FS_READ_ONLY, GENO_HTTP_ALLOW_PRIVATE, GENO_PROCESS_ALLOW_PATH_SEARCH:
+   * read at start (the environment is emptied before the first request) */
+  bool fs_read_only, http_allow_private, process_path_search;
   uint64_t max_body, max_header, max_response, max_depth;
   uint64_t max_module_bytes, max_modules;
   double max_timeout, max_wall, constrain_wall, startup_grace;

@@ -246,7 +246,12 @@ void srv_execute(const SrvConfig *cfg, geno_metrics *metrics, const SrvRequest *
     HostOptions ho = {.caps = host_caps,
                       .timeout_s = req->timeout_s,
                       .max_collection = c.max_collection_size,
-                      .program_path = "./server.geno"};
+                      .program_path = "./server.geno",
+                      .fs_roots = cfg->fs_roots,
+                      .fs_read_only = cfg->fs_read_only,
+                      .http_allow_private = cfg->http_allow_private,
+                      .process_path_search = cfg->process_path_search,
+                      .process_executables = cfg->process_executables};
     char *err = NULL;
     if (!host_init(&host, &ho, &err)) {
       srv_log(SRV_LOG_ERROR, "host callbacks could not be set up: %s", err ? err : "out of memory");

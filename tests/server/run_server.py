@@ -14,6 +14,7 @@ import re
 import signal
 import socket
 import subprocess
+import tempfile
 import sys
 import threading
 import time
@@ -616,6 +617,60 @@ def test_env_allowlist():
         check(st == 200 and b["value"] == "yes--", "env allow-list, secrets hidden: %r" % b)
     finally:
         s.stop()
+
+
+def test_effect_allowlists():
+    """fs and process are carried out by the server, so they need the
+    operator's lists: without them a request granting either is refused
+    (a trial once ran /bin/sh as the server's user with
+    --allow-capability process and no list; the server had emptied its
+    environment at start, so the list was never read at request time)."""
+    src_echo = ("func main() -> Result[ProcessResult, String]\n    return exec(\"/bin/echo hi\")\nend func\n")
+    src_sh = ("func main() -> Result[ProcessResult, String]\n    return exec(\"/bin/sh -c id\")\nend func\n")
+    with tempfile.TemporaryDirectory() as root, tempfile.TemporaryDirectory() as cwd:
+        write = "func main() -> Unit\n    fs_write_text(%s, \"x\")\nend func\n"
+        outside = os.path.join(cwd, "outside.txt")
+        s = Server({"GENO_RATE_LIMIT_REQUESTS": "0"}, ["--allow-capability", "print,fs,process"])
+        try:
+            for caps, src, msg in ((["process"], src_sh, "process capability requires GENO_PROCESS_EXECUTABLES"),
+                                   (["fs"], write % json.dumps(outside), "fs capability requires GENO_FS_ROOTS")):
+                for path in ("/run", "/test", "/check"):
+                    st, h, b = s.post(path, {"source": src, "capabilities": caps})
+                    check(st == 400 and err(b) == msg, "%s %s without its list: %r" % (path, caps, b))
+        finally:
+            s.stop()
+        check(not os.path.exists(outside), "nothing written without GENO_FS_ROOTS")
+        s = Server({"GENO_RATE_LIMIT_REQUESTS": "0", "GENO_FS_ROOTS": root,
+                    "GENO_PROCESS_EXECUTABLES": "/bin/echo"}, ["--allow-capability", "print,fs,process"])
+        try:
+            st, h, b = s.post("/run", {"source": src_echo, "capabilities": ["process"]})
+            check(st == 200 and b["value"]["fields"]["value"]["fields"]["stdout"] == "hi\n",
+                  "a listed executable runs: %r" % b)
+            st, h, b = s.post("/run", {"source": src_sh, "capabilities": ["process"]})
+            check(st == 200 and b["value"]["_constructor"] == "Err" and "allowlist" in b["value"]["fields"]["error"],
+                  "an executable not listed is refused: %r" % b)
+            st, h, b = s.post("/run", {"source": write % json.dumps(os.path.join(root, "in.txt")),
+                                       "capabilities": ["fs"]})
+            check(st == 200 and open(os.path.join(root, "in.txt")).read() == "x", "a write inside the root: %r" % b)
+            st, h, b = s.post("/run", {"source": "func main() -> String\n    return fs_read_text(\"in.txt\")\nend func\n",
+                                       "capabilities": ["fs"]})
+            check(st == 200 and b["value"] == "x", "a relative path is read from the root: %r" % b)
+            st, h, b = s.post("/run", {"source": write % json.dumps(outside), "capabilities": ["fs"]})
+            check(st == 400 and "escapes configured filesystem roots" in b["diagnostics"][0]["message"]
+                  and not os.path.exists(outside), "a write outside the root refused: %r" % b)
+            st, h, b = s.post("/run", {"source": write % json.dumps("in.txt"), "capabilities": ["print"]})
+            check(st == 400 and b["diagnostics"][0]["code"] == "E412", "fs still needs the request's grant: %r" % b)
+        finally:
+            s.stop()
+        s = Server({"GENO_RATE_LIMIT_REQUESTS": "0", "GENO_FS_ROOTS": root, "GENO_FS_READ_ONLY": "1"},
+                   ["--allow-capability", "fs"])
+        try:
+            st, h, b = s.post("/run", {"source": write % json.dumps("in2.txt"), "capabilities": ["fs"]})
+            check(st == 400 and "writes are not allowed" in b["diagnostics"][0]["message"]
+                  and not os.path.exists(os.path.join(root, "in2.txt")),
+                  "GENO_FS_READ_ONLY read at start holds at request time: %r" % b)
+        finally:
+            s.stop()
 
 
 def test_auth_and_rate():
@@ -1233,6 +1288,15 @@ def test_startup_rules():
               "bad GENO_SPAWNER_EXECUTABLE %r: %r" % (bad, err_text))
     rc, err_text = run(["--port", "x"])
     check(rc == 2, "bad port")
+    for var, value, text in (("GENO_FS_ROOTS", "relative/dir", "GENO_FS_ROOTS entries must be absolute paths"),
+                             ("GENO_FS_ROOTS", "/nonexistent/root", "which does not exist"),
+                             ("GENO_FS_ROOTS", "/bin/sh", "which is not a directory"),
+                             ("GENO_PROCESS_EXECUTABLES", "echo", "entries must be absolute paths"),
+                             ("GENO_PROCESS_EXECUTABLES", "/tmp", "which is not an executable file"),
+                             ("GENO_FS_READ_ONLY", "maybe", "must be a boolean"),
+                             ("GENO_HTTP_ALLOW_PRIVATE", "2", "must be a boolean")):
+        rc, err_text = run([], {var: value})
+        check(rc == 2 and text in err_text, "bad %s=%r: %r" % (var, value, err_text))
     # an empty --allow-capability list means no capability, not the defaults
     s = Server({"GENO_RATE_LIMIT_REQUESTS": "0"}, ["--allow-capability", ""])
     try:
@@ -1263,6 +1327,7 @@ def main():
         check(s.stop() == 0, "server stops with status 0 on SIGTERM")
     test_wall_timeout_and_crash()
     test_env_allowlist()
+    test_effect_allowlists()
     test_auth_and_rate()
     test_concurrency()
     test_kill_under_load()
