@@ -166,8 +166,6 @@ typedef struct SrvReply {
 /* Carry out a validated request in a sandboxed child and build the reply
  * (status, compact JSON). metrics records the run. */
 void srv_execute(const SrvConfig *cfg, geno_metrics *metrics, const SrvRequest *req, SrvReply *out);
-/* Python's repr of a float (shortest text that reads back: 15.0, 0.1). */
-void srv_float_repr(char *out, size_t n, double d);
 /* JSON text made ASCII-only as the reference sends it: each non-ASCII
  * UTF-8 sequence (only inside strings) becomes \uXXXX, a surrogate pair
  * above U+FFFF. Returns a malloc'd copy (length in *out_len) or NULL. */

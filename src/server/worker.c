@@ -16,14 +16,6 @@
 #include "../host/host.h"
 #include "server.h"
 
-void srv_float_repr(char *out, size_t n, double d) {
-  for (int k = 1; k <= 17; k++) {
-    snprintf(out, n, "%.*g", k, d);
-    if (strtod(out, NULL) == d) break;
-  }
-  if (!strpbrk(out, ".en")) strncat(out, ".0", n - strlen(out) - 1);
-}
-
 /* The code point of the UTF-8 sequence at s (its length in *n), or -1
  * with *n = 1 when it is not one. */
 static long utf8_point(const unsigned char *s, size_t *n) {
