@@ -129,6 +129,23 @@ class Server:
         s.close()
         return out
 
+    def post_in_background(self, obj, wait_for_worker=True):
+        """POST obj to /run on a thread of its own; returns (thread, result),
+        result["r"] the (status, headers, body) once the thread ends. With
+        wait_for_worker, first waits (up to 2 s) until a worker is running."""
+        result = {}
+
+        def run():
+            result["r"] = self.post("/run", obj, timeout=30)
+
+        th = threading.Thread(target=run)
+        th.start()
+        for _ in range(200 if wait_for_worker else 0):
+            if self.children():
+                break
+            time.sleep(0.01)
+        return th, result
+
     def children(self):
         return sorted(set(self._all_children()) - self.base)
 
@@ -460,13 +477,7 @@ def test_idle_connections(s):
     finally:
         for c in idle:
             c.close()
-    result = {}
-
-    def slow():
-        result["r"] = s.post("/run", {"source": LOOP, "timeout": 1.0, "max_steps": 10000000})
-
-    th = threading.Thread(target=slow)
-    th.start()
+    th, result = s.post_in_background({"source": LOOP, "timeout": 1.0, "max_steps": 10000000}, False)
     try:
         time.sleep(0.2)
         t0 = time.time()
@@ -553,19 +564,8 @@ def test_wall_timeout_and_crash():
         time.sleep(0.1)
         check(s.children() == [], "killed worker reaped")
         # a worker killed from outside: that request is a 500, the server goes on
-        result = {}
-
-        def slow():
-            result["r"] = s.post("/run", {"source": LOOP, "timeout": 5, "max_steps": 10000000})
-
-        th = threading.Thread(target=slow)
-        th.start()
-        kids = []
-        for _ in range(200):
-            kids = s.children()
-            if kids:
-                break
-            time.sleep(0.01)
+        th, result = s.post_in_background({"source": LOOP, "timeout": 5, "max_steps": 10000000})
+        kids = s.children()
         check(len(kids) == 1, "one worker for one request: %r" % kids)
         if kids:
             os.kill(kids[0], signal.SIGILL)  # a crash (sanitizer builds catch SIGSEGV themselves)
@@ -713,17 +713,7 @@ def test_auth_and_rate():
 def test_concurrency():
     s = Server({"GENO_MAX_CONCURRENT_REQUESTS": "1", "GENO_RATE_LIMIT_REQUESTS": "0"})
     try:
-        result = {}
-
-        def slow():
-            result["r"] = s.post("/run", {"source": LOOP, "timeout": 1.5, "max_steps": 10000000})
-
-        th = threading.Thread(target=slow)
-        th.start()
-        for _ in range(200):
-            if s.children():
-                break
-            time.sleep(0.01)
+        th, result = s.post_in_background({"source": LOOP, "timeout": 1.5, "max_steps": 10000000})
         st, h, b = s.post("/run", {"source": OK42})
         check(st == 503 and b == {"error": "Too many concurrent requests"}, "concurrency cap: %r %r" % (st, b))
         # SIGTERM while the slow request runs: it still gets its answer, then exit 0
@@ -946,7 +936,6 @@ def test_drain():
     for with_run in (False, True):
         s = Server({"GENO_RATE_LIMIT_REQUESTS": "0", "GENO_REQUEST_TIMEOUT_SECONDS": "20"})
         conns = []
-        result = {}
         try:
             host = s.host().encode()
             for first in (b"", b"POST /run HTTP/1.1\r\nHost: %s\r\n" % host,
@@ -956,17 +945,10 @@ def test_drain():
                 if first:
                     c.sendall(first)
                 conns.append(c)
-            th = None
-            if with_run:
-                def run():  # 1.5 s asleep (clock is in the default ceiling)
-                    result["r"] = s.post("/run", {"source": "func main() -> Int\n    sleep_ms(1500)\n    return 7\n"
-                                                            "end func\n", "capabilities": ["clock"]}, timeout=30)
-                th = threading.Thread(target=run)
-                th.start()
-                for _ in range(200):
-                    if s.children():
-                        break
-                    time.sleep(0.01)
+            th, result = None, {}
+            if with_run:  # 1.5 s asleep (clock is in the default ceiling)
+                th, result = s.post_in_background({"source": "func main() -> Int\n    sleep_ms(1500)\n    return 7\n"
+                                                             "end func\n", "capabilities": ["clock"]})
             time.sleep(0.2)
             t0 = time.time()
             os.kill(s.proc.pid, signal.SIGTERM)
