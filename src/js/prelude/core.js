@@ -403,7 +403,11 @@ function $mul(a, b) {
 //@ $band $bxor $bnot $pyty $badop
 // Int & Int and Int ^ Int; a Float operand (Int ** negative Int) is the
 // VM's type error.
-function $pyty(v) { return typeof v === "bigint" ? "int" : typeof v === "number" ? "float" : typeof v === "string" ? "str" : typeof v === "boolean" ? "bool" : "object"; }
+function $pyty(v) {
+  const t = typeof v;
+  return t === "bigint" ? "int" : t === "number" ? "float" : t === "string" ? "str" : t === "boolean" ? "bool" :
+    v === undefined || v.$u === true ? "NoneType" : "object";
+}
 function $badop(op, a, b) { $fail("E410", "unsupported operand type(s) for " + op + ": '" + $pyty(a) + "' and '" + $pyty(b) + "'"); }
 function $band(a, b) { if (typeof a !== "bigint" || typeof b !== "bigint") $badop("&", a, b); return a & b; }
 function $bxor(a, b) { if (typeof a !== "bigint" || typeof b !== "bigint") $badop("^", a, b); return a ^ b; }
