@@ -665,7 +665,7 @@ static void binary(Js *J, Buf *b, Expr *e) {
     default: break;
   }
   if (ints) {
-    const char *fn = NULL, *o = NULL;
+    const char *fn = NULL;
     switch (op) {
       /* Checked against max_integer_bits; an Int-typed operand may be a
        * Float at run time (Int ** negative Int), which these handle. */
@@ -681,27 +681,15 @@ static void binary(Js *J, Buf *b, Expr *e) {
       case OP_SHR: fn = "$shr"; break;
       default: break;
     }
-    if (fn) need(J, fn);
-    if (o && fn) {
-      buf_printf(b, "%s(", fn);
-      paren_expr(J, b, l);
-      buf_puts(b, o);
-      paren_expr(J, b, r);
-      buf_putc(b, ')');
-    } else if (o) {
-      buf_putc(b, '(');
-      paren_expr(J, b, l);
-      buf_puts(b, o);
-      paren_expr(J, b, r);
-      buf_putc(b, ')');
-    } else {
+    if (fn) {
+      need(J, fn);
       buf_printf(b, "%s(", fn);
       expr(J, b, l);
       buf_puts(b, ", ");
       expr(J, b, r);
       buf_putc(b, ')');
+      return;
     }
-    return;
   }
   /* A Float-typed value can hold an Int at run time (arguments are not
    * converted), so Float arithmetic decides on the values, as the VM does. */
