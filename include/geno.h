@@ -312,7 +312,8 @@ GENO_API bool geno_function_callable(const geno_value *fn);
 /* ------------------------------------------------------------------------ */
 
 /* Source of an importable module: `import Name` finds the entry whose name
- * is "Name". The library never reads files. */
+ * is "Name". The library never reads files. Diagnostics inside it name
+ * the file "<module:Name>", as the reference's run(modules=...) does. */
 typedef struct geno_module {
   const char *name;   /* PascalCase module name */
   const char *source; /* UTF-8 text (copied during the call) */

@@ -521,7 +521,9 @@ def run_path(path: str, config: RunConfig | None = None) -> RunResult:
     from dataclasses import replace
 
     run_cfg = replace(cfg, modules=modules, target=targets[0] if targets else None)
-    return _execute(source, filename, run_cfg, None)
+    result = _execute(source, filename, run_cfg, None)
+    result.diagnostics = _disk_module_names(result.diagnostics, modules, cfg.modules)
+    return result
 
 
 def check_path(path: str, modules: dict[str, str] | None = None, target: str | None = None) -> CheckResult:
@@ -531,4 +533,24 @@ def check_path(path: str, modules: dict[str, str] | None = None, target: str | N
     except _ProjectError as exc:
         return CheckResult(ok=False, diagnostics=[Diagnostic(ErrorCode.PROJECT_RESOLUTION_ERROR, str(exc),
                                                              Severity.ERROR)])
-    return _check(source, filename, found, targets)
+    result = _check(source, filename, found, targets)
+    result.diagnostics = _disk_module_names(result.diagnostics, found, modules)
+    return result
+
+
+def _disk_module_names(diagnostics: list[Diagnostic], modules: Mapping[str, str],
+                       overlay: Mapping[str, str] | None) -> list[Diagnostic]:
+    """Diagnostics in a module read from disk name its file (``Name.geno``);
+    the library names every module given as text ``<module:Name>``, which
+    an overlay module keeps, as in the reference."""
+    from dataclasses import replace
+
+    out = []
+    for d in diagnostics:
+        loc = d.location
+        if loc is not None and loc.filename.startswith("<module:") and loc.filename.endswith(">"):
+            name = loc.filename[len("<module:"):-1]
+            if name in modules and name not in (overlay or {}):
+                d = replace(d, location=replace(loc, filename=name + ".geno"))
+        out.append(d)
+    return out

@@ -136,6 +136,10 @@ def test_check_and_run_with_modules():
     assert geno.check(main, modules={"Util": util}).ok
     assert not geno.check(main).ok
     assert geno.run(main, config=RunConfig(modules={"Util": util})).value == 42
+    # a module given as text is named "<module:Name>" in its diagnostics, as the reference names it
+    bad = {"Util": "func twice(x: Int) -> Int\n    return \"x\"\nend func\n"}
+    for r in (geno.check(main, modules=bad), geno.run(main, config=RunConfig(modules=bad))):
+        assert not r.ok and r.diagnostics[0].location.filename == "<module:Util>"
 
 
 def test_run_path_and_check_path(tmp_path):
@@ -149,6 +153,14 @@ def test_run_path_and_check_path(tmp_path):
     # modules given in the config win over files
     over = RunConfig(modules={"Util": "func twice(x: Int) -> Int\n    example 1 -> 3\n    return x * 3\nend func\n"})
     assert geno.run_path(str(tmp_path / "Main.geno"), config=over).value == 12
+    # diagnostics in a module read from disk name its file; an overlay keeps "<module:Name>"
+    (tmp_path / "Bad.geno").write_text("func twice(x: Int) -> Int\n    return \"x\"\nend func\n")
+    (tmp_path / "UseBad.geno").write_text("import Bad\n\nfunc main() -> Int\n    return Bad.twice(4)\nend func\n")
+    for r in (geno.run_path(str(tmp_path / "UseBad.geno")), geno.check_path(tmp_path / "UseBad.geno")):
+        assert not r.ok and r.diagnostics[0].location.filename == "Bad.geno"
+    bad_over = {"Bad": "func twice(x: Int) -> Int\n    return 1.5\nend func\n"}
+    r = geno.check_path(tmp_path / "UseBad.geno", modules=bad_over)
+    assert not r.ok and r.diagnostics[0].location.filename == "<module:Bad>"
     missing = geno.run_path(str(tmp_path / "Nope.geno"))
     assert not missing.ok and missing.diagnostics[0].code is geno.ErrorCode.PROJECT_RESOLUTION_ERROR
     assert geno.check_path(str(tmp_path / "Nope.geno")).diagnostics[0].code.value == "E204"

@@ -157,8 +157,11 @@ void rt_frontend_run(FrontEnd *fe, const char *source, size_t len, const char *f
         free(shown);
         continue;
       }
+      /* a module given as text (geno_config.modules) is named as the
+       * reference names one: "<module:Name>"; one the loader read,
+       * by the name it gave or "Name.geno" */
       char fname[512];
-      snprintf(fname, sizeof fname, "%s.geno", name);
+      snprintf(fname, sizeof fname, src && !loaded ? "<module:%s>" : "%s.geno", name);
       /* the span file name must outlive this loop: the arena keeps it */
       const char *file_shown = shown ? shown_name(&fe->prog.arena, shown) : fname;
       parse_module(&fe->prog, name, file_shown, text, text_len, &fe->diags); /* copies the text */

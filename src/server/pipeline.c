@@ -371,10 +371,13 @@ static bool within_header_budget(SrvService *s, SrvExchange *x) {
 void srv_service_begin(SrvService *s, SrvExchange *x) {
   x->start = now_ms();
   if (!within_header_budget(s, x)) return;
-  if (strcmp(x->method, "GET") == 0 || strcmp(x->method, "HEAD") == 0) return handle_get(s, x);
+  /* HEAD is not served (501), as the reference's http.server handler has no HEAD */
+  if (strcmp(x->method, "GET") == 0) return handle_get(s, x);
   if (strcmp(x->method, "OPTIONS") == 0) {
     if (!host_ok(s, x, false)) return respond_bad_host(s, x);
-    return respond(s, x, 204, NULL, 0, free, NULL, H_CORS | H_SECURITY);
+    respond(s, x, 204, NULL, 0, free, NULL, H_CORS | H_SECURITY);
+    add_header(x, "Content-Length", "0"); /* as the reference's; a transport adds none to a 204 */
+    return;
   }
   if (strcmp(x->method, "POST") != 0) return respond_page(s, x, 501, "Unsupported method");
   post_first(s, x);
@@ -398,12 +401,36 @@ void srv_service_finish(SrvService *s, SrvExchange *x, const char *body, size_t 
     if (owned) free((char *)msg);
   } else {
     x->source_bytes = req.source_len;
+    req.request_id = x->request_id;
     srv_execute(&s->cfg, s->metrics, &req, &rep);
     srv_request_free(&req);
   }
   if (!rep.body) return post_error(s, x, 500, "internal_error", "internal server error");
   post_done(s, x, rep.status, rep.outcome);
   respond(s, x, rep.status, rep.body, rep.len, rep.release, JSON_TYPE, H_CORS | H_SECURITY | H_REQID);
+}
+
+char *srv_service_incomplete_answer(SrvService *s, const SrvExchange *x, size_t *len) {
+  SrvExchange y = *x; /* the request's fields and id; an answer of its own */
+  y.nout = 0;
+  y.body = NULL;
+  respond_json_error(s, &y, 400, "incomplete request body", H_CORS | H_SECURITY | H_REQID);
+  if (!y.body) return NULL;
+  size_t n = 0;
+  for (size_t i = 0; i < y.nout; i++) n += strlen(y.out[i].name) + strlen(y.out[i].value) + 4;
+  n += 96 + y.body_len;
+  char *out = malloc(n);
+  size_t k = 0;
+  for (size_t i = 0; out && i < y.nout; i++)
+    k += (size_t)snprintf(out + k, n - k, "%s: %s\r\n", y.out[i].name, y.out[i].value);
+  if (out) {
+    k += (size_t)snprintf(out + k, n - k, "Connection: close\r\nContent-Length: %zu\r\n\r\n", y.body_len);
+    memcpy(out + k, y.body, y.body_len);
+    k += y.body_len;
+  }
+  y.release(y.body);
+  *len = k;
+  return out;
 }
 
 void srv_service_fail(SrvService *s, SrvExchange *x, int status, const char *outcome, const char *msg) {

@@ -143,6 +143,7 @@ typedef struct SrvRequest {
   unsigned caps;
   geno_module *modules;
   size_t nmodules;
+  const char *request_id;     /* for the log (set by the pipeline, borrowed) */
 } SrvRequest;
 
 /* Validate a body (bytes as received) for endpoint. On success fills req
@@ -165,8 +166,6 @@ typedef struct SrvReply {
 /* Carry out a validated request in a sandboxed child and build the reply
  * (status, compact JSON). metrics records the run. */
 void srv_execute(const SrvConfig *cfg, geno_metrics *metrics, const SrvRequest *req, SrvReply *out);
-/* Python's repr of a float (shortest text that reads back: 15.0, 0.1). */
-void srv_float_repr(char *out, size_t n, double d);
 /* JSON text made ASCII-only as the reference sends it: each non-ASCII
  * UTF-8 sequence (only inside strings) becomes \uXXXX, a surrogate pair
  * above U+FFFF. Returns a malloc'd copy (length in *out_len) or NULL. */
@@ -340,6 +339,12 @@ void srv_service_finish(SrvService *s, SrvExchange *x, const char *body, size_t 
 /* Answer x, still unanswered, with an error of the server's own (out of
  * memory, no worker thread): status, metrics outcome and message. */
 void srv_service_fail(SrvService *s, SrvExchange *x, int status, const char *outcome, const char *msg);
+/* The answer x (waiting for its body) gets if its client stops sending
+ * before the body is whole: the header lines after the status line, the
+ * blank line and the 400 body, in a malloc'd buffer (NULL: out of memory).
+ * For a transport that learns of it where it cannot call
+ * srv_service_finish; srv_exchange_end then records the 400. */
+char *srv_service_incomplete_answer(SrvService *s, const SrvExchange *x, size_t *len);
 /* After the answer is written (or the client went away): releases the
  * concurrency slot and the body, and records a request that got no answer. */
 void srv_exchange_end(SrvService *s, SrvExchange *x);

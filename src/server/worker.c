@@ -16,14 +16,6 @@
 #include "../host/host.h"
 #include "server.h"
 
-void srv_float_repr(char *out, size_t n, double d) {
-  for (int k = 1; k <= 17; k++) {
-    snprintf(out, n, "%.*g", k, d);
-    if (strtod(out, NULL) == d) break;
-  }
-  if (!strpbrk(out, ".en")) strncat(out, ".0", n - strlen(out) - 1);
-}
-
 /* The code point of the UTF-8 sequence at s (its length in *n), or -1
  * with *n = 1 when it is not one. */
 static long utf8_point(const unsigned char *s, size_t *n) {
@@ -125,7 +117,7 @@ size_t srv_json_compact(char *json) {
 char *srv_json_ascii(const char *json, size_t n, size_t *out_len) {
   size_t extra = 0;
   for (size_t i = 0; i < n; i++)
-    if ((unsigned char)json[i] >= 0x80) extra += 12; /* at most 12 bytes out per byte in */
+    if ((unsigned char)json[i] >= 0x7f) extra += 12; /* at most 12 bytes out per byte in */
   char *o = malloc(n + extra + 1);
   if (!o) return NULL;
   size_t k = 0;
@@ -133,7 +125,11 @@ char *srv_json_ascii(const char *json, size_t n, size_t *out_len) {
     unsigned char c = (unsigned char)json[i];
     size_t len;
     long cp;
-    if (c >= 0x80 && (cp = utf8_point((const unsigned char *)json + i, &len)) >= 0) {
+    if (c == 0x7f) { /* DEL: escaped as the reference's JSON writer escapes it (only in a string) */
+      memcpy(o + k, "\\u007f", 6);
+      k += 6;
+      i++;
+    } else if (c >= 0x80 && (cp = utf8_point((const unsigned char *)json + i, &len)) >= 0) {
       char tmp[32];
       size_t m = escape_point(tmp, cp);
       memcpy(o + k, tmp, m);
@@ -195,7 +191,8 @@ void srv_execute(const SrvConfig *cfg, geno_metrics *metrics, const SrvRequest *
       srv_error_reply(out, 500, "internal_error", "internal server error");
     } else if (strlen(json) > cfg->max_response) {
       geno_free(json);
-      srv_log(SRV_LOG_WARNING, "Response exceeded configured limit path=/constrain");
+      srv_log(SRV_LOG_WARNING, "Response exceeded configured limit request_id=%s path=/constrain",
+              req->request_id ? req->request_id : "");
       srv_error_reply(out, 413, "response_too_large", "response too large");
     } else {
       size_t n;
@@ -271,9 +268,8 @@ void srv_execute(const SrvConfig *cfg, geno_metrics *metrics, const SrvRequest *
   }
   geno_isolation_end end = geno_result_isolation(r);
   if (end == GENO_ISOLATION_DEADLINE) {
-    char t[40], msg[80];
-    srv_float_repr(t, sizeof t, wall);
-    snprintf(msg, sizeof msg, "Wall-clock timeout (%ss)", t);
+    char msg[80]; /* the budget with one decimal, as the reference prints it: (15.0s), (0.0s) */
+    snprintf(msg, sizeof msg, "Wall-clock timeout (%.1fs)", wall);
     srv_error_reply(out, 504, "wall_timeout", msg);
   } else if (end == GENO_ISOLATION_CRASHED || end == GENO_ISOLATION_SETUP_FAILED) {
     if (cfg->sandbox_debug || srv_log_level <= SRV_LOG_DEBUG) {
@@ -296,7 +292,8 @@ void srv_execute(const SrvConfig *cfg, geno_metrics *metrics, const SrvRequest *
         srv_error_reply(out, 500, "internal_error", "internal server error");
       } else if (n > cfg->max_response) {
         free(json);
-        srv_log(SRV_LOG_WARNING, "Response exceeded configured limit path=%s", endpoint_path(req->endpoint));
+        srv_log(SRV_LOG_WARNING, "Response exceeded configured limit request_id=%s path=%s",
+                req->request_id ? req->request_id : "", endpoint_path(req->endpoint));
         srv_error_reply(out, 413, "response_too_large", "response too large");
       } else {
         out->status = geno_result_ok(r) ? 200 : 400;

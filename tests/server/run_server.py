@@ -111,9 +111,11 @@ class Server:
         except ValueError:
             return status, hdrs, payload
 
-    def raw(self, data, timeout=10):
+    def raw(self, data, timeout=10, pause=0):
+        """Send data, wait `pause` seconds, shut the write side, read the answer to the end."""
         s = socket.create_connection(("127.0.0.1", self.port), timeout=timeout)
         s.sendall(data)
+        time.sleep(pause)
         s.shutdown(socket.SHUT_WR)
         out = b""
         try:
@@ -126,6 +128,23 @@ class Server:
             pass
         s.close()
         return out
+
+    def post_in_background(self, obj, wait_for_worker=True):
+        """POST obj to /run on a thread of its own; returns (thread, result),
+        result["r"] the (status, headers, body) once the thread ends. With
+        wait_for_worker, first waits (up to 2 s) until a worker is running."""
+        result = {}
+
+        def run():
+            result["r"] = self.post("/run", obj, timeout=30)
+
+        th = threading.Thread(target=run)
+        th.start()
+        for _ in range(200 if wait_for_worker else 0):
+            if self.children():
+                break
+            time.sleep(0.01)
+        return th, result
 
     def children(self):
         return sorted(set(self._all_children()) - self.base)
@@ -203,6 +222,11 @@ def test_basics(s):
     st, h, b = s.post("/run", {"source": "import Util\nfunc main() -> Int\n    return Util.twice(4)\nend func\n",
                                "modules": {"Util": "func twice(x: Int) -> Int\n    example 1 -> 2\n    return x * 2\nend func\n"}})
     check(st == 200 and b["value"] == 8, "modules: %r" % b)
+    st, h, b = s.post("/run", {"source": "import Util\nfunc main() -> Int\n    return Util.twice(4)\nend func\n",
+                               "modules": {"Util": "func twice(x: Int) -> Int\n    return \"x\"\nend func\n"}})
+    locs = [d.get("location", {}).get("filename") for d in b.get("diagnostics", [])] if isinstance(b, dict) else []
+    check(st == 400 and locs and locs[0] == "<module:Util>",
+          "a diagnostic inside a module names it <module:Util>, as the reference: %r" % b)
     # steps: default hosted limit 10,000
     st, h, b = s.post("/run", {"source": LOOP})
     check(st == 400 and b["diagnostics"][0]["code"] == "E503", "default step limit: %r" % b)
@@ -230,8 +254,32 @@ def test_get(s):
     st, h, b = s.request("POST", "/nope", {"source": OK42})
     check(st == 404 and json.loads(b) == {"error": "unknown endpoint: /nope"}, "POST 404: %r" % b)
     st, h, b = s.request("OPTIONS", "/run")
-    check(st == 204 and h.get("content-length", "0") == "0" and
+    check(st == 204 and h.get("content-length") == "0" and
           h.get("access-control-allow-headers") == "Content-Type, Authorization, X-API-Key", "OPTIONS: %r" % h)
+    st, h, b = s.request("HEAD", "/healthz")
+    check(st == 501 and b == b"", "HEAD is 501, as the reference's http.server handler: %r" % st)
+    # GET, OPTIONS and POST answers keep the connection open (HTTP/1.1 keep-alive)
+    c = http.client.HTTPConnection("127.0.0.1", s.port, timeout=10)
+    try:
+        seen = []
+        for method, path, body in (("GET", "/healthz", None), ("OPTIONS", "/run", None), ("GET", "/nope", None),
+                                   ("POST", "/run", json.dumps({"source": OK42})), ("GET", "/healthz", None)):
+            hd = {"Host": s.host()}
+            if body:
+                hd["Content-Type"] = "application/json"
+            c.request(method, path, body, hd)
+            r = c.getresponse()
+            r.read()
+            seen.append((method, r.status, r.getheader("Connection")))
+        check([x[1] for x in seen] == [200, 204, 404, 200, 200] and all(x[2] is None for x in seen),
+              "five requests on one kept-alive connection: %r" % seen)
+    finally:
+        c.close()
+    # a client that sends a request and shuts its side down gets the answer and the connection closed
+    t0 = time.time()
+    out = s.raw(b"GET /healthz HTTP/1.1\r\nHost: %s\r\n\r\n" % s.host().encode())
+    check(out.startswith(b"HTTP/1.1 200 ") and time.time() - t0 < 3,
+          "a half-closed keep-alive connection is closed after its answer: %.1fs %r" % (time.time() - t0, out[:40]))
     st, h, b = s.request("PUT", "/run", "x")
     check(st == 501, "PUT is 501: %r" % st)
 
@@ -300,6 +348,21 @@ def test_body_rules(s):
         check(st == 400 and json.loads(b)["error"] == msg, "JSON rule %r: %r %r" % (msg, st, b))
     st, h, b = s.request("POST", "/run", b'{"source": "' + b"[" * 200 + b'"}', {"Content-Type": "application/json"})
     check(st == 400 and json.loads(b)["diagnostics"], "brackets inside strings do not count as nesting")
+    # a body shorter than its Content-Length, then the client shuts its side down: 400, as the reference
+    for pause in (0, 0.3):  # the end of stream with the bytes, or after them
+        t0 = time.time() + pause
+        out = s.raw(b"POST /run HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\n"
+                    b"Content-Length: 100\r\n\r\n{\"source\"" % s.host().encode(), pause=pause)
+        head, _, payload = out.partition(b"\r\n\r\n")
+        try:
+            got = json.loads(payload)
+        except ValueError:
+            got = payload
+        check(head.startswith(b"HTTP/1.1 400 ") and got == {"error": "incomplete request body"} and
+              re.search(rb"\r\nX-Request-Id: [0-9a-f-]{36}\r\n", head) is not None and time.time() - t0 < 3,
+              "a body cut short (pause %.1f) is 400 incomplete request body: %.1fs %r" % (pause, time.time() - t0,
+                                                                                          out[:300]))
+    check("status=400" in s.log("outcome=bad_request"), "the cut-short body logged as a 400")
 
 
 def test_json_numbers_and_surrogates(s):
@@ -376,6 +439,9 @@ def test_ascii_only_json(s):
           "ASCII-only error message, one escape per character: %r" % raw[:80])
     st, h, raw = s.request("POST", "/constrain", {"prefix": 'func main() -> String\n    return "\u00e9'})
     check(st == 200 and raw.isascii(), "ASCII-only /constrain: %r" % raw[:120])
+    st, h, raw = s.request("POST", "/run", {"source": 'func main() -> String\n    return "a\x7fb"\nend func\n'})
+    check(st == 200 and b"\x7f" not in raw and b'"value":"a\\u007fb"' in raw,
+          "U+007F escaped as \\u007f, as the reference's JSON writer does: %r" % raw[:80])
 
 
 def test_malformed_content_length(s):
@@ -411,13 +477,7 @@ def test_idle_connections(s):
     finally:
         for c in idle:
             c.close()
-    result = {}
-
-    def slow():
-        result["r"] = s.post("/run", {"source": LOOP, "timeout": 1.0, "max_steps": 10000000})
-
-    th = threading.Thread(target=slow)
-    th.start()
+    th, result = s.post_in_background({"source": LOOP, "timeout": 1.0, "max_steps": 10000000}, False)
     try:
         time.sleep(0.2)
         t0 = time.time()
@@ -492,30 +552,20 @@ def test_wall_timeout_and_crash():
     # The child's CPU limit (by default equal to the wall budget) is raised:
     # on an idle machine an endless loop's 1 s of CPU and the 1 s wall kill
     # race (seen in a CI simulation: 400 E501 "CPU time limit exceeded").
-    s = Server({"GENO_MAX_WALL_CLOCK_SECONDS": "1", "GENO_WORKER_MAX_CPU_TIME": "4", "GENO_RATE_LIMIT_REQUESTS": "0",
+    # (1.05 s: the 504 message prints the budget with one decimal, as the reference's does)
+    s = Server({"GENO_MAX_WALL_CLOCK_SECONDS": "1.05", "GENO_WORKER_MAX_CPU_TIME": "4", "GENO_RATE_LIMIT_REQUESTS": "0",
                 "GENO_MAX_RESPONSE_BODY_BYTES": "2000", "GENO_REQUIRE_AUTH_FOR_METRICS": "1",
                 "GENO_MAX_MODULE_SOURCE_BYTES": "10"}, ["--allow-capability", "print,env"])
     try:
         t0 = time.time()
         st, h, b = s.post("/run", {"source": LOOP, "timeout": 5, "max_steps": 10000000})
-        check(st == 504 and b == {"error": "Wall-clock timeout (1.0s)"}, "wall timeout 504: %r %r" % (st, b))
+        check(st == 504 and b == {"error": "Wall-clock timeout (1.1s)"}, "wall timeout 504: %r %r" % (st, b))
         check(time.time() - t0 < 4, "killed at the wall budget")
         time.sleep(0.1)
         check(s.children() == [], "killed worker reaped")
         # a worker killed from outside: that request is a 500, the server goes on
-        result = {}
-
-        def slow():
-            result["r"] = s.post("/run", {"source": LOOP, "timeout": 5, "max_steps": 10000000})
-
-        th = threading.Thread(target=slow)
-        th.start()
-        kids = []
-        for _ in range(200):
-            kids = s.children()
-            if kids:
-                break
-            time.sleep(0.01)
+        th, result = s.post_in_background({"source": LOOP, "timeout": 5, "max_steps": 10000000})
+        kids = s.children()
         check(len(kids) == 1, "one worker for one request: %r" % kids)
         if kids:
             os.kill(kids[0], signal.SIGILL)  # a crash (sanitizer builds catch SIGSEGV themselves)
@@ -528,7 +578,8 @@ def test_wall_timeout_and_crash():
         src = "func main() -> String\n    return repeat_string(\"ab\", 5000)\nend func\n"
         st, h, b = s.post("/run", {"source": src})
         check(st == 413 and b == {"error": "response too large"}, "response cap 413: %r %r" % (st, b))
-        check("Response exceeded configured limit" in s.log("Response exceeded"), "413 logged")
+        check("Response exceeded configured limit request_id=%s path=/run" % h.get("x-request-id")
+              in s.log("Response exceeded"), "413 logged with its request id: %r" % h.get("x-request-id"))
         st, h, b = s.post("/run", {"source": OK42, "capabilities": ["env"]})
         check(st == 400 and err(b) == "env capability requires GENO_ALLOWED_ENV_NAMES or GENO_ALLOWED_ENV_PREFIXES",
               "env needs an allow-list: %r" % b)
@@ -662,17 +713,7 @@ def test_auth_and_rate():
 def test_concurrency():
     s = Server({"GENO_MAX_CONCURRENT_REQUESTS": "1", "GENO_RATE_LIMIT_REQUESTS": "0"})
     try:
-        result = {}
-
-        def slow():
-            result["r"] = s.post("/run", {"source": LOOP, "timeout": 1.5, "max_steps": 10000000})
-
-        th = threading.Thread(target=slow)
-        th.start()
-        for _ in range(200):
-            if s.children():
-                break
-            time.sleep(0.01)
+        th, result = s.post_in_background({"source": LOOP, "timeout": 1.5, "max_steps": 10000000})
         st, h, b = s.post("/run", {"source": OK42})
         check(st == 503 and b == {"error": "Too many concurrent requests"}, "concurrency cap: %r %r" % (st, b))
         # SIGTERM while the slow request runs: it still gets its answer, then exit 0
@@ -823,6 +864,111 @@ def test_request_budgets():
         check(st == 431, "a header over the default 65,536-byte budget: %r" % st)
     finally:
         s.stop()
+
+
+def test_connection_cap():
+    """GENO_MAX_CONNECTIONS: with that many connections open, one more is
+    accepted and closed at once (not left waiting in the listen backlog);
+    once some close, new ones are served."""
+    s = Server({"GENO_RATE_LIMIT_REQUESTS": "0", "GENO_MAX_CONNECTIONS": "20"})
+    held = []
+    try:
+        # connections of every ending first (answered, refused by libmicrohttpd, cut short, refused
+        # early), more than the cap: each one closed must leave the count
+        host = s.host().encode()
+        for _ in range(3):
+            s.request("GET", "/healthz")
+            s.post("/run", {"source": OK42})
+            s.post("/nope", {"source": OK42})
+            s.raw(b"POST /run HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\n"
+                  b"Content-Length: 5x\r\n\r\n{}" % host)
+            s.raw(b"POST /run HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\n"
+                  b"Content-Length: 99999999999999999999999\r\n\r\n{}" % host)
+            s.raw(b"POST /run HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\n"
+                  b"Content-Length: 50\r\n\r\n{" % host)
+            s.raw(b"GET /healthz HTTP/1.1\r\nHost: %s\r\n\r\n" % host)
+            socket.create_connection(("127.0.0.1", s.port), timeout=5).close()
+        time.sleep(0.3)
+        for _ in range(20):
+            held.append(socket.create_connection(("127.0.0.1", s.port), timeout=5))
+        time.sleep(0.3)
+        closed = 0
+        for _ in range(5):
+            c = socket.create_connection(("127.0.0.1", s.port), timeout=5)
+            t0 = time.time()
+            try:
+                c.sendall(b"GET /healthz HTTP/1.1\r\nHost: %s\r\n\r\n" % s.host().encode())
+                got = c.recv(100)
+            except socket.timeout:
+                got = None
+            except OSError:
+                got = b""
+            c.close()
+            if got == b"" and time.time() - t0 < 2:
+                closed += 1
+        check(closed == 5, "connections over GENO_MAX_CONNECTIONS=20 closed at once: %d of 5" % closed)
+        answered = 0
+        for c in held:  # the 20 within the cap are all served
+            try:
+                c.sendall(b"GET /healthz HTTP/1.1\r\nHost: %s\r\n\r\n" % host)
+                answered += c.recv(12).startswith(b"HTTP/1.1 200")
+            except OSError:
+                pass
+        check(answered == 20, "the 20 connections within the cap are served: %d" % answered)
+        for c in held[:5]:
+            c.close()
+        del held[:5]
+        time.sleep(0.3)
+        st, h, b = s.request("GET", "/healthz", timeout=5)
+        check(st == 200, "served again once connections closed: %r" % st)
+        st, h, b = s.post("/run", {"source": OK42}, timeout=10)
+        check(st == 200 and b["value"] == 42, "a run served again once connections closed: %r" % st)
+    finally:
+        for c in held:
+            c.close()
+        s.stop()
+
+
+def test_drain():
+    """SIGTERM with a long request timeout: idle connections and requests
+    still arriving (headers or body partly sent) are closed at once, a run
+    in progress gets its answer, and the server exits 0 promptly."""
+    for with_run in (False, True):
+        s = Server({"GENO_RATE_LIMIT_REQUESTS": "0", "GENO_REQUEST_TIMEOUT_SECONDS": "20"})
+        conns = []
+        try:
+            host = s.host().encode()
+            for first in (b"", b"POST /run HTTP/1.1\r\nHost: %s\r\n" % host,
+                          b"POST /run HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\n"
+                          b"Content-Length: 100\r\n\r\n{" % host):
+                c = socket.create_connection(("127.0.0.1", s.port), timeout=30)
+                if first:
+                    c.sendall(first)
+                conns.append(c)
+            th, result = None, {}
+            if with_run:  # 1.5 s asleep (clock is in the default ceiling)
+                th, result = s.post_in_background({"source": "func main() -> Int\n    sleep_ms(1500)\n    return 7\n"
+                                                             "end func\n", "capabilities": ["clock"]})
+            time.sleep(0.2)
+            t0 = time.time()
+            os.kill(s.proc.pid, signal.SIGTERM)
+            try:
+                rc = s.proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                rc = None
+            took = time.time() - t0
+            check(rc == 0, "drained server exits 0: %r" % rc)
+            check(took < (3.5 if with_run else 2), "SIGTERM not held up by idle or partly sent requests "
+                                                   "(run in progress: %s): %.1fs" % (with_run, took))
+            if th:
+                th.join(15)
+                st, h, b = result.get("r", (0, {}, None))
+                check(st == 200 and b.get("value") == 7, "the run in progress answered during the drain: %r %r"
+                      % (st, b))
+        finally:
+            for c in conns:
+                c.close()
+            s.stop()
 
 
 def cpus_allowed(pid):
@@ -1157,6 +1303,8 @@ def main():
     test_concurrency()
     test_kill_under_load()
     test_request_budgets()
+    test_connection_cap()
+    test_drain()
     test_spawners()
     test_spawner_placement()
     test_spawner_executable()
