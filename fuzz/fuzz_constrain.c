@@ -32,6 +32,7 @@ static const char *const pieces[] = {
     " end test", " end fn", " then", " do", " with", " | _ -> 0", " -> 0", " -> Int", ": Int", " = 0", "(",
     " catch e: Int", " in [0]", "\"x\"", " else", " func f() -> Int\n", " when", " as Y", "untested(\"r\")",
     "[", "{x}", "/", "*", "e", "d", "n", "f", "i",
+    "*\xc3\xa9", "\xc3\xa9", /* after a `/`, `*é` opens a comment */
 };
 #define NPIECES (sizeof pieces / sizeof *pieces)
 

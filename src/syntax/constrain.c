@@ -80,6 +80,7 @@ typedef struct ProbeCache {
   uint32_t ctx;
   int32_t lay;            /* layout key (RET/IF_ELSE states see line and column) */
   uint64_t known[2], acc[2];
+  uint64_t deep[2];       /* refused for nesting too deep (see Sess.deep) */
   bool ident_need;        /* IDENT accepted only with this spelling: */
   bool need_in_names;     /* in the name pool at need_off, else at need_lit */
   uint32_t need_off, need_len;
@@ -104,6 +105,8 @@ struct geno_constrain {
   ProbeCache cache[64];
   bool explain;        /* lexemes are not checked until finished (messages) */
   int64_t fail_lexeme; /* a lexeme no accepted token can start with began here (else -1) */
+  bool deep;           /* a push was refused for the depth limit (probes included) while
+                        * reading the current byte: a lexeme refused then says so */
   char err[256];
 };
 
@@ -216,7 +219,10 @@ static bool push(Sess *S, uint16_t st, int contrib) {
   if (!pool_reserve(S, 1)) return false;
   Frame *p = &S->pool[S->c.top];
   int d = p->depth + contrib;
-  if (d > MAX_DEPTH) return failf(S, "nesting too deep (more than %d levels)", MAX_DEPTH);
+  if (d > MAX_DEPTH) {
+    S->deep = true;
+    return failf(S, "nesting too deep (more than %d levels)", MAX_DEPTH);
+  }
   uint32_t i = S->c.bump++;
   Frame *f = &S->pool[i];
   f->parent = S->c.top;
@@ -1118,12 +1124,16 @@ static bool probe(Sess *S, int k, bool nl, int32_t col, ProbeCache **out) {
   ProbeCache *pc = cache_for(S, nl, col);
   if (out) *out = pc;
   uint64_t bit = 1ull << (k & 63);
-  if (pc->known[k >> 6] & bit) return (pc->acc[k >> 6] & bit) != 0;
+  if (pc->known[k >> 6] & bit) {
+    if (pc->deep[k >> 6] & bit) S->deep = true;
+    return (pc->acc[k >> 6] & bit) != 0;
+  }
   Core save = S->c;
-  bool spec = S->spec;
+  bool spec = S->spec, deep = S->deep;
   S->spec = true;
   S->c.mark = S->c.bump;
   S->need_text = false;
+  S->deep = false;
   Tok t = {(uint8_t)k, nl, k == TOK_IDENT, false, col, NULL, 0};
   bool ok = pstep(S, &t) && !S->c.failed;
   if (ok && k == TOK_IDENT && S->need_text) {
@@ -1140,6 +1150,8 @@ static bool probe(Sess *S, int k, bool nl, int32_t col, ProbeCache **out) {
   S->spec = spec;
   pc->known[k >> 6] |= bit;
   if (ok) pc->acc[k >> 6] |= bit;
+  else if (S->deep) pc->deep[k >> 6] |= bit;
+  S->deep = deep || (!ok && S->deep);
   return ok;
 }
 
@@ -1258,6 +1270,8 @@ static bool add_id_byte(Sess *S, unsigned c) {
 static bool lexeme_fail(Sess *S, Level *L) {
   if (S->explain && !S->spec) return true;
   if (!S->spec) S->fail_lexeme = (int64_t)L->tok_pos;
+  /* a token it could start was refused only for the depth limit (`- - ... -`) */
+  if (S->deep) return failf(S, "nesting too deep (more than %d levels)", MAX_DEPTH);
   return failf(S, "no token that can come here starts like this");
 }
 
@@ -1738,7 +1752,10 @@ bool geno_constrain_feed(geno_constrain *S, const char *bytes, size_t n) {
           (unsigned long long)(S->c.pos + n), GENO_CONSTRAIN_MAX_BYTES);
     return false;
   }
-  for (size_t i = 0; i < n && !S->c.failed; i++) feed_byte(S, (unsigned char)bytes[i]);
+  for (size_t i = 0; i < n && !S->c.failed; i++) {
+    S->deep = false;
+    feed_byte(S, (unsigned char)bytes[i]);
+  }
   if (!S->c.failed) compact(S);
   return !S->c.failed;
 }
@@ -2032,11 +2049,13 @@ static bool blank_token(const unsigned char *t, size_t n) {
 }
 
 /* A token that fails whenever it is read from code (lexer modes between
- * tokens, in a name, a number or an operator): a non-ASCII byte comes
- * before any byte that could leave code (a quote, a slash, or the `}` of
- * an interpolation), and code has no place for it. Most of a large
- * vocabulary's words of other languages are such tokens. */
+ * tokens, in a name, a number or an operator, or after a `/`): a non-ASCII
+ * byte comes before any byte that could leave code (a quote, a slash, the
+ * `}` of an interpolation, or a first `*`, which after a `/` opens a
+ * comment), and code has no place for it. Most of a large vocabulary's
+ * words of other languages are such tokens. */
 static bool code_dead(const unsigned char *t, size_t n) {
+  if (n > 0 && t[0] == '*') return false; /* `/` + `*é`: a comment */
   for (size_t i = 0; i < n; i++) {
     if (t[i] == '"' || t[i] == '/' || t[i] == '}') return false;
     if (t[i] >= 0x80) return true;
