@@ -10,12 +10,12 @@ be refused with the CLI's message, and no file may appear outside.
 Usage: js_fs_roots.py --geno PATH [--node node]
 Exit status: 0 pass, 1 fail, 77 skipped (node not installed).
 """
-import argparse
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
+
+import js_common
 
 PROGRAM = """func attempt_read(path: String) -> String with fs
     example "inside.txt" -> "fine"
@@ -54,15 +54,10 @@ ESCAPE = "path escapes configured filesystem roots"
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--geno", required=True)
-    ap.add_argument("--node", default="node")
-    args = ap.parse_args()
-    node = shutil.which(args.node)
-    if not node:
-        print("SKIP: node is not installed")
+    tools = js_common.geno_and_node()
+    if tools is None:
         return 77
-    geno = os.path.abspath(args.geno)
+    geno, node = tools
     failures = []
     with tempfile.TemporaryDirectory() as parent:
         tmp = os.path.join(parent, "work")

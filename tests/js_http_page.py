@@ -12,13 +12,13 @@ against a local server.)
 Usage: js_http_page.py --geno PATH [--node node]
 Exit status 77 (skipped) when node is not installed.
 """
-import argparse
 import json
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
+
+import js_common
 
 PROGRAM = """func main() -> Unit with io, http
     print(http_request(method: "GET", url: "http://example.com/", headers: [], body: ""))
@@ -50,21 +50,17 @@ CASES = [
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--geno", required=True)
-    ap.add_argument("--node", default="node")
-    args = ap.parse_args()
-    node = shutil.which(args.node)
-    if not node:
-        print("SKIP: node is not installed")
+    tools = js_common.geno_and_node()
+    if tools is None:
         return 77
+    geno, node = tools
     failures = 0
     with tempfile.TemporaryDirectory() as tmp:
         src = os.path.join(tmp, "app.geno")
         with open(src, "w") as f:
             f.write(PROGRAM)
         dist = os.path.join(tmp, "dist")
-        subprocess.run([args.geno, "build", src, "-o", dist], check=True, capture_output=True)
+        subprocess.run([geno, "build", src, "-o", dist], check=True, capture_output=True)
         runner = os.path.join(tmp, "runner.js")
         with open(runner, "w") as f:
             f.write(RUNNER)

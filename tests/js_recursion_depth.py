@@ -10,12 +10,12 @@ ESM form, and that a node started with its own --stack-size is left alone.
 Usage: js_recursion_depth.py --geno PATH [--node node]
 Exit status: 0 pass, 1 fail, 77 skipped (node not installed).
 """
-import argparse
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
+
+import js_common
 
 PROGRAM = """func depth(n: Int) -> Int
     example 0 -> 0
@@ -36,15 +36,10 @@ end func
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--geno", required=True)
-    ap.add_argument("--node", default="node")
-    args = ap.parse_args()
-    node = shutil.which(args.node)
-    if not node:
-        print("SKIP: node is not installed")
+    tools = js_common.geno_and_node()
+    if tools is None:
         return 77
-    geno = os.path.abspath(args.geno)
+    geno, node = tools
     failures = []
     with tempfile.TemporaryDirectory() as tmp:
         src = os.path.join(tmp, "deep.geno")

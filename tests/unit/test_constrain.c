@@ -337,6 +337,19 @@ static void mask_is_exact_in_every_lexer_state(void **state) {
   free(bits);
 }
 
+/* text[0, valid_len) is a valid prefix and one byte more is not, with
+ * that error. */
+static void assert_prefix_ends(const char *text, size_t valid_len, const char *error) {
+  geno_constraint_result r;
+  assert_true(geno_constrain_prefix(text, valid_len, &r));
+  assert_true(r.valid);
+  geno_constraint_result_free(&r);
+  assert_true(geno_constrain_prefix(text, valid_len + 1, &r));
+  assert_false(r.valid);
+  assert_string_equal(r.error, error);
+  geno_constraint_result_free(&r);
+}
+
 /* A session refused past the depth limit says so, as geno_constrain_prefix
  * does, at the same byte, also where the refused byte only begins a token
  * (`-` may become `->`). */
@@ -361,14 +374,7 @@ static void nesting_message_of_a_session(void **state) {
     if (strcmp(geno_constrain_error(s), "nesting too deep (more than 50 levels)") != 0)
       fail_msg("case %zu: \"%s\" at byte %zu", k, geno_constrain_error(s), at);
     geno_constrain_free(s);
-    geno_constraint_result r;
-    assert_true(geno_constrain_prefix(buf, at, &r));
-    assert_true(r.valid);
-    geno_constraint_result_free(&r);
-    assert_true(geno_constrain_prefix(buf, at + 1, &r));
-    assert_false(r.valid);
-    assert_string_equal(r.error, "nesting too deep (more than 50 levels)");
-    geno_constraint_result_free(&r);
+    assert_prefix_ends(buf, at, "nesting too deep (more than 50 levels)");
     assert_false(parses(buf, (size_t)n));
   }
   /* other refused lexemes keep their message */
@@ -416,13 +422,9 @@ static void text_over_the_limit(void **state) {
   assert_non_null(text);
   memcpy(text, "// ", 3);
   memset(text + 3, 'a', cap + 1 - 3); /* a comment: valid at any length */
+  assert_prefix_ends(text, cap, "Prefix is 1048577 bytes; the limit is 1048576 bytes");
   geno_constraint_result r;
-  assert_true(geno_constrain_prefix(text, cap, &r));
-  assert_true(r.valid);
-  geno_constraint_result_free(&r);
   assert_true(geno_constrain_prefix(text, cap + 1, &r));
-  assert_false(r.valid);
-  assert_string_equal(r.error, "Prefix is 1048577 bytes; the limit is 1048576 bytes");
   assert_int_equal(r.n_keywords, 0);
   assert_int_equal(r.n_unclosed_blocks, 0);
   geno_constraint_result_free(&r);
