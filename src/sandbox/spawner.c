@@ -280,7 +280,12 @@ static void huge_heap_top(void) {
   mallopt(M_TOP_PAD, 128 << 10); /* glibc's default, for any later growth */
   uintptr_t end = (uintptr_t)sbrk(0);
   uintptr_t top = end - mallinfo2().keepcost;
-  uintptr_t start = (top + 64 + SBX_HUGE_PAGE - 1) / SBX_HUGE_PAGE * SBX_HUGE_PAGE;
+  /* at least 1 MiB above the top: the plug below is then too large for
+   * any free chunk of malloc's bins and is carved from the top chunk (with
+   * 64 bytes, as before, the brk's random offset made it small now and then,
+   * a free chunk served it, the check below gave up, and that spawner's
+   * children got small pages: 1 clean-clone test run in some hundreds) */
+  uintptr_t start = (top + ((uintptr_t)1 << 20) + SBX_HUGE_PAGE - 1) / SBX_HUGE_PAGE * SBX_HUGE_PAGE;
   /* to the end of the heap, not the last 2 MiB boundary: one mapping
    * fewer for each fork to copy (the last, partial 2 MiB gets small pages) */
   uintptr_t stop = end;
