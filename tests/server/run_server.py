@@ -1139,6 +1139,21 @@ def test_spawner_executable():
           "a separate spawner maps fewer regions than a forked one: %r" % counts)
 
 
+def kill_and_wait(pid):
+    """SIGKILL pid and wait (up to 5 s) until it has exited (a zombie, or
+    gone): a killed process on a busy CPU may take a moment to die, and
+    until then /healthz rightly reports it running."""
+    os.kill(pid, signal.SIGKILL)
+    for _ in range(500):
+        try:
+            with open("/proc/%d/stat" % pid) as f:
+                if f.read().rsplit(")", 1)[1].split()[0] in ("Z", "X"):
+                    return
+        except OSError:
+            return
+        time.sleep(0.01)
+
+
 def test_spawners():
     """One spawner per CPU (GENO_SPAWNERS=2 here): each bound to its own
     CPU when the machine has two, requests served by both (the /healthz
@@ -1196,8 +1211,14 @@ def test_spawners():
         threads = [threading.Thread(target=client, args=(k, 30)) for k in range(4)]
         for th in threads:
             th.start()
-        time.sleep(0.2)
-        os.kill(spawners[1], signal.SIGKILL)
+        # mid-load: on a fast machine the 120 runs take ~0.1 s, so a fixed
+        # pause once let them all end before the kill
+        for _ in range(500):
+            with lock:
+                if len(answers) >= 12:
+                    break
+            time.sleep(0.002)
+        kill_and_wait(spawners[1])
         for th in threads:
             th.join(60)
         ok = sum(1 for n, st, b in answers if st == 200 and isinstance(b, dict) and b.get("value") == n)
@@ -1213,8 +1234,7 @@ def test_spawners():
         for i in range(6):
             st, h, b = s.post("/run", {"source": "func main() -> Int\n    return %d\nend func\n" % i})
             check(st == 200 and b["value"] == i, "served by the spawner left: %r %r" % (st, b))
-        os.kill(spawners[0], signal.SIGKILL)
-        time.sleep(0.1)
+        kill_and_wait(spawners[0])
         st, h, b = s.post("/run", {"source": OK42})
         # the first run may have been handed to the dying spawner
         if st == 500:
